@@ -1,0 +1,261 @@
+# TritonpackKernels.cmake — tritonpack_add_kernels(): Triton kernels as a build step of a C++ target.
+#
+#   tritonpack_add_kernels(<target> SPEC <kernels.toml>
+#                          [NAME <namespace>]            # default: the spec's `name`, else its stem
+#                          [TARGETS <t>...]              # override the spec's targets (sm_80 gfx942 …)
+#                          [MODE binary|ir|both]         # packaging mode (default: the spec's)
+#                          [PUBLIC]                      # put the header dir on the target's usage
+#                                                        #   requirements too (for libraries)
+#                          [OUTPUT_DIRECTORY <dir>])     # default: <binary dir>/tritonpack/<target>
+#
+# Two custom commands, run by the build tool:
+#   1. ${TRITONPACK_PYTHON} -m tritonpack_compile SPEC -o <artifacts>   (Triton, no GPU needed)
+#   2. tritonpack pack <artifacts>/manifest.json -o <include> --name NAME [--mode MODE]
+# and <include>/NAME.hpp is made available to <target> as `#include <NAME.hpp>`.
+#
+# Dependencies: the compile step depends on the spec and on every kernel source file the spec names
+# (read at configure time; the spec is a configure dependency, so adding a kernel file to it is seen
+# too), and — when the front end writes one — on its depfile (modules the kernels import). The pack
+# step depends on the manifest and the packer. Nothing else re-runs them.
+#
+# Python: the cache variable TRITONPACK_PYTHON names an interpreter that can `import triton`. When
+# unset it is searched for (environment variable TRITONPACK_PYTHON, an active virtual environment,
+# Python3_EXECUTABLE, <top source dir>/.venv, python3 on PATH) and checked once.
+
+include_guard(GLOBAL)
+cmake_minimum_required(VERSION 3.25)
+
+# Where the generator's Python package and this module's helper live. Set by the top-level
+# CMakeLists.txt (source tree) or by tritonpackConfig.cmake (installed tree) *before* including
+# this file; kept in global properties so that calls from any directory see them.
+if(DEFINED TRITONPACK_GENERATOR_PYTHONPATH)
+  set_property(GLOBAL PROPERTY TRITONPACK_GENERATOR_PYTHONPATH "${TRITONPACK_GENERATOR_PYTHONPATH}")
+endif()
+set_property(GLOBAL PROPERTY TRITONPACK_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
+
+set(TRITONPACK_PYTHON "" CACHE FILEPATH "Python interpreter that can import triton (runs the tritonpack front end)")
+
+# tritonpack_find_python([QUIET] [RESULT <var>])
+# Sets the cache variable TRITONPACK_PYTHON to a Python that imports triton and, with RESULT, <var>
+# to TRUE/FALSE. Without QUIET a missing Triton is a configure error that says what to do.
+function(tritonpack_find_python)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "QUIET" "RESULT" "")
+  # Checked once per build tree: importing triton takes a second or two.
+  if(TRITONPACK_PYTHON AND EXISTS "${TRITONPACK_PYTHON}"
+     AND "${TRITONPACK_PYTHON_CHECKED}" STREQUAL "${TRITONPACK_PYTHON}")
+    if(arg_RESULT)
+      set(${arg_RESULT} TRUE PARENT_SCOPE)
+    endif()
+    return()
+  endif()
+
+  set(_candidates)
+  if(TRITONPACK_PYTHON)
+    # An explicit choice is the only candidate: never silently replace it.
+    list(APPEND _candidates "${TRITONPACK_PYTHON}")
+  else()
+    if(DEFINED ENV{TRITONPACK_PYTHON} AND NOT "$ENV{TRITONPACK_PYTHON}" STREQUAL "")
+      list(APPEND _candidates "$ENV{TRITONPACK_PYTHON}")
+    endif()
+    if(DEFINED ENV{VIRTUAL_ENV})
+      list(APPEND _candidates "$ENV{VIRTUAL_ENV}/bin/python")
+    endif()
+    if(Python3_EXECUTABLE)
+      list(APPEND _candidates "${Python3_EXECUTABLE}")
+    endif()
+    list(APPEND _candidates "${CMAKE_SOURCE_DIR}/.venv/bin/python")
+    find_program(_tp_python3_on_path NAMES python3 python NO_CACHE)
+    if(_tp_python3_on_path)
+      list(APPEND _candidates "${_tp_python3_on_path}")
+    endif()
+  endif()
+
+  set(_tried)
+  foreach(_py IN LISTS _candidates)
+    if(NOT EXISTS "${_py}")
+      list(APPEND _tried "${_py} (does not exist)")
+      continue()
+    endif()
+    execute_process(
+      COMMAND "${_py}" -c "import sys, triton; sys.stdout.write('%d.%d %s' % (sys.version_info[0], sys.version_info[1], triton.__version__))"
+      RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(_rc EQUAL 0)
+      string(REPLACE " " ";" _parts "${_out}")
+      list(GET _parts 0 _pyver)
+      list(GET _parts 1 _tver)
+      if(_pyver VERSION_LESS 3.9)
+        list(APPEND _tried "${_py} (Python ${_pyver}; 3.9 or newer is needed)")
+        continue()
+      endif()
+      set(TRITONPACK_PYTHON "${_py}" CACHE FILEPATH "Python interpreter that can import triton (runs the tritonpack front end)" FORCE)
+      set(TRITONPACK_TRITON_VERSION "${_tver}" CACHE INTERNAL "")
+      set(TRITONPACK_PYTHON_CHECKED "${_py}" CACHE INTERNAL "")
+      message(STATUS "tritonpack: Python with Triton ${_tver}: ${_py}")
+      if(arg_RESULT)
+        set(${arg_RESULT} TRUE PARENT_SCOPE)
+      endif()
+      return()
+    endif()
+    list(APPEND _tried "${_py} (cannot import triton)")
+  endforeach()
+
+  list(JOIN _tried "\n    " _tried_text)
+  set(_msg "tritonpack: no Python that can `import triton` was found. Tried:\n    ${_tried_text}\n"
+           "Triton compiles the kernels at build time (no GPU needed). Install it, for example\n"
+           "    python3 -m venv .venv && .venv/bin/pip install triton==3.6.0\n"
+           "and configure with -DTRITONPACK_PYTHON=$PWD/.venv/bin/python.")
+  if(arg_QUIET)
+    message(STATUS "tritonpack: no Python with Triton found (set TRITONPACK_PYTHON to enable kernel builds)")
+  else()
+    message(FATAL_ERROR ${_msg})
+  endif()
+  if(arg_RESULT)
+    set(${arg_RESULT} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
+
+function(tritonpack_add_kernels target)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "PUBLIC" "SPEC;NAME;MODE;OUTPUT_DIRECTORY" "TARGETS")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "tritonpack_add_kernels(${target}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT TARGET ${target})
+    message(FATAL_ERROR "tritonpack_add_kernels(${target}): no target named `${target}` (call it after add_executable/add_library)")
+  endif()
+  if(NOT arg_SPEC)
+    message(FATAL_ERROR "tritonpack_add_kernels(${target}): SPEC <kernels.toml> is required")
+  endif()
+  if(arg_MODE AND NOT arg_MODE MATCHES "^(binary|ir|both)$")
+    message(FATAL_ERROR "tritonpack_add_kernels(${target}): MODE must be binary, ir or both (got `${arg_MODE}`)")
+  endif()
+  cmake_path(ABSOLUTE_PATH arg_SPEC BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE)
+  if(NOT EXISTS "${arg_SPEC}")
+    message(FATAL_ERROR "tritonpack_add_kernels(${target}): the spec `${arg_SPEC}` does not exist")
+  endif()
+
+  tritonpack_find_python()
+  get_property(_pythonpath GLOBAL PROPERTY TRITONPACK_GENERATOR_PYTHONPATH)
+  get_property(_cmake_dir GLOBAL PROPERTY TRITONPACK_CMAKE_DIR)
+
+  # What the spec depends on and what it is called: read now, re-read whenever the spec changes.
+  execute_process(
+    COMMAND "${TRITONPACK_PYTHON}" "${_cmake_dir}/tritonpack_spec_info.py" "${arg_SPEC}"
+    RESULT_VARIABLE _rc OUTPUT_VARIABLE _info ERROR_VARIABLE _err)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "tritonpack_add_kernels(${target}): ${_err}")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${arg_SPEC}")
+  string(REPLACE "\n" ";" _info "${_info}")
+  set(_spec_name "")
+  set(_sources)
+  foreach(_line IN LISTS _info)
+    if(_line MATCHES "^name=(.*)$")
+      set(_spec_name "${CMAKE_MATCH_1}")
+    elseif(_line MATCHES "^source=(.*)$")
+      list(APPEND _sources "${CMAKE_MATCH_1}")
+      if(NOT EXISTS "${CMAKE_MATCH_1}")
+        message(FATAL_ERROR "tritonpack_add_kernels(${target}): the spec ${arg_SPEC} names the kernel source `${CMAKE_MATCH_1}`, which does not exist")
+      endif()
+    endif()
+  endforeach()
+  if(NOT _sources)
+    message(FATAL_ERROR "tritonpack_add_kernels(${target}): the spec ${arg_SPEC} names no kernel source (`source = \"file.py:function\"`)")
+  endif()
+
+  set(_name "${arg_NAME}")
+  if(NOT _name)
+    set(_name "${_spec_name}")
+  endif()
+  if(NOT _name)
+    cmake_path(GET arg_SPEC STEM _name)
+  endif()
+  if(NOT _name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    message(FATAL_ERROR "tritonpack_add_kernels(${target}): `${_name}` is not a C++ identifier; pass NAME <namespace>")
+  endif()
+
+  set(_out "${arg_OUTPUT_DIRECTORY}")
+  if(NOT _out)
+    set(_out "${CMAKE_CURRENT_BINARY_DIR}/tritonpack/${target}")
+  endif()
+  cmake_path(ABSOLUTE_PATH _out BASE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}" NORMALIZE)
+  set(_artifacts "${_out}/artifacts")
+  set(_include "${_out}/include")
+  set(_manifest "${_artifacts}/manifest.json")
+  set(_depfile "${_out}/compile.d")
+  set(_header "${_include}/${_name}.hpp")
+  set(_tpk "${_include}/${_name}.tpk")
+
+  # The packer: the in-project target, the installed imported one, or a `tritonpack` on PATH.
+  if(TARGET tritonpack::cli)
+    set(_packer tritonpack::cli)
+    get_target_property(_real tritonpack::cli ALIASED_TARGET)
+    if(_real)
+      set(_packer_dep ${_real})
+    else()
+      set(_packer_dep "$<TARGET_FILE:tritonpack::cli>")
+    endif()
+  else()
+    find_program(TRITONPACK_CLI_EXECUTABLE tritonpack DOC "The tritonpack packer (tritonpack pack)")
+    if(NOT TRITONPACK_CLI_EXECUTABLE)
+      message(FATAL_ERROR "tritonpack_add_kernels(${target}): the `tritonpack` packer is not built here (TRITONPACK_BUILD_CLI=OFF?) and not on PATH; set TRITONPACK_CLI_EXECUTABLE")
+    endif()
+    set(_packer "${TRITONPACK_CLI_EXECUTABLE}")
+    set(_packer_dep "${TRITONPACK_CLI_EXECUTABLE}")
+  endif()
+
+  set(_compile_args "${arg_SPEC}" -o "${_artifacts}")
+  if(arg_TARGETS)
+    list(JOIN arg_TARGETS "," _targets)
+    list(APPEND _compile_args --targets "${_targets}")
+  endif()
+  if(arg_MODE)
+    list(APPEND _compile_args --mode "${arg_MODE}")
+  endif()
+  if(DEFINED CMAKE_BUILD_PARALLEL_LEVEL)
+    list(APPEND _compile_args -j "${CMAKE_BUILD_PARALLEL_LEVEL}")
+  endif()
+  set(_pack_args pack "${_manifest}" -o "${_include}" --name "${_name}")
+  if(arg_MODE)
+    list(APPEND _pack_args --mode "${arg_MODE}")
+  endif()
+
+  file(RELATIVE_PATH _rel_spec "${CMAKE_SOURCE_DIR}" "${arg_SPEC}")
+  add_custom_command(
+    OUTPUT "${_manifest}"
+    COMMAND "${CMAKE_COMMAND}" -E make_directory "${_artifacts}"
+    COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${_pythonpath}" "PYTHONDONTWRITEBYTECODE=1"
+            "${TRITONPACK_PYTHON}" -m tritonpack_compile ${_compile_args}
+    # The front end skips unchanged work; the manifest's time stamp records that this step ran.
+    COMMAND "${CMAKE_COMMAND}" -E touch "${_manifest}"
+    DEPENDS "${arg_SPEC}" ${_sources}
+    COMMENT "tritonpack: compiling the kernels of ${_rel_spec} with Triton"
+    VERBATIM)
+  add_custom_command(
+    OUTPUT "${_header}" "${_tpk}"
+    COMMAND "${CMAKE_COMMAND}" -E make_directory "${_include}"
+    COMMAND ${_packer} ${_pack_args}
+    COMMAND "${CMAKE_COMMAND}" -E touch "${_header}" "${_tpk}"
+    DEPENDS "${_manifest}" ${_packer_dep}
+    COMMENT "tritonpack: packing ${_name}.hpp"
+    VERBATIM)
+
+  set(_gen_target "${target}_tritonpack_${_name}")
+  add_custom_target(${_gen_target} DEPENDS "${_header}")
+  add_dependencies(${target} ${_gen_target})
+  if(arg_PUBLIC)
+    set(_scope PUBLIC)
+  else()
+    get_target_property(_type ${target} TYPE)
+    if(_type STREQUAL "INTERFACE_LIBRARY")
+      set(_scope INTERFACE)
+    else()
+      set(_scope PRIVATE)
+    endif()
+  endif()
+  target_include_directories(${target} ${_scope} "$<BUILD_INTERFACE:${_include}>")
+  if(TARGET tritonpack::tritonpack)
+    target_link_libraries(${target} ${_scope} tritonpack::tritonpack)
+  endif()
+  set_property(TARGET ${target} APPEND PROPERTY TRITONPACK_GENERATED_HEADERS "${_header}")
+  set_property(TARGET ${target} APPEND PROPERTY TRITONPACK_CONTAINERS "${_tpk}")
+endfunction()

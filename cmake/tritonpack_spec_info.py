@@ -1,0 +1,87 @@
+"""Reads a tritonpack kernel spec (TOML) at CMake configure time and prints what the build needs.
+
+Used by cmake/TritonpackKernels.cmake (and meson.build): the build must know, before anything is
+compiled, which files a spec depends on (the spec itself and every kernel .py named by a
+`source = "file.py:function"` key) and the library name the generated header will carry.
+
+Output, one item per line:
+    name=<library name from the spec's top-level `name`, or empty>
+    source=<absolute path of a kernel source file>      (one line per distinct file)
+
+Only the standard library is used (tomllib on Python >= 3.11, tomli when installed, else a
+line-based fallback that understands `key = "value"` lines), so this runs in any Python that can
+import triton.
+"""
+
+import os
+import re
+import sys
+
+
+def _load(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        import tomllib  # Python >= 3.11
+    except ImportError:  # pragma: no cover - older Pythons
+        try:
+            import tomli as tomllib
+        except ImportError:
+            tomllib = None
+    if tomllib is not None:
+        return tomllib.loads(data.decode("utf-8"))
+    # Fallback: enough of TOML for `name = "..."` at top level and `source = "..."` anywhere.
+    doc, sources, top = {}, [], True
+    for line in data.decode("utf-8").splitlines():
+        s = line.strip()
+        if s.startswith("["):
+            top = False
+        m = re.match(r"""^(\w+)\s*=\s*["']([^"']*)["']""", s)
+        if not m:
+            continue
+        if m.group(1) == "name" and top:
+            doc["name"] = m.group(2)
+        elif m.group(1) == "source":
+            sources.append({"source": m.group(2)})
+    doc["__sources"] = sources
+    return doc
+
+
+def _sources(node):
+    """Every string value of a key named `source` anywhere in the document."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "source" and isinstance(value, str):
+                yield value
+            else:
+                yield from _sources(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _sources(item)
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.stderr.write("usage: tritonpack_spec_info.py SPEC\n")
+        return 2
+    spec = os.path.abspath(argv[1])
+    try:
+        doc = _load(spec)
+    except Exception as exc:  # report, do not trace back, at configure time
+        sys.stderr.write(f"{spec}: cannot read the kernel spec: {exc}\n")
+        return 1
+    base = os.path.dirname(spec)
+    name = doc.get("name", "") if isinstance(doc.get("name", ""), str) else ""
+    print(f"name={name}")
+    seen = set()
+    for src in _sources(doc):
+        file = src.rsplit(":", 1)[0] if re.search(r":[A-Za-z_]\w*$", src) else src
+        path = os.path.normpath(os.path.join(base, file))
+        if path not in seen:
+            seen.add(path)
+            print(f"source={path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# scripts/test.sh — install what is needed and run tritonpack's whole CPU test suite.
+#
+#   bash scripts/test.sh
+#
+# Steps (each one's result is listed at the end; the script exits non-zero if any failed):
+#   setup      Debian packages + a virtual environment with triton==3.6.0 (scripts/setup.sh)
+#   cmake      configure + build everything (library, CLI, tests, benchmarks, examples) with g++
+#   ctest      the CPU tests, GPU tests excluded by label (`-LE gpu`) and counted as such;
+#              this includes the package tests (find_package on an installed tree, add_subdirectory)
+#              and the quickstart run
+#   pytest     the front end's tests (tests/python)
+#   meson      configure + build + `meson test` with Meson
+#   sanitize   the container / CLI / run-time tests again under ASan + UBSan (TRITONPACK_SANITIZE)
+#   fuzz       the libFuzzer targets (clang, TRITONPACK_FUZZ) for a short while each
+#
+# Environment: BUILD_ROOT (default <repo>/build-ci), JOBS (default: nproc), FUZZ_SECONDS (default
+# 30 per target), TP_STEPS (default: all, e.g. "cmake ctest pytest"), plus scripts/setup.sh's.
+set -uo pipefail
+
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh" --lib
+cd "$TP_ROOT"
+: "${BUILD_ROOT:=$TP_ROOT/build-ci}"
+: "${JOBS:=$(nproc)}"
+: "${FUZZ_SECONDS:=30}"
+: "${TP_STEPS:=cmake ctest pytest meson sanitize fuzz}"
+export CMAKE_BUILD_PARALLEL_LEVEL="$JOBS"
+export CTEST_PARALLEL_LEVEL="$JOBS"
+export PYTHONDONTWRITEBYTECODE=1
+
+declare -a RESULTS=()
+FAILED=0
+T_ALL=$SECONDS
+
+# step NAME CMD... — runs one step, records pass/fail and its time.
+step() {
+  local name="$1"; shift
+  local t0=$SECONDS rc
+  tp_log "[$name] $*"
+  "$@"; rc=$?
+  local dt=$((SECONDS - t0))
+  if [ $rc -eq 0 ]; then
+    RESULTS+=("$(printf '%-10s ok      %4ss' "$name" "$dt")")
+  else
+    RESULTS+=("$(printf '%-10s FAILED  %4ss  (exit %s)' "$name" "$dt" "$rc")")
+    FAILED=1
+  fi
+  return $rc
+}
+skip() { RESULTS+=("$(printf '%-10s skipped        %s' "$1" "$2")"); tp_log "[$1] skipped: $2"; }
+want() { [[ " $TP_STEPS " == *" $1 "* ]]; }
+
+do_setup() {
+  tp_install_debian_packages "${TP_APT_PACKAGES[@]}" && tp_make_venv
+}
+
+do_cmake() {
+  cmake -S . -B "$BUILD_ROOT/cmake" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DTRITONPACK_PYTHON="$TRITONPACK_PYTHON" &&
+  cmake --build "$BUILD_ROOT/cmake" -j "$JOBS"
+}
+
+do_ctest() {
+  local rc
+  (cd "$BUILD_ROOT/cmake" && ctest -LE gpu --output-on-failure --timeout 1500 -j "$JOBS")
+  rc=$?
+  # GPU tests are not run here (no GPU); say how many, so that nothing passes silently.
+  local ngpu
+  ngpu=$(cd "$BUILD_ROOT/cmake" && ctest -N -L gpu 2>/dev/null | sed -n 's/^Total Tests: *//p')
+  tp_log "GPU tests (label gpu) excluded on this machine: ${ngpu:-0} — run \`ctest -L gpu\` on a GPU node"
+  return $rc
+}
+
+do_pytest() {
+  local rc
+  PYTHONPATH="$TP_ROOT/generator/python${PYTHONPATH:+:$PYTHONPATH}" \
+    "$TRITONPACK_PYTHON" -m pytest -q -p no:cacheprovider tests/python </dev/null
+  rc=$?
+  [ $rc -eq 5 ] && { echo "pytest collected no tests"; return 1; }
+  return $rc
+}
+
+do_meson() {
+  local dir="$BUILD_ROOT/meson"
+  if [ -d "$dir" ]; then
+    meson setup --reconfigure "$dir" -Dtriton_python="$TRITONPACK_PYTHON" || return $?
+  else
+    meson setup "$dir" --buildtype=release -Dtriton_python="$TRITONPACK_PYTHON" || return $?
+  fi
+  meson compile -C "$dir" -j "$JOBS" &&
+  meson test -C "$dir" --no-suite gpu --print-errorlogs --num-processes "$JOBS"
+}
+
+do_sanitize() {
+  # Only the C++ unit tests (container, CLI, run time): benches, examples and package tests add
+  # nothing under ASan/UBSan and would double the build.
+  local dir="$BUILD_ROOT/sanitize"
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTRITONPACK_SANITIZE=ON \
+        -DTRITONPACK_BUILD_BENCH=OFF -DTRITONPACK_BUILD_EXAMPLES=OFF -DTRITONPACK_PACKAGE_TESTS=OFF \
+        -DTRITONPACK_PYTHON="$TRITONPACK_PYTHON" &&
+  cmake --build "$dir" -j "$JOBS" &&
+  (cd "$dir" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+     ctest -LE 'gpu|package|example|python' --output-on-failure --timeout 900 -j "$JOBS")
+}
+
+do_fuzz() {
+  local dir="$BUILD_ROOT/fuzz" f rc=0 n=0
+  CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRITONPACK_FUZZ=ON \
+        -DTRITONPACK_BUILD_TESTS=OFF -DTRITONPACK_BUILD_BENCH=OFF -DTRITONPACK_BUILD_EXAMPLES=OFF \
+        -DTRITONPACK_BUILD_CLI=OFF &&
+  cmake --build "$dir" -j "$JOBS" || return $?
+  for f in "$dir"/fuzz/fuzz_*; do
+    [ -x "$f" ] && [ -f "$f" ] || continue
+    n=$((n + 1))
+    local name corpus seeds=()
+    name="$(basename "$f")"
+    corpus="$dir/corpus/$name"; mkdir -p "$corpus"
+    [ -d "fuzz/corpus/$name" ] && seeds+=("fuzz/corpus/$name")
+    [ -d "fuzz/corpus" ] && [ ${#seeds[@]} -eq 0 ] && seeds+=("fuzz/corpus")
+    tp_log "fuzz: $name for ${FUZZ_SECONDS}s (seeds: ${seeds[*]:-none})"
+    "$f" -max_total_time="$FUZZ_SECONDS" -print_final_stats=1 -rss_limit_mb=2048 \
+         "$corpus" "${seeds[@]}" </dev/null 2>&1 | grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::new_units_added|==[0-9]+==ERROR|SUMMARY|INFO: Running with|Done)' || true
+    [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzz: $name FAILED"; rc=1; }
+  done
+  [ $n -gt 0 ] || { echo "fuzz: no fuzz_* targets were built"; return 1; }
+  return $rc
+}
+
+if ! step setup do_setup; then
+  printf '%s\n' "${RESULTS[@]}"
+  exit 1
+fi
+
+want cmake && step cmake do_cmake
+cmake_ok=$?
+if want ctest; then
+  if [ $cmake_ok -eq 0 ]; then step ctest do_ctest; else skip ctest "the CMake build failed"; fi
+fi
+if want pytest; then
+  if [ -d tests/python ]; then step pytest do_pytest; else skip pytest "no tests/python yet"; fi
+fi
+if want meson; then
+  if [ -f meson.build ]; then step meson do_meson; else skip meson "no meson.build yet"; fi
+fi
+want sanitize && step sanitize do_sanitize
+if want fuzz; then
+  if [ -f fuzz/CMakeLists.txt ]; then step fuzz do_fuzz; else skip fuzz "no fuzz/ targets yet"; fi
+fi
+
+echo
+tp_log "Summary ($((SECONDS - T_ALL))s in all)"
+printf '  %s\n' "${RESULTS[@]}"
+if [ $FAILED -ne 0 ]; then
+  echo "FAILED"
+  exit 1
+fi
+echo "all steps passed"
