@@ -1,0 +1,38 @@
+// tritonpack/pack/container_writer.hpp — serialises a container_info plus its image bytes into a
+// container of format v1 (docs/format.md). Part of tritonpack_packlib: the `tritonpack pack` CLI
+// uses it, and tests of every area link it to build containers of any shape they need.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tritonpack/model.hpp"
+
+namespace tritonpack::pack {
+
+// Which images share one zstd frame. Images of one frame compress against each other (an sm_80
+// and an sm_90 cubin of one kernel, or its PTX for several targets, are near-duplicates), but
+// loading any of them decodes the frame up to that image.
+enum class frame_grouping {
+  per_image,           // one frame per image: smallest decode per image, biggest file
+  per_kernel_backend,  // one frame per kernel and backend (default; see docs/format.md "Size")
+  per_kernel,          // one frame per kernel
+};
+
+struct write_options {
+  int level = 19;  // zstd level, 1..22 (ZSTD_maxCLevel)
+  frame_grouping grouping = frame_grouping::per_kernel_backend;
+  // Train a zstd dictionary over the images and store it in the container (frames then compress
+  // against it). 0: no dictionary. Only worth it with many small kernels.
+  std::uint32_t dictionary_size = 0;
+};
+
+// Writes `info` (kernels, variants, images' descriptions) with `image_bytes[i]` as the content of
+// `info.images[i]`, in that order. The images' raw_size, checksum and stored_size are computed
+// here (the values in `info` are ignored). The output is parsed back with the run-time reader
+// before it is returned, so a model the reader would refuse throws error(bad_argument) here.
+std::vector<std::uint8_t> write_container(const container_info& info,
+                                          const std::vector<std::vector<std::uint8_t>>& image_bytes,
+                                          const write_options& options = {});
+
+}  // namespace tritonpack::pack

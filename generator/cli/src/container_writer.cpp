@@ -1,0 +1,320 @@
+// Container writer: lays out format v1 exactly as container_reader.hpp expects it (one valid byte
+// layout per content), then parses its own output as a self-check.
+#include "tritonpack/pack/container_writer.hpp"
+
+#include <zdict.h>
+#include <zstd.h>
+
+#include <fmt/format.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "tritonpack/byte_io.hpp"
+#include "tritonpack/checksum.hpp"
+#include "tritonpack/container_format.hpp"
+#include "tritonpack/container_reader.hpp"
+#include "tritonpack/error.hpp"
+
+namespace tritonpack::pack {
+namespace {
+
+namespace F = tritonpack::format;
+using byte_io::store_u32;
+using byte_io::store_u64;
+
+[[noreturn]] void bad(const std::string& msg) { throw error(errc::bad_argument, "write_container: " + msg); }
+
+// Interns strings: identical strings (arch names, "3.6.0", type names) are stored once.
+class string_table {
+ public:
+  std::pair<std::uint32_t, std::uint32_t> add(const std::string& s) {
+    if (s.size() > 0xFFFFFFFFu) bad("string longer than 4 GiB");
+    auto it = index_.find(s);
+    if (it != index_.end()) return {it->second, static_cast<std::uint32_t>(s.size())};
+    if (bytes_.size() + s.size() > 0xFFFFFFFFu) bad("string table larger than 4 GiB");
+    const auto off = static_cast<std::uint32_t>(bytes_.size());
+    bytes_.insert(bytes_.end(), s.begin(), s.end());
+    index_.emplace(s, off);
+    return {off, static_cast<std::uint32_t>(s.size())};
+  }
+  const std::vector<std::uint8_t>& bytes() const { return bytes_; }
+
+ private:
+  std::vector<std::uint8_t> bytes_;
+  std::unordered_map<std::string, std::uint32_t> index_;
+};
+
+// A growing table of fixed-size records.
+struct table {
+  std::uint32_t record_size;
+  std::vector<std::uint8_t> bytes;
+  std::uint8_t* add() {
+    bytes.resize(bytes.size() + record_size, 0);
+    return bytes.data() + bytes.size() - record_size;
+  }
+  std::uint32_t count() const { return static_cast<std::uint32_t>(bytes.size() / record_size); }
+};
+
+std::uint32_t u32(std::size_t v, const char* what) {
+  if (v > 0xFFFFFFFFu) bad(fmt::format("{} ({}) does not fit in 32 bits", what, v));
+  return static_cast<std::uint32_t>(v);
+}
+
+struct cctx_deleter {
+  void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
+};
+struct cdict_deleter {
+  void operator()(ZSTD_CDict* c) const { ZSTD_freeCDict(c); }
+};
+
+struct frame_out {
+  std::vector<std::uint8_t> stored;
+  std::uint64_t raw_size = 0;
+  std::uint32_t codec = F::codec_stored;
+  bool dictionary = false;
+};
+
+frame_out compress_frame(const std::vector<std::uint8_t>& raw, int level, const ZSTD_CDict* cdict) {
+  frame_out f;
+  f.raw_size = raw.size();
+  if (raw.empty()) return f;  // nothing to gain: a zstd frame of nothing is still ~9 bytes
+  std::unique_ptr<ZSTD_CCtx, cctx_deleter> cctx(ZSTD_createCCtx());
+  if (!cctx) throw error(errc::out_of_memory, "write_container: ZSTD_createCCtx failed");
+  auto set = [&](ZSTD_cParameter p, int v) {
+    const std::size_t r = ZSTD_CCtx_setParameter(cctx.get(), p, v);
+    if (ZSTD_isError(r)) bad(fmt::format("zstd parameter {}={}: {}", static_cast<int>(p), v, ZSTD_getErrorName(r)));
+  };
+  set(ZSTD_c_compressionLevel, level);
+  set(ZSTD_c_checksumFlag, 1);     // zstd verifies its own content checksum on a full decode
+  set(ZSTD_c_contentSizeFlag, 1);  // the reader checks the header's size against raw_size
+  set(ZSTD_c_dictIDFlag, 1);
+  // The reader's decoder keeps zstd's default window limit (2^27). No level exceeds it without
+  // long-distance mode, which stays off, so every frame written here decodes.
+  if (cdict) {
+    const std::size_t r = ZSTD_CCtx_refCDict(cctx.get(), cdict);
+    if (ZSTD_isError(r)) bad(fmt::format("zstd dictionary: {}", ZSTD_getErrorName(r)));
+  }
+  std::vector<std::uint8_t> out(ZSTD_compressBound(raw.size()));
+  const std::size_t n = ZSTD_compress2(cctx.get(), out.data(), out.size(), raw.data(), raw.size());
+  if (ZSTD_isError(n)) bad(fmt::format("zstd compression failed: {}", ZSTD_getErrorName(n)));
+  if (n >= raw.size()) {
+    // Incompressible (tiny images): store as is.
+    f.stored = raw;
+    return f;
+  }
+  out.resize(n);
+  f.stored = std::move(out);
+  f.codec = F::codec_zstd;
+  f.dictionary = cdict != nullptr;
+  return f;
+}
+
+std::vector<std::uint8_t> train_dictionary(const std::vector<std::vector<std::uint8_t>>& images, std::uint32_t size) {
+  std::vector<std::uint8_t> samples;
+  std::vector<std::size_t> sizes;
+  for (const auto& im : images) {
+    if (im.empty()) continue;
+    samples.insert(samples.end(), im.begin(), im.end());
+    sizes.push_back(im.size());
+  }
+  // zstd needs a handful of samples to learn anything; with fewer, a dictionary only costs bytes.
+  if (sizes.size() < 8) return {};
+  std::vector<std::uint8_t> dict(size);
+  const std::size_t n = ZDICT_trainFromBuffer(dict.data(), dict.size(), samples.data(), sizes.data(),
+                                               static_cast<unsigned>(sizes.size()));
+  if (ZDICT_isError(n)) return {};  // training can fail on too little data; pack without one
+  dict.resize(n);
+  return dict;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> write_container(const container_info& info,
+                                          const std::vector<std::vector<std::uint8_t>>& image_bytes,
+                                          const write_options& options) {
+  if (image_bytes.size() != info.images.size())
+    bad(fmt::format("{} images described but {} byte buffers given", info.images.size(), image_bytes.size()));
+  if (options.level < 1 || options.level > ZSTD_maxCLevel())
+    bad(fmt::format("zstd level {} is outside 1..{}", options.level, ZSTD_maxCLevel()));
+  if (info.format_version != F::format_version)
+    bad(fmt::format("this writer writes format version {}, the model asks for {}", F::format_version, info.format_version));
+
+  string_table strings;
+  auto put_str = [&](std::uint8_t* at, const std::string& s) {
+    const auto [off, len] = strings.add(s);
+    store_u32(at, off);
+    store_u32(at + 4, len);
+  };
+  table kernels{F::record_size[F::sec_kernels], {}}, args{F::record_size[F::sec_args], {}},
+      variants{F::record_size[F::sec_variants], {}}, specs{F::record_size[F::sec_specs], {}},
+      constexprs{F::record_size[F::sec_constexprs], {}}, image_refs{F::record_size[F::sec_image_refs], {}},
+      images{F::record_size[F::sec_images], {}}, tensordescs{F::record_size[F::sec_tensordescs], {}},
+      dims{F::record_size[F::sec_dims], {}}, frames{F::record_size[F::sec_frames], {}};
+
+  std::uint8_t header[F::header::size] = {};
+  put_str(header + F::header::name, info.name);
+  put_str(header + F::header::triton_version, info.triton_version);
+
+  for (const kernel_info& k : info.kernels) {
+    std::uint8_t* r = kernels.add();
+    put_str(r + F::kernel_rec::name, k.name);
+    put_str(r + F::kernel_rec::source, k.source);
+    for (int a = 0; a < 3; ++a) put_str(r + F::kernel_rec::grid + a * F::str_size, k.grid[a]);
+    store_u32(r + F::kernel_rec::first_arg, args.count());
+    store_u32(r + F::kernel_rec::arg_count, u32(k.args.size(), "arg count"));
+    for (const kernel_arg& a : k.args) {
+      std::uint8_t* ar = args.add();
+      put_str(ar + F::arg_rec::name, a.name);
+      put_str(ar + F::arg_rec::type, a.type);
+      ar[F::arg_rec::flags] = a.is_const ? F::arg_rec::flag_const : 0;
+    }
+    store_u32(r + F::kernel_rec::first_variant, variants.count());
+    store_u32(r + F::kernel_rec::variant_count, u32(k.variants.size(), "variant count"));
+    for (const variant_info& v : k.variants) {
+      std::uint8_t* vr = variants.add();
+      store_u32(vr + F::variant_rec::first_spec, specs.count());
+      store_u32(vr + F::variant_rec::spec_count, u32(v.specs.size(), "spec count"));
+      store_u32(vr + F::variant_rec::num_warps, v.config.num_warps);
+      store_u32(vr + F::variant_rec::num_stages, v.config.num_stages);
+      store_u32(vr + F::variant_rec::num_ctas, v.config.num_ctas);
+      store_u32(vr + F::variant_rec::first_constexpr, constexprs.count());
+      store_u32(vr + F::variant_rec::constexpr_count, u32(v.config.constexprs.size(), "constexpr count"));
+      store_u32(vr + F::variant_rec::first_image_ref, image_refs.count());
+      store_u32(vr + F::variant_rec::image_ref_count, u32(v.images.size(), "image count"));
+      for (const arg_spec& s : v.specs) {
+        std::uint8_t* sr = specs.add();
+        sr[F::spec_rec::kind] = static_cast<std::uint8_t>(s.kind);
+        put_str(sr + F::spec_rec::value, s.value);
+      }
+      for (const auto& [name, value] : v.config.constexprs) {
+        std::uint8_t* cr = constexprs.add();
+        put_str(cr + F::constexpr_rec::name, name);
+        put_str(cr + F::constexpr_rec::value, value);
+      }
+      for (std::uint32_t im : v.images) store_u32(image_refs.add(), im);
+    }
+  }
+
+  // Frames: consecutive images with the same grouping key share one.
+  const std::size_t nimages = info.images.size();
+  std::vector<std::uint64_t> owner(nimages, ~std::uint64_t{0});  // first kernel that refers to each image
+  for (std::size_t k = 0; k < info.kernels.size(); ++k)
+    for (const variant_info& v : info.kernels[k].variants)
+      for (std::uint32_t im : v.images)
+        if (im < nimages && owner[im] == ~std::uint64_t{0}) owner[im] = k;
+  auto key = [&](std::size_t i) -> std::uint64_t {
+    switch (options.grouping) {
+      case frame_grouping::per_image: return i;
+      case frame_grouping::per_kernel: return owner[i];
+      case frame_grouping::per_kernel_backend: return owner[i] * 4 + static_cast<std::uint64_t>(info.images[i].backend);
+    }
+    return i;
+  };
+
+  std::vector<std::uint8_t> dictionary;
+  std::unique_ptr<ZSTD_CDict, cdict_deleter> cdict;
+  if (options.dictionary_size > 0) {
+    dictionary = train_dictionary(image_bytes, options.dictionary_size);
+    if (!dictionary.empty()) {
+      cdict.reset(ZSTD_createCDict(dictionary.data(), dictionary.size(), options.level));
+      if (!cdict) bad("zstd could not digest the trained dictionary");
+    }
+  }
+
+  std::vector<std::uint8_t> data;
+  std::size_t first = 0;
+  std::uint32_t frame_index = 0;
+  bool dictionary_used = false;
+  while (first < nimages) {
+    std::size_t last = first + 1;
+    while (last < nimages && key(last) == key(first)) ++last;
+    std::vector<std::uint8_t> raw;
+    std::uint64_t offset = 0;
+    for (std::size_t i = first; i < last; ++i) {
+      const image_info& im = info.images[i];
+      const auto& bytes = image_bytes[i];
+      std::uint8_t* r = images.add();
+      r[F::image_rec::backend] = static_cast<std::uint8_t>(im.backend);
+      r[F::image_rec::kind] = static_cast<std::uint8_t>(im.kind);
+      r[F::image_rec::launch_flags] = static_cast<std::uint8_t>((im.launch.launch_cooperative_grid ? F::image_rec::flag_cooperative : 0) |
+                                                                (im.launch.launch_pdl ? F::image_rec::flag_pdl : 0));
+      store_u32(r + F::image_rec::ptx_version, im.ptx_version);
+      store_u64(r + F::image_rec::raw_size, bytes.size());
+      store_u64(r + F::image_rec::checksum, xxh64(bytes.data(), bytes.size()));
+      store_u32(r + F::image_rec::frame, frame_index);
+      store_u64(r + F::image_rec::frame_offset, offset);
+      const launch_info& L = im.launch;
+      store_u32(r + F::image_rec::num_warps, L.num_warps);
+      store_u32(r + F::image_rec::warp_size, L.warp_size);
+      store_u32(r + F::image_rec::shared, L.shared);
+      store_u32(r + F::image_rec::num_ctas, L.num_ctas);
+      store_u32(r + F::image_rec::tmem_size, L.tmem_size);
+      store_u32(r + F::image_rec::global_scratch_align, L.global_scratch_align);
+      store_u64(r + F::image_rec::global_scratch_size, L.global_scratch_size);
+      store_u64(r + F::image_rec::profile_scratch_size, L.profile_scratch_size);
+      store_u32(r + F::image_rec::profile_scratch_align, L.profile_scratch_align);
+      store_u32(r + F::image_rec::first_tensordesc, tensordescs.count());
+      store_u32(r + F::image_rec::tensordesc_count, u32(L.tensordesc.size(), "tensordesc count"));
+      put_str(r + F::image_rec::arch, im.arch);
+      put_str(r + F::image_rec::entry, L.entry);
+      put_str(r + F::image_rec::triton_version, L.triton_version);
+      for (const tensordesc_meta& t : L.tensordesc) {
+        std::uint8_t* tr = tensordescs.add();
+        store_u32(tr + F::tensordesc_rec::swizzle, t.swizzle);
+        store_u32(tr + F::tensordesc_rec::elem_size, t.elem_size);
+        store_u32(tr + F::tensordesc_rec::elem_type, t.elem_type);
+        tr[F::tensordesc_rec::fp4_padded] = t.fp4_padded ? 1 : 0;
+        store_u32(tr + F::tensordesc_rec::first_dim, dims.count());
+        store_u32(tr + F::tensordesc_rec::dim_count, u32(t.block_size.size(), "tensordesc rank"));
+        for (std::uint32_t d : t.block_size) store_u32(dims.add(), d);
+      }
+      raw.insert(raw.end(), bytes.begin(), bytes.end());
+      offset += bytes.size();
+    }
+    frame_out f = compress_frame(raw, options.level, cdict.get());
+    dictionary_used |= f.dictionary;
+    std::uint8_t* fr = frames.add();
+    store_u64(fr + F::frame_rec::offset, data.size());
+    store_u64(fr + F::frame_rec::stored_size, f.stored.size());
+    store_u64(fr + F::frame_rec::raw_size, f.raw_size);
+    store_u32(fr + F::frame_rec::codec, f.codec);
+    store_u32(fr + F::frame_rec::flags, f.dictionary ? F::frame_rec::flag_dictionary : 0);
+    data.insert(data.end(), f.stored.begin(), f.stored.end());
+    ++frame_index;
+    first = last;
+  }
+  if (!dictionary_used) dictionary.clear();  // every frame fell back to stored: drop it
+
+  // Lay the sections out after the header.
+  const std::vector<std::uint8_t>* sections[F::section_count] = {
+      &strings.bytes(), &kernels.bytes, &args.bytes, &variants.bytes, &specs.bytes, &constexprs.bytes, &image_refs.bytes,
+      &images.bytes, &tensordescs.bytes, &dims.bytes, &frames.bytes, &dictionary, &data};
+  std::vector<std::uint8_t> out(header, header + F::header::size);
+  for (std::uint32_t s = 0; s < F::section_count; ++s) {
+    while (out.size() % F::section_align != 0) out.push_back(0);
+    std::uint8_t* e = out.data() + F::header::sections + s * F::header::section_entry_size;
+    store_u64(e, out.size());
+    store_u64(e + 8, sections[s]->size());
+    out.insert(out.end(), sections[s]->begin(), sections[s]->end());
+  }
+  std::copy(F::magic, F::magic + F::magic_size, out.begin());
+  store_u32(out.data() + F::header::version, F::format_version);
+  store_u32(out.data() + F::header::header_size, static_cast<std::uint32_t>(F::header::size));
+  store_u64(out.data() + F::header::total_size, out.size());
+  store_u32(out.data() + F::header::section_count, F::section_count);
+  const std::uint64_t data_offset = byte_io::load_u64(out.data() + F::header::sections + F::sec_data * F::header::section_entry_size);
+  store_u64(out.data() + F::header::tables_checksum, xxh64(out.data(), static_cast<std::size_t>(data_offset)));
+
+  // Self-check: what we write, the run time must accept.
+  try {
+    (void)container::parse(out.data(), out.size());
+  } catch (const error& e) {
+    bad(fmt::format("the model does not make a valid container: {}", e.what()));
+  }
+  return out;
+}
+
+}  // namespace tritonpack::pack

@@ -1,0 +1,124 @@
+// A container_info with every kind of field set to a non-default value, and image bytes of the
+// sizes the format's edge cases care about. Shared by the container tests, the golden generator
+// and the fuzz seed corpus so they all exercise the same shapes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tritonpack/model.hpp"
+
+namespace tp_test {
+
+inline std::vector<std::uint8_t> pattern_bytes(std::size_t n, std::uint32_t seed) {
+  // Deterministic, compressible-but-not-trivial content (a repeating ELF-like header followed by
+  // an LCG stream), so frames really go through zstd.
+  std::vector<std::uint8_t> v(n);
+  std::uint32_t x = seed * 2654435761u + 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i % 64 < 16) {
+      v[i] = static_cast<std::uint8_t>("\x7f" "ELF\x02\x01\x01\x33\x07\x00\x00\x00\x00\x00\x00\x00"[i % 16]);
+    } else {
+      x = x * 1664525u + 1013904223u;
+      v[i] = static_cast<std::uint8_t>((x >> 24) % 8);
+    }
+  }
+  return v;
+}
+
+inline tritonpack::launch_info launch(const std::string& entry, std::uint32_t warp_size) {
+  tritonpack::launch_info L;
+  L.entry = entry;
+  L.num_warps = 8;
+  L.warp_size = warp_size;
+  L.shared = 65536;
+  L.num_ctas = 1;
+  L.triton_version = "3.6.0";
+  return L;
+}
+
+// Two kernels: `vector_add` (two variants, cuda cubins + PTX + a hip code object) and `matmul`
+// (one variant, a tensor descriptor, scratch, cooperative + PDL, no grid expression).
+inline tritonpack::container_info sample_info() {
+  using namespace tritonpack;
+  container_info c;
+  c.name = "sample";
+  c.triton_version = "3.6.0";
+
+  auto image = [&](backend_kind b, image_kind k, const char* arch, std::uint32_t ptx, launch_info L) {
+    image_info im;
+    im.backend = b;
+    im.kind = k;
+    im.arch = arch;
+    im.ptx_version = ptx;
+    im.launch = std::move(L);
+    c.images.push_back(im);
+    return static_cast<std::uint32_t>(c.images.size() - 1);
+  };
+
+  kernel_info va;
+  va.name = "vector_add";
+  va.source = "kernels.py:vector_add";
+  va.args = {{"x", "*fp32", true}, {"y", "*fp32", true}, {"out", "*fp32", false}, {"n", "i32", false}, {"alpha", "fp32", false}};
+  va.grid = {"cdiv(n, BLOCK)", "1", "1"};
+  variant_info v0;
+  v0.specs = {{spec_kind::divisible_16, ""}, {spec_kind::divisible_16, ""}, {spec_kind::divisible_16, ""},
+              {spec_kind::divisible_16, ""}, {spec_kind::none, ""}};
+  v0.config.num_warps = 4;
+  v0.config.num_stages = 3;
+  v0.config.constexprs = {{"BLOCK", "1024"}};
+  v0.images.push_back(image(backend_kind::cuda, image_kind::cubin, "sm_90a", 0, launch("vector_add", 32)));
+  v0.images.push_back(image(backend_kind::cuda, image_kind::cubin, "sm_80", 0, launch("vector_add", 32)));
+  v0.images.push_back(image(backend_kind::cuda, image_kind::ptx, "sm_80", 87, launch("vector_add", 32)));
+  v0.images.push_back(image(backend_kind::hip, image_kind::hsaco, "gfx942", 0, launch("vector_add", 64)));
+  variant_info v1;
+  v1.specs = {{spec_kind::none, ""}, {spec_kind::none, ""}, {spec_kind::none, ""}, {spec_kind::equal_1, ""}, {spec_kind::none, ""}};
+  v1.config.num_warps = 2;
+  v1.config.num_stages = 1;
+  v1.config.constexprs = {{"BLOCK", "256"}, {"DTYPE", "tl.float16"}};
+  v1.images.push_back(image(backend_kind::cuda, image_kind::ptx, "sm_80", 87, launch("vector_add_1", 32)));
+  va.variants = {v0, v1};
+  c.kernels.push_back(va);
+
+  kernel_info mm;
+  mm.name = "matmul";
+  mm.source = "kernels.py:matmul";
+  mm.args = {{"a", "tensordesc<fp16[64,64]>", true}, {"c", "*fp16", false}, {"M", "i32", false}, {"K", "i64", false}};
+  variant_info m0;
+  m0.specs = {{spec_kind::none, ""}, {spec_kind::divisible_16, ""}, {spec_kind::none, ""}, {spec_kind::constexpr_value, "4096"}};
+  m0.config.num_warps = 8;
+  m0.config.num_stages = 4;
+  m0.config.num_ctas = 2;
+  launch_info L = launch("matmul_kernel", 32);
+  L.num_ctas = 2;
+  L.tmem_size = 128;
+  L.global_scratch_size = 128;
+  L.global_scratch_align = 128;
+  L.profile_scratch_size = 0;
+  L.profile_scratch_align = 1;
+  L.launch_cooperative_grid = true;
+  L.launch_pdl = true;
+  tensordesc_meta t;
+  t.swizzle = 3;
+  t.elem_size = 2;
+  t.elem_type = 6;
+  t.block_size = {64, 64};
+  L.tensordesc = {t};
+  m0.images.push_back(image(backend_kind::cuda, image_kind::cubin, "sm_100a", 0, L));
+  launch_info H = launch("matmul_kernel", 64);
+  m0.images.push_back(image(backend_kind::hip, image_kind::llir, "gfx90a:xnack-", 0, H));
+  mm.variants = {m0};
+  c.kernels.push_back(mm);
+  return c;
+}
+
+// Bytes for sample_info()'s images: sizes 0, 1, 7, 8, 9 bytes and two larger ones.
+inline std::vector<std::vector<std::uint8_t>> sample_images() {
+  const std::size_t sizes[] = {4096, 0, 1, 7, 8, 9, 20000};
+  std::vector<std::vector<std::uint8_t>> v;
+  for (std::size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) v.push_back(pattern_bytes(sizes[i], static_cast<std::uint32_t>(i)));
+  return v;
+}
+
+}  // namespace tp_test

@@ -1,0 +1,230 @@
+// Round trips through write_container and container::parse: every model field survives, every
+// image decodes byte-exact, for each frame grouping and with a dictionary.
+#include <doctest/doctest.h>
+
+#include "sample_model.hpp"
+#include "tritonpack/container_reader.hpp"
+#include "tritonpack/pack/container_writer.hpp"
+
+using namespace tritonpack;
+
+namespace {
+
+void check_same_model(const container_info& a, const container_info& b) {
+  CHECK(a.format_version == b.format_version);
+  CHECK(a.name == b.name);
+  CHECK(a.triton_version == b.triton_version);
+  REQUIRE(a.kernels.size() == b.kernels.size());
+  for (std::size_t k = 0; k < a.kernels.size(); ++k) {
+    const kernel_info &x = a.kernels[k], &y = b.kernels[k];
+    CHECK(x.name == y.name);
+    CHECK(x.source == y.source);
+    CHECK(x.grid == y.grid);
+    REQUIRE(x.args.size() == y.args.size());
+    for (std::size_t i = 0; i < x.args.size(); ++i) {
+      CHECK(x.args[i].name == y.args[i].name);
+      CHECK(x.args[i].type == y.args[i].type);
+      CHECK(x.args[i].is_const == y.args[i].is_const);
+    }
+    REQUIRE(x.variants.size() == y.variants.size());
+    for (std::size_t v = 0; v < x.variants.size(); ++v) {
+      const variant_info &p = x.variants[v], &q = y.variants[v];
+      REQUIRE(p.specs.size() == q.specs.size());
+      for (std::size_t s = 0; s < p.specs.size(); ++s) {
+        CHECK(p.specs[s].kind == q.specs[s].kind);
+        CHECK(p.specs[s].value == q.specs[s].value);
+      }
+      CHECK(p.config.num_warps == q.config.num_warps);
+      CHECK(p.config.num_stages == q.config.num_stages);
+      CHECK(p.config.num_ctas == q.config.num_ctas);
+      CHECK(p.config.constexprs == q.config.constexprs);
+      CHECK(p.images == q.images);
+    }
+  }
+  REQUIRE(a.images.size() == b.images.size());
+  for (std::size_t i = 0; i < a.images.size(); ++i) {
+    const image_info &x = a.images[i], &y = b.images[i];
+    CHECK(x.backend == y.backend);
+    CHECK(x.kind == y.kind);
+    CHECK(x.arch == y.arch);
+    CHECK(x.ptx_version == y.ptx_version);
+    const launch_info &l = x.launch, &m = y.launch;
+    CHECK(l.entry == m.entry);
+    CHECK(l.num_warps == m.num_warps);
+    CHECK(l.warp_size == m.warp_size);
+    CHECK(l.shared == m.shared);
+    CHECK(l.num_ctas == m.num_ctas);
+    CHECK(l.tmem_size == m.tmem_size);
+    CHECK(l.global_scratch_size == m.global_scratch_size);
+    CHECK(l.global_scratch_align == m.global_scratch_align);
+    CHECK(l.profile_scratch_size == m.profile_scratch_size);
+    CHECK(l.profile_scratch_align == m.profile_scratch_align);
+    CHECK(l.launch_cooperative_grid == m.launch_cooperative_grid);
+    CHECK(l.launch_pdl == m.launch_pdl);
+    CHECK(l.triton_version == m.triton_version);
+    REQUIRE(l.tensordesc.size() == m.tensordesc.size());
+    for (std::size_t t = 0; t < l.tensordesc.size(); ++t) {
+      CHECK(l.tensordesc[t].swizzle == m.tensordesc[t].swizzle);
+      CHECK(l.tensordesc[t].elem_size == m.tensordesc[t].elem_size);
+      CHECK(l.tensordesc[t].elem_type == m.tensordesc[t].elem_type);
+      CHECK(l.tensordesc[t].block_size == m.tensordesc[t].block_size);
+      CHECK(l.tensordesc[t].fp4_padded == m.tensordesc[t].fp4_padded);
+    }
+  }
+}
+
+void round_trip(const pack::write_options& opt) {
+  const container_info in = tp_test::sample_info();
+  const auto bytes = tp_test::sample_images();
+  const std::vector<std::uint8_t> blob = pack::write_container(in, bytes, opt);
+  const container c = container::parse(blob.data(), blob.size());
+  check_same_model(in, c.info());
+  std::uint64_t stored_total = 0, frames_total = 0;
+  for (std::uint32_t i = 0; i < c.info().images.size(); ++i) {
+    CAPTURE(i);
+    CHECK(c.info().images[i].raw_size == bytes[i].size());
+    CHECK(c.info().images[i].checksum == xxh64(bytes[i].data(), bytes[i].size()));
+    CHECK(c.decode_image(i) == bytes[i]);
+    stored_total += c.info().images[i].stored_size;
+  }
+  for (const frame_view& f : c.frames()) frames_total += f.stored_size;
+  CHECK(stored_total == frames_total);  // per-image shares add up to the frames' bytes
+}
+
+}  // namespace
+
+TEST_CASE("round trip: every frame grouping") {
+  for (auto g : {pack::frame_grouping::per_image, pack::frame_grouping::per_kernel_backend, pack::frame_grouping::per_kernel}) {
+    CAPTURE(static_cast<int>(g));
+    pack::write_options opt;
+    opt.grouping = g;
+    round_trip(opt);
+  }
+}
+
+TEST_CASE("round trip: levels 1 and 22") {
+  for (int level : {1, 22}) {
+    pack::write_options opt;
+    opt.level = level;
+    round_trip(opt);
+  }
+}
+
+TEST_CASE("frame groupings produce the expected number of frames") {
+  const auto in = tp_test::sample_info();
+  const auto bytes = tp_test::sample_images();
+  auto frames = [&](pack::frame_grouping g) {
+    pack::write_options opt;
+    opt.grouping = g;
+    const auto blob = pack::write_container(in, bytes, opt);
+    return container::parse(blob.data(), blob.size()).frames().size();
+  };
+  CHECK(frames(pack::frame_grouping::per_image) == 7);
+  // vector_add: cuda(0,1,2) hip(3) cuda(4); matmul: cuda(5) hip(6) — consecutive runs only.
+  CHECK(frames(pack::frame_grouping::per_kernel_backend) == 5);
+  CHECK(frames(pack::frame_grouping::per_kernel) == 2);
+}
+
+TEST_CASE("round trip: with a trained dictionary") {
+  container_info in;
+  in.name = "many";
+  in.triton_version = "3.6.0";
+  std::vector<std::vector<std::uint8_t>> bytes;
+  for (int k = 0; k < 40; ++k) {
+    kernel_info ki;
+    ki.name = "k" + std::to_string(k);
+    ki.args = {{"x", "*fp32", false}};
+    variant_info v;
+    v.specs = {{spec_kind::none, ""}};
+    image_info im;
+    im.arch = "sm_80";
+    im.launch = tp_test::launch("k", 32);
+    in.images.push_back(im);
+    v.images = {static_cast<std::uint32_t>(in.images.size() - 1)};
+    ki.variants = {v};
+    in.kernels.push_back(ki);
+    bytes.push_back(tp_test::pattern_bytes(3000 + 17 * k, 1000 + k));
+  }
+  pack::write_options opt;
+  opt.dictionary_size = 4096;
+  const auto blob = pack::write_container(in, bytes, opt);
+  const container c = container::parse(blob.data(), blob.size());
+  bool any_dict = false;
+  for (const auto& f : c.frames()) any_dict |= f.uses_dictionary;
+  CHECK(any_dict);
+  for (std::uint32_t i = 0; i < bytes.size(); ++i) CHECK(c.decode_image(i) == bytes[i]);
+}
+
+TEST_CASE("empty container") {
+  container_info in;
+  const auto blob = pack::write_container(in, {});
+  const container c = container::parse(blob.data(), blob.size());
+  CHECK(c.info().kernels.empty());
+  CHECK(c.info().images.empty());
+  CHECK(c.frames().empty());
+  CHECK(c.info().name.empty());
+  CHECK_THROWS_AS(c.decode_image(0), error);
+}
+
+TEST_CASE("images of 0, 1, 7, 8, 9 bytes, each alone in a frame") {
+  for (std::size_t n : {0u, 1u, 7u, 8u, 9u}) {
+    CAPTURE(n);
+    container_info in;
+    kernel_info k;
+    k.name = "k";
+    variant_info v;
+    image_info im;
+    im.arch = "sm_80";
+    im.launch = tp_test::launch("k", 32);
+    in.images = {im};
+    v.images = {0};
+    k.variants = {v};
+    in.kernels = {k};
+    const auto bytes = tp_test::pattern_bytes(n, 7);
+    const auto blob = pack::write_container(in, {bytes});
+    const container c = container::parse(blob.data(), blob.size());
+    CHECK(c.info().images[0].raw_size == n);
+    CHECK(c.decode_image(0) == bytes);
+    REQUIRE(c.frames().size() == 1);
+    CHECK(c.frames()[0].codec == format::codec_stored);  // too small for zstd to pay off
+  }
+}
+
+TEST_CASE("write_container refuses models the reader would refuse") {
+  container_info in = tp_test::sample_info();
+  auto bytes = tp_test::sample_images();
+  SUBCASE("bytes count mismatch") {
+    bytes.pop_back();
+    CHECK_THROWS_WITH_AS(pack::write_container(in, bytes), doctest::Contains("7 images described but 6"), error);
+  }
+  SUBCASE("dangling image index") {
+    in.kernels[0].variants[0].images.push_back(99);
+    CHECK_THROWS_WITH_AS(pack::write_container(in, bytes), doctest::Contains("image_refs"), error);
+  }
+  SUBCASE("spec count differs from arg count") {
+    in.kernels[0].variants[1].specs.pop_back();
+    CHECK_THROWS_WITH_AS(pack::write_container(in, bytes), doctest::Contains("spec_count"), error);
+  }
+  SUBCASE("duplicate kernel names") {
+    in.kernels[1].name = "vector_add";
+    CHECK_THROWS_WITH_AS(pack::write_container(in, bytes), doctest::Contains("kernels[1].name"), error);
+  }
+  SUBCASE("bad level") {
+    pack::write_options opt;
+    opt.level = 0;
+    CHECK_THROWS_AS(pack::write_container(in, bytes, opt), error);
+  }
+}
+
+TEST_CASE("decode_image stops at the image inside a multi-image frame") {
+  const auto in = tp_test::sample_info();
+  const auto bytes = tp_test::sample_images();
+  pack::write_options opt;
+  opt.grouping = pack::frame_grouping::per_kernel;
+  const auto blob = pack::write_container(in, bytes, opt);
+  const container c = container::parse(blob.data(), blob.size());
+  REQUIRE(c.frames()[0].image_count == 5);
+  CHECK(c.frame_of(3) == 0);
+  CHECK(c.frame_offset(3) == 4096 + 0 + 1);
+  CHECK(c.decode_image(3) == bytes[3]);
+}
