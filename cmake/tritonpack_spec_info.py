@@ -8,6 +8,11 @@ Output, one item per line:
     name=<library name from the spec's top-level `name`, or empty>
     source=<absolute path of a kernel source file>      (one line per distinct file)
 
+A kernel file's local imports (`import helpers` / `from helpers import tile` resolving to
+helpers.py or helpers/__init__.py next to it, recursively) are sources too: their @triton.jit
+functions are compiled into the kernel. This is the rule the front end keys its own incremental
+build on (tritonpack_compile/sources.py).
+
 Only the standard library is used (tomllib on Python >= 3.11, tomli when installed, else a
 line-based fallback that understands `key = "value"` lines), so this runs in any Python that can
 import triton.
@@ -60,6 +65,32 @@ def _sources(node):
             yield from _sources(item)
 
 
+def _local_imports(path):
+    """Local modules `path` imports: X.py or X/__init__.py next to it (installed packages are not
+    followed; the Triton version is not a file)."""
+    import ast
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), filename=path)
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return []
+    base = os.path.dirname(path)
+    found = []
+    for node in ast.walk(tree):
+        mods = []
+        if isinstance(node, ast.Import):
+            mods = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            mods = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        for mod in mods:
+            rel = os.path.join(*mod.split("."))
+            for cand in (os.path.join(base, rel + ".py"), os.path.join(base, rel, "__init__.py")):
+                if os.path.isfile(cand):
+                    found.append(os.path.normpath(os.path.abspath(cand)))
+    return found
+
+
 def main(argv):
     if len(argv) != 2:
         sys.stderr.write("usage: tritonpack_spec_info.py SPEC\n")
@@ -73,13 +104,18 @@ def main(argv):
     base = os.path.dirname(spec)
     name = doc.get("name", "") if isinstance(doc.get("name", ""), str) else ""
     print(f"name={name}")
-    seen = set()
+    seen, todo = [], []
     for src in _sources(doc):
         file = src.rsplit(":", 1)[0] if re.search(r":[A-Za-z_]\w*$", src) else src
-        path = os.path.normpath(os.path.join(base, file))
-        if path not in seen:
-            seen.add(path)
-            print(f"source={path}")
+        todo.append(os.path.normpath(os.path.join(base, file)))
+    while todo:
+        path = todo.pop(0)
+        if path in seen:
+            continue
+        seen.append(path)
+        print(f"source={path}")
+        if os.path.isfile(path):
+            todo.extend(_local_imports(path))
     return 0
 
 

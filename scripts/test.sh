@@ -106,9 +106,8 @@ do_sanitize() {
 do_fuzz() {
   local dir="$BUILD_ROOT/fuzz" f rc=0 n=0
   CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRITONPACK_FUZZ=ON \
-        -DTRITONPACK_BUILD_TESTS=OFF -DTRITONPACK_BUILD_BENCH=OFF -DTRITONPACK_BUILD_EXAMPLES=OFF \
-        -DTRITONPACK_BUILD_CLI=OFF &&
-  cmake --build "$dir" -j "$JOBS" || return $?
+        -DTRITONPACK_BUILD_TESTS=OFF -DTRITONPACK_BUILD_BENCH=OFF -DTRITONPACK_BUILD_EXAMPLES=OFF &&
+  cmake --build "$dir" -j "$JOBS" --target fuzz/all || return $?
   for f in "$dir"/fuzz/fuzz_*; do
     [ -x "$f" ] && [ -f "$f" ] || continue
     n=$((n + 1))
