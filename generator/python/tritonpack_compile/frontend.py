@@ -1,0 +1,472 @@
+"""`tritonpack-compile`: spec -> compilations (parallel, cached) -> artifact directory + manifest.
+
+Flow:
+  load_spec (TOML checks)  ->  introspect each kernel (cached by source hash)  ->  bind_kernel
+  -> plan jobs (variant x target, plus generic PTX)  ->  look every job up in the cache
+  -> compile the misses in spawned worker processes  ->  copy artifacts  ->  manifest.json
+
+A run with nothing changed finds every job in the cache and never imports Triton.
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import hashlib
+import json
+import multiprocessing
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from . import GENERATOR, __version__
+from .errors import SpecError, TritonpackError
+from .manifest import check_manifest
+from .progress import Progress
+from .sources import file_sha256, source_closure_hash
+from .spec import BoundKernel, Spec, bind_kernel, load_spec
+from .targets import Target
+
+# Bump when the layout or meaning of cached job results changes.
+CACHE_FORMAT = 1
+
+
+def triton_version() -> str:
+    """Triton's version without importing it (importing costs about a second)."""
+    from importlib import metadata
+    try:
+        return metadata.version("triton")
+    except metadata.PackageNotFoundError:
+        raise TritonpackError("Triton is not installed in this Python "
+                              f"({sys.executable}); install it with `pip install triton`") from None
+
+
+def default_cache_dir() -> Path:
+    env = os.environ.get("TRITONPACK_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "tritonpack" / "compile"
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass
+class Job:
+    key: str
+    kernel: BoundKernel
+    variant_index: int
+    target: Target
+    generic: bool
+    payload: dict                          # what the worker gets
+    result: Optional[dict] = None
+    cached: bool = False
+
+    @property
+    def label(self) -> str:
+        what = f"generic PTX sm_{self.target.arch}" if self.generic else f"{self.target.backend} {self.target.image_arch}"
+        return f"{self.kernel.name} v{self.variant_index} {what}"
+
+
+@dataclass
+class Outcome:
+    manifest: Optional[dict]
+    compiled: int = 0
+    cached: int = 0
+    failures: List[str] = field(default_factory=list)
+    warnings: List[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def _sha(obj) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()
+
+
+# ---------------------------------------------------------------------------------------- introspection
+
+def _introspect(spec: Spec, ks, closure: str, tver: str, cache_dir: Optional[Path]) -> dict:
+    key = _sha({"v": CACHE_FORMAT, "gen": __version__, "triton": tver, "path": str(ks.source_path),
+                "closure": closure, "function": ks.function})
+    path = cache_dir / "introspect" / f"{key}.json" if cache_dir else None
+    if path and path.is_file():
+        try:
+            return json.loads(path.read_text())
+        except (OSError, ValueError):
+            pass  # a damaged entry is recomputed
+    from .introspect import KernelLoadError, describe_kernel
+    try:
+        info = describe_kernel(ks.source_path, ks.function)
+    except KernelLoadError as e:
+        raise SpecError(spec.path, str(e), ks.label, "source") from None
+    if path:
+        _atomic_write(path, json.dumps(info, indent=1).encode())
+    return info
+
+
+# ---------------------------------------------------------------------------------------- planning
+
+def _worker_payload(bk: BoundKernel, vi: int, target: Target, generic: bool) -> dict:
+    v = bk.variants[vi]
+    signature, constexprs, div16 = {}, {}, []
+    for i, (p, e) in enumerate(zip(bk.param_names, v.entries)):
+        if e is None:  # set by the config (or a Python default)
+            signature[p] = "constexpr"
+            constexprs[p] = v.config.constexprs[p]
+        elif e.is_constexpr:
+            signature[p] = "constexpr"
+            constexprs[p] = e.constexpr_value()
+        elif e.hint == 1:
+            # `:1` folds the value 1 into the kernel, as Triton's JIT and tools/compile.py do.
+            signature[p] = "constexpr"
+            constexprs[p] = 1
+        else:
+            signature[p] = e.type
+            if e.hint == 16:
+                div16.append(i)
+    options = {"num_warps": v.config.num_warps, "num_stages": v.config.num_stages,
+               "num_ctas": v.config.num_ctas}
+    options.update(v.config.options)
+    return {"source_path": str(bk.spec.source_path), "function": bk.spec.function,
+            "signature": signature, "constexprs": constexprs, "div16": div16, "options": options,
+            "target": {"backend": target.backend, "arch": target.arch, "warp_size": target.warp_size},
+            "image_arch": target.image_arch, "generic": generic}
+
+
+def plan_jobs(kernels: List[BoundKernel], closures: Dict[str, str], tver: str) -> List[Job]:
+    jobs = []
+    for bk in kernels:
+        ks = bk.spec
+        cuda = [t for t in ks.targets if t.backend == "cuda"]
+        generic_cap = min((t.arch for t in cuda), default=None)
+        need_generic = ks.mode in ("ir", "both") and generic_cap is not None and generic_cap >= 90
+        for vi in range(len(bk.variants)):
+            todo = [(t, False) for t in ks.targets]
+            if need_generic:
+                todo.append((Target("cuda", generic_cap, 32), True))
+            for t, generic in todo:
+                payload = _worker_payload(bk, vi, t, generic)
+                key = _sha({"v": CACHE_FORMAT, "gen": __version__, "triton": tver,
+                            "closure": closures[str(ks.source_path)], **payload})
+                jobs.append(Job(key=key, kernel=bk, variant_index=vi, target=t, generic=generic, payload=payload))
+    return jobs
+
+
+# ---------------------------------------------------------------------------------------- cache
+
+def _atomic_write(path: Path, data: bytes):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _entry_dir(cache_dir: Path, key: str) -> Path:
+    return cache_dir / "jobs" / key[:2] / key
+
+
+def _cache_lookup(cache_dir: Path, job: Job) -> Optional[dict]:
+    d = _entry_dir(cache_dir, job.key)
+    try:
+        res = json.loads((d / "result.json").read_text())
+    except (OSError, ValueError):
+        return None
+    if not res.get("ok") or not all((d / f).is_file() for f in res.get("files", {}).values()):
+        return None
+    return res
+
+
+def _cache_store(cache_dir: Path, staging: Path, job: Job, res: dict) -> Path:
+    final = _entry_dir(cache_dir, job.key)
+    (staging / "result.json").write_text(json.dumps(res, indent=1))
+    final.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.replace(staging, final)
+    except OSError:  # another process stored the same entry first: theirs is as good
+        shutil.rmtree(staging, ignore_errors=True)
+    return final
+
+
+# ---------------------------------------------------------------------------------------- compiling
+
+def _run_pool(jobs: List[Job], nproc: int, cache_dir: Path, progress: Progress) -> None:
+    """Compile `jobs` in spawned workers; fills job.result. A worker that dies (LLVM crash) breaks
+    the pool; the unfinished jobs are then retried each in its own process, so one crashing
+    compilation is reported against its own kernel and target and the rest still compile."""
+    from .worker import run_job
+    ctx = multiprocessing.get_context("spawn")
+    staging_root = cache_dir / "staging"
+    staging_root.mkdir(parents=True, exist_ok=True)
+
+    def payload(job):
+        p = dict(job.payload, key=job.key)
+        p["out_dir"] = str(staging_root / f"{job.key}-{os.getpid()}")
+        return p
+
+    def finish(job, res):
+        if res.get("ok"):
+            staging = Path(payload(job)["out_dir"])
+            _cache_store(cache_dir, staging, job, res)
+        else:
+            shutil.rmtree(payload(job)["out_dir"], ignore_errors=True)
+        job.result = res
+        note = "; ".join(res.get("warnings", []))
+        progress.finished(job.label, res.get("seconds", 0.0), res.get("ok", False) or job.generic, note)
+
+    pending = list(jobs)
+    broken = False
+    with cf.ProcessPoolExecutor(max_workers=min(nproc, len(jobs)), mp_context=ctx) as pool:
+        futures = {pool.submit(run_job, payload(j)): j for j in pending}
+        not_done = set(futures)
+        while not_done:
+            done, not_done = cf.wait(not_done, timeout=0.5, return_when=cf.FIRST_COMPLETED)
+            for f in done:
+                job = futures[f]
+                try:
+                    finish(job, f.result())
+                except cf.process.BrokenProcessPool:
+                    broken = True
+            progress.status(len(not_done))
+    if broken:
+        for job in [j for j in jobs if j.result is None]:
+            with cf.ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+                try:
+                    finish(job, pool.submit(run_job, payload(job)).result())
+                except cf.process.BrokenProcessPool:
+                    finish(job, {"ok": False, "error": "the compiler process crashed (killed by a signal; "
+                                 "often an LLVM or ptxas crash inside Triton)", "seconds": 0.0})
+
+
+# ---------------------------------------------------------------------------------------- output
+
+def _write_if_changed(dst: Path, data: bytes) -> bool:
+    try:
+        if dst.stat().st_size == len(data) and dst.read_bytes() == data:
+            return False  # unchanged files keep their mtime, so build systems do not re-pack
+    except OSError:
+        pass
+    _atomic_write(dst, data)
+    return True
+
+
+_EXT = {"cubin": "cubin", "ptx": "ptx", "hsaco": "hsaco", "llir": "llir"}
+_KINDS_BY_MODE = {"binary": ("cubin", "hsaco"), "ir": ("ptx", "llir"), "both": ("cubin", "ptx", "hsaco", "llir")}
+
+
+def assemble(spec: Spec, kernels: List[BoundKernel], jobs: List[Job], out_dir: Path, cache_dir: Path,
+             tver: str, outcome: Outcome) -> dict:
+    by_kernel: Dict[int, List[Job]] = {}
+    for j in jobs:
+        by_kernel.setdefault(id(j.kernel), []).append(j)
+    files: Dict[str, bytes] = {}
+    mkernels = []
+    modes = set()
+    for bk in kernels:
+        ks = bk.spec
+        modes.add(ks.mode)
+        kinds = _KINDS_BY_MODE[ks.mode]
+        kjobs = by_kernel.get(id(bk), [])
+        ok = [j for j in kjobs if j.result and j.result.get("ok")]
+        # --- const inference, over every compilation of every variant
+        stored = set()
+        for j in ok:
+            flags = j.result.get("stored")
+            params = bk.variants[j.variant_index].kernel_params
+            if flags is None or len(flags) != len(params):
+                stored |= set(params)  # cannot map the TTIR arguments: treat all as written
+                outcome.warnings.append(f"{j.label}: could not match the TTIR arguments to the parameters; "
+                                        f"pointers marked non-const")
+            else:
+                stored |= {p for p, w in zip(params, flags) if w}
+        args = []
+        for a in bk.args:
+            a = dict(a)
+            if "const" in a:
+                a["const"] = bk.explicit_const.get(a["name"], False) or (bool(ok) and a["name"] not in stored)
+            args.append(a)
+        # --- variants and images
+        generic_cap = min((t.arch for t in ks.targets if t.backend == "cuda"), default=None)
+        mvariants = []
+        for vi, v in enumerate(bk.variants):
+            images = []
+            vjobs = [j for j in kjobs if j.variant_index == vi]
+            vjobs.sort(key=lambda j: j.generic)  # generic PTX last
+            for j in vjobs:
+                if not (j.result and j.result.get("ok")):
+                    continue
+                res = j.result
+                entry = _entry_dir(cache_dir, j.key)
+                arch = res["arch"]
+                stem = f"{bk.name}/v{vi}/{j.target.backend}_{arch.replace(':', '_')}"
+                meta_rel = f"{stem}.json"
+                files[meta_rel] = (entry / res["files"]["metadata"]).read_bytes()
+                for kind in ("cubin", "ptx", "hsaco", "llir"):
+                    if kind not in res["files"] or (kind not in kinds and not j.generic):
+                        continue
+                    rel = f"{stem}.{_EXT[kind]}"
+                    files[rel] = (entry / res["files"][kind]).read_bytes()
+                    img = {"file": rel, "backend": j.target.backend, "kind": kind, "arch": arch}
+                    if kind == "ptx":
+                        img["arch"] = res.get("ptx_target") or arch
+                        img["ptx_version"] = res["ptx_version"]
+                    img["metadata"] = meta_rel
+                    if kind == "ptx" and (j.generic or (generic_cap is not None and generic_cap < 90
+                                                        and j.target.arch == generic_cap)):
+                        img["generic_ptx"] = True
+                    images.append(img)
+            mvariants.append({"signature": v.signature, "specs": v.specs, "config": v.config.manifest(),
+                              "kernel_params": v.kernel_params, "images": images})
+        mkernels.append({"name": bk.name, "source": ks.source, "source_hash": file_sha256(ks.source_path),
+                         "args": args, "grid": bk.grid, "variants": mvariants})
+    mode = modes.pop() if len(modes) == 1 else "both"
+    manifest = {"schema": "tritonpack-manifest", "version": 1, "generator": GENERATOR,
+                "triton_version": tver, "name": spec.name, "mode": mode, "kernels": mkernels}
+    outcome.manifest = manifest
+    return files
+
+
+def _write_output(out_dir: Path, files: Dict[str, bytes], manifest: dict) -> int:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    old = set()
+    mpath = out_dir / "manifest.json"
+    try:
+        prev = json.loads(mpath.read_text())
+        for k in prev.get("kernels", []):
+            for v in k.get("variants", []):
+                for img in v.get("images", []):
+                    old.add(img.get("file"))
+                    old.add(img.get("metadata"))
+    except (OSError, ValueError, AttributeError):
+        pass
+    written = 0
+    for rel, data in files.items():
+        written += _write_if_changed(out_dir / rel, data)
+    # Remove what an earlier run wrote and this one does not (renamed kernels, dropped targets).
+    for rel in old - set(files) - {None}:
+        p = (out_dir / rel)
+        if out_dir.resolve() in p.resolve().parents and p.is_file():
+            p.unlink()
+            for parent in p.parents:
+                if parent == out_dir or not parent.is_dir() or any(parent.iterdir()):
+                    break
+                parent.rmdir()
+    _write_if_changed(mpath, (json.dumps(manifest, indent=2) + "\n").encode())
+    return written
+
+
+def compile_spec(spec_path, out_dir, jobs: Optional[int] = None, targets=None, mode=None,
+                 cache_dir=None, use_cache: bool = True, quiet: bool = False, stream=None) -> Outcome:
+    t0 = time.time()
+    stream = stream or sys.stdout
+    tver = triton_version()
+    spec = load_spec(spec_path, target_override=targets, mode_override=mode)
+    out_dir = Path(out_dir)
+    tmp_cache = None
+    if use_cache:
+        cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
+    else:
+        import tempfile
+        tmp_cache = tempfile.mkdtemp(prefix="tritonpack-nocache-")
+        cache_dir = Path(tmp_cache)
+    try:
+        return _compile(spec, out_dir, jobs, cache_dir, tver, quiet, stream, t0)
+    finally:
+        if tmp_cache:
+            shutil.rmtree(tmp_cache, ignore_errors=True)
+
+
+def _compile(spec, out_dir, jobs, cache_dir, tver, quiet, stream, t0) -> Outcome:
+    closures: Dict[str, str] = {}
+    kernels: List[BoundKernel] = []
+    names = {}
+    for ks in spec.kernels:
+        sp = str(ks.source_path)
+        if sp not in closures:
+            closures[sp] = source_closure_hash(ks.source_path)
+        info = _introspect(spec, ks, closures[sp], tver, cache_dir)
+        for w in info.get("autotune_warnings", []) if ks.configs == "autotune" else []:
+            stream.write(f"warning: {ks.label}: {w}\n")
+        bk = bind_kernel(spec, ks, info)
+        if bk.name in names:
+            raise SpecError(spec.path, f"C++ name '{bk.name}' is already used by kernel {names[bk.name]}; set "
+                            f"`name` to make it unique", ks.label, "name")
+        names[bk.name] = f"[{ks.index}]"
+        kernels.append(bk)
+    feature_notes = sorted({str(t.arch) + ":" + ":".join(t.features) for bk in kernels
+                            for t in bk.spec.targets if t.features})
+    for n in feature_notes:
+        stream.write(f"note: {n}: Triton 3.6 emits feature-neutral code objects (xnack/sramecc 'any'); "
+                     f"they run with any feature setting and are recorded as {n.split(':')[0]}\n")
+
+    all_jobs = plan_jobs(kernels, closures, tver)
+    outcome = Outcome(manifest=None)
+    misses = []
+    for j in all_jobs:
+        res = _cache_lookup(cache_dir, j)
+        if res is not None:
+            j.result, j.cached = res, True
+        else:
+            misses.append(j)
+    outcome.cached = len(all_jobs) - len(misses)
+    progress = Progress(len(misses), stream=stream, quiet=quiet)
+    if misses:
+        nproc = jobs or default_jobs()
+        if not quiet:
+            progress.message(f"compiling {len(misses)} of {len(all_jobs)} kernel images "
+                             f"({outcome.cached} cached) with {min(nproc, len(misses))} worker(s), Triton {tver}")
+        _run_pool(misses, nproc, cache_dir, progress)
+        progress.close()
+    outcome.compiled = len(misses)
+
+    for j in all_jobs:
+        res = j.result or {"ok": False, "error": "not compiled"}
+        for w in res.get("warnings", []):
+            outcome.warnings.append(f"{j.label}: {w}")
+        if res.get("ok"):
+            if not j.generic and j.target.backend == "cuda":
+                _check_ptx_params(j, res, outcome)
+            continue
+        sig = j.kernel.variants[j.variant_index].signature
+        msg = f"kernel '{j.kernel.name}' (variant {j.variant_index}: \"{sig}\"), target {j.target}: {res.get('error')}"
+        if j.generic:
+            outcome.warnings.append(msg + " (the arch-specific images are still produced)")
+        else:
+            outcome.failures.append(msg)
+
+    files = assemble(spec, kernels, all_jobs, out_dir, cache_dir, tver, outcome)
+    if outcome.failures:
+        # No manifest from a partial build: the packer must not silently ship fewer images.
+        try:
+            (out_dir / "manifest.json").unlink()
+        except OSError:
+            pass
+        outcome.manifest = None
+    else:
+        problems = check_manifest(outcome.manifest, base_dir=None)
+        if problems:  # a front-end bug, not a user error: say so plainly
+            raise TritonpackError("internal error: the manifest does not follow docs/manifest.md:\n  "
+                                  + "\n  ".join(problems))
+        _write_output(out_dir, files, outcome.manifest)
+    outcome.seconds = time.time() - t0
+    return outcome
+
+
+def _check_ptx_params(job: Job, res: dict, outcome: Outcome):
+    """The ABI check of shared/triton-abi.md §1: the entry takes the kernel_params plus Triton's two
+    scratch pointers. (Tensor descriptors expand into several parameters, so kernels with them are
+    left to the packer's per-image check.)"""
+    bk = job.kernel
+    if any(a["type"].startswith("tensordesc") for a in bk.args):
+        return
+    want = len(bk.variants[job.variant_index].kernel_params) + 2
+    got = res.get("entry_params")
+    if got is not None and got != want:
+        outcome.failures.append(f"kernel '{bk.name}' variant {job.variant_index}, target {job.target}: the PTX "
+                                f"entry has {got} parameters, expected {want} (kernel_params + 2 scratch "
+                                f"pointers): Triton's launch ABI differs from the one tritonpack knows")

@@ -1,0 +1,123 @@
+"""What the front end needs to know about a kernel's Python function, and how it is loaded.
+
+Loading a kernel file imports Triton (about a second), so the result is cached by the caller
+(keyed on the source closure hash) and a no-op rebuild never gets here. Worker processes use
+`load_kernel` too, to get the JITFunction they compile.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sys
+from pathlib import Path
+
+from .errors import TritonpackError
+
+
+class KernelLoadError(TritonpackError):
+    pass
+
+
+def _module_name(path: Path) -> str:
+    # Unique per file so two kernel files called kernels.py in different folders do not clash.
+    digest = hashlib.sha256(str(path).encode()).hexdigest()[:12]
+    return f"_tritonpack_src_{path.stem}_{digest}"
+
+
+def load_module(path: Path):
+    path = Path(path).resolve()
+    name = _module_name(path)
+    mod = sys.modules.get(name)
+    if mod is not None:
+        return mod
+    if not path.is_file():
+        raise KernelLoadError(f"source file {path} does not exist")
+    # Kernel files import their neighbours (helpers with more @triton.jit functions).
+    if str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod  # before exec: dataclasses and pickling look the module up by name
+    try:
+        spec.loader.exec_module(mod)
+    except Exception as e:  # the user's file failed to import: report it, not our traceback
+        del sys.modules[name]
+        import traceback
+        tb = traceback.extract_tb(e.__traceback__)
+        frames = [f for f in tb if Path(f.filename).resolve() == path] or tb[-1:]
+        loc = f" (line {frames[-1].lineno})" if frames else ""
+        raise KernelLoadError(f"importing {path} failed{loc}: {type(e).__name__}: {e}") from None
+    return mod
+
+
+def unwrap(obj):
+    """The JITFunction inside autotune/heuristics wrappers, plus the outermost autotuner (or None)."""
+    from triton.runtime.jit import JITFunction
+    autotuner = None
+    seen = 0
+    while not isinstance(obj, JITFunction):
+        if type(obj).__name__ == "Autotuner" and autotuner is None:
+            autotuner = obj
+        inner = getattr(obj, "fn", None)
+        if inner is None or seen > 8:
+            return None, autotuner
+        obj, seen = inner, seen + 1
+    return obj, autotuner
+
+
+def load_kernel(path: Path, func: str):
+    mod = load_module(path)
+    if not hasattr(mod, func):
+        raise KernelLoadError(f"{path} has no function '{func}'")
+    jit, autotuner = unwrap(getattr(mod, func))
+    if jit is None:
+        raise KernelLoadError(f"'{func}' in {path} is not a @triton.jit function "
+                              f"(nor one wrapped in @triton.autotune / @triton.heuristics)")
+    return jit, autotuner
+
+
+def constexpr_to_json(value):
+    """A constexpr value as the manifest stores it: numbers and booleans as is, Triton dtypes as
+    "tl.float16", strings as is. Anything else cannot be represented and is an error."""
+    import triton.language as tl
+    if isinstance(value, tl.constexpr):
+        value = value.value
+    if isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, tl.dtype):
+        return f"tl.{value.name}"
+    raise TypeError(f"constexpr value {value!r} ({type(value).__name__}) cannot be stored in the manifest")
+
+
+def describe_kernel(path: Path, func: str) -> dict:
+    """JSON-able facts about the kernel: parameters and autotune configs."""
+    jit, autotuner = load_kernel(path, func)
+    params = []
+    for p in jit.params:
+        has_default = bool(p.has_default)
+        entry = {"name": p.name, "constexpr": bool(p.is_constexpr), "has_default": bool(has_default)}
+        if has_default and p.is_constexpr:
+            try:
+                entry["default"] = constexpr_to_json(p.default)
+            except TypeError:
+                entry["has_default"] = False  # an unrepresentable default must be given explicitly
+        params.append(entry)
+    info = {"function": func, "python_name": jit.__name__, "params": params, "autotune_configs": None,
+            "autotune_warnings": []}
+    if autotuner is not None:
+        configs = []
+        for i, c in enumerate(autotuner.configs):
+            try:
+                kw = {k: constexpr_to_json(v) for k, v in c.kwargs.items()}
+            except TypeError as e:
+                raise KernelLoadError(f"autotune config {i} of '{func}': {e}") from None
+            cfg = {"num_warps": c.num_warps, "num_stages": c.num_stages, "num_ctas": c.num_ctas,
+                   "constexprs": kw}
+            if getattr(c, "maxnreg", None) is not None:
+                cfg["options"] = {"maxnreg": c.maxnreg}
+            if getattr(c, "pre_hook", None) is not None:
+                info["autotune_warnings"].append(
+                    f"autotune config {i} has a pre_hook; it is not run by tritonpack (the caller must do its work)")
+            configs.append(cfg)
+        info["autotune_configs"] = configs
+    return info

@@ -1,0 +1,230 @@
+"""A checker for manifest.json, written from docs/manifest.md (schema "tritonpack-manifest" v1).
+
+The front end runs it on every manifest it writes (a violation is a front-end bug) and the tests
+run it on the fixtures. It returns a list of problems, each naming the JSON path, rather than
+stopping at the first, so one run shows everything that is wrong.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import List, Optional
+
+from .signature import INT_TYPES, SCALAR_TYPES, is_pointer
+from .spec import check_cpp_identifier
+
+SCHEMA = "tritonpack-manifest"
+VERSION = 1
+SPEC_KINDS = ("none", "div16", "equal1", "constexpr")
+BACKEND_KINDS = {"cuda": ("cubin", "ptx"), "hip": ("hsaco", "llir")}
+MODE_KINDS = {"binary": {"cubin", "hsaco"}, "ir": {"ptx", "llir"}, "both": {"cubin", "ptx", "hsaco", "llir"}}
+_CUDA_ARCH = re.compile(r"^sm_\d{2,3}a?$")
+_HIP_ARCH = re.compile(r"^gfx[0-9]{1,2}[0-9a-f]{2}(:(xnack|sramecc)[+-])*$")
+_PTX_VERSION = re.compile(r"^\d+\.\d+$")
+_TYPE = re.compile(r"^(\*[a-z0-9]+|tensordesc<[a-z0-9]+\[\d+(,\d+)*\]>)$")
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def check_manifest(m, base_dir: Optional[Path] = None) -> List[str]:
+    """Problems with manifest `m` (a parsed JSON object). With `base_dir`, also check that every
+    file exists, metadata files are Triton metadata JSON, and PTX `.version`/`.target` match."""
+    errs: List[str] = []
+
+    def need(obj, key, typ, path, allow_none=False):
+        if not isinstance(obj, dict) or key not in obj:
+            errs.append(f"{path}.{key}: missing")
+            return None
+        v = obj[key]
+        if v is None and allow_none:
+            return None
+        ok = _is_int(v) if typ is int else isinstance(v, typ)
+        if not ok:
+            errs.append(f"{path}.{key}: expected {getattr(typ, '__name__', typ)}, got {type(v).__name__}")
+            return None
+        return v
+
+    if not isinstance(m, dict):
+        return ["<root>: not a JSON object"]
+    if m.get("schema") != SCHEMA:
+        errs.append(f"schema: expected '{SCHEMA}', got {m.get('schema')!r}")
+    if m.get("version") != VERSION:
+        errs.append(f"version: expected {VERSION}, got {m.get('version')!r}")
+    need(m, "generator", str, "<root>")
+    need(m, "triton_version", str, "<root>")
+    name = need(m, "name", str, "<root>")
+    if name is not None and check_cpp_identifier(name):
+        errs.append(f"name: {check_cpp_identifier(name)}")
+    mode = need(m, "mode", str, "<root>")
+    if mode is not None and mode not in MODE_KINDS:
+        errs.append(f"mode: {mode!r} is not binary, ir or both")
+    kernels = need(m, "kernels", list, "<root>") or []
+    seen_names = set()
+    for ki, k in enumerate(kernels):
+        kp = f"kernels[{ki}]"
+        if not isinstance(k, dict):
+            errs.append(f"{kp}: not an object")
+            continue
+        kname = need(k, "name", str, kp)
+        if kname is not None:
+            if check_cpp_identifier(kname):
+                errs.append(f"{kp}.name: {check_cpp_identifier(kname)}")
+            if kname in seen_names:
+                errs.append(f"{kp}.name: '{kname}' is not unique")
+            seen_names.add(kname)
+        src = need(k, "source", str, kp)
+        if src is not None and ":" not in src:
+            errs.append(f"{kp}.source: expected \"path/file.py:function\"")
+        sh = need(k, "source_hash", str, kp)
+        if sh is not None and not re.match(r"^[0-9a-f]{64}$", sh):
+            errs.append(f"{kp}.source_hash: not a sha256 hex digest")
+        args = need(k, "args", list, kp) or []
+        arg_names = []
+        for ai, a in enumerate(args):
+            ap = f"{kp}.args[{ai}]"
+            an = need(a, "name", str, ap)
+            at = need(a, "type", str, ap)
+            if an is not None:
+                arg_names.append(an)
+            if at is None:
+                continue
+            if not (at in SCALAR_TYPES or _TYPE.match(at)):
+                errs.append(f"{ap}.type: '{at}' is not a Triton type")
+            if is_pointer(at):
+                need(a, "const", bool, ap)
+            elif "const" in a and a["const"] not in (False,):
+                errs.append(f"{ap}.const: only pointers can be const")
+        if len(set(arg_names)) != len(arg_names):
+            errs.append(f"{kp}.args: duplicate names")
+        if "grid" not in k:
+            errs.append(f"{kp}.grid: missing")
+        elif k["grid"] is not None:
+            g = k["grid"]
+            if not (isinstance(g, list) and len(g) == 3 and all(isinstance(x, str) and x for x in g)):
+                errs.append(f"{kp}.grid: expected 3 non-empty strings or null")
+        variants = need(k, "variants", list, kp) or []
+        if not variants:
+            errs.append(f"{kp}.variants: empty")
+        prev_rank = None
+        for vi, v in enumerate(variants):
+            vp = f"{kp}.variants[{vi}]"
+            need(v, "signature", str, vp)
+            specs = need(v, "specs", list, vp) or []
+            if len(specs) != len(args):
+                errs.append(f"{vp}.specs: {len(specs)} entries for {len(args)} args")
+            folded = set()
+            for si, s in enumerate(specs):
+                sp = f"{vp}.specs[{si}]"
+                kind = need(s, "kind", str, sp)
+                if kind not in SPEC_KINDS:
+                    errs.append(f"{sp}.kind: {kind!r} is not one of {', '.join(SPEC_KINDS)}")
+                    continue
+                atype = args[si].get("type") if si < len(args) and isinstance(args[si], dict) else None
+                if kind == "constexpr":
+                    need(s, "value", str, sp)
+                if kind in ("constexpr", "equal1") and si < len(arg_names):
+                    folded.add(arg_names[si])
+                if kind == "equal1" and atype is not None and atype not in INT_TYPES:
+                    errs.append(f"{sp}.kind: equal1 on non-integer argument of type {atype}")
+                if kind == "div16" and atype is not None and not (is_pointer(atype) or atype in INT_TYPES):
+                    errs.append(f"{sp}.kind: div16 on argument of type {atype}")
+            nf = sum(isinstance(s, dict) and s.get("kind") in ("equal1", "constexpr") for s in specs)
+            nd = sum(isinstance(s, dict) and s.get("kind") == "div16" for s in specs)
+            rank = (nf, nd)
+            if prev_rank is not None and rank > prev_rank:
+                errs.append(f"{vp}: more specialised than the variant before it (variants must be most "
+                            f"specialised first)")
+            prev_rank = rank
+            cfg = need(v, "config", dict, vp)
+            if cfg is not None:
+                for key in ("num_warps", "num_stages", "num_ctas"):
+                    x = need(cfg, key, int, f"{vp}.config")
+                    if x is not None and x < 1:
+                        errs.append(f"{vp}.config.{key}: must be >= 1")
+                cx = need(cfg, "constexprs", dict, f"{vp}.config") or {}
+                for cn, cv in cx.items():
+                    if not isinstance(cv, (int, float, bool, str)):
+                        errs.append(f"{vp}.config.constexprs.{cn}: must be a number, boolean or string")
+            kparams = need(v, "kernel_params", list, vp)
+            if kparams is not None:
+                expect = [n for n in arg_names if n not in folded]
+                if kparams != expect:
+                    errs.append(f"{vp}.kernel_params: {kparams} but the args not folded by specs are {expect}")
+            images = need(v, "images", list, vp) or []
+            if not images:
+                errs.append(f"{vp}.images: empty")
+            for ii, img in enumerate(images):
+                _check_image(img, f"{vp}.images[{ii}]", mode, base_dir, errs)
+    return errs
+
+
+def _check_image(img, ip, mode, base_dir, errs):
+    if not isinstance(img, dict):
+        errs.append(f"{ip}: not an object")
+        return
+    file = img.get("file")
+    if not isinstance(file, str) or not file:
+        errs.append(f"{ip}.file: missing")
+    backend = img.get("backend")
+    kind = img.get("kind")
+    arch = img.get("arch")
+    if backend not in BACKEND_KINDS:
+        errs.append(f"{ip}.backend: {backend!r} is not cuda or hip")
+    elif kind not in BACKEND_KINDS[backend]:
+        errs.append(f"{ip}.kind: {kind!r} is not valid for {backend}")
+    if mode in MODE_KINDS and kind not in MODE_KINDS[mode] and not img.get("generic_ptx"):
+        errs.append(f"{ip}.kind: {kind!r} is outside mode {mode!r}")
+    if not isinstance(arch, str):
+        errs.append(f"{ip}.arch: missing")
+    elif backend == "cuda" and not _CUDA_ARCH.match(arch):
+        errs.append(f"{ip}.arch: '{arch}' is not sm_XY or sm_XYa")
+    elif backend == "hip" and not _HIP_ARCH.match(arch):
+        errs.append(f"{ip}.arch: '{arch}' is not a gfx target")
+    if kind == "ptx":
+        pv = img.get("ptx_version")
+        if not isinstance(pv, str) or not _PTX_VERSION.match(pv):
+            errs.append(f"{ip}.ptx_version: missing or not 'X.Y'")
+    elif "ptx_version" in img:
+        errs.append(f"{ip}.ptx_version: only PTX images have one")
+    if "generic_ptx" in img:
+        if not isinstance(img["generic_ptx"], bool):
+            errs.append(f"{ip}.generic_ptx: expected bool")
+        elif img["generic_ptx"] and (kind != "ptx" or (isinstance(arch, str) and arch.endswith("a"))):
+            errs.append(f"{ip}.generic_ptx: only a PTX for a non-'a' target can be generic")
+    meta = img.get("metadata")
+    if not isinstance(meta, str) or not meta:
+        errs.append(f"{ip}.metadata: missing")
+    if base_dir is None:
+        return
+    base = Path(base_dir)
+    if isinstance(file, str) and file:
+        p = base / file
+        if not p.is_file():
+            errs.append(f"{ip}.file: {file} does not exist")
+        elif kind == "ptx":
+            text = p.read_text(errors="replace")
+            v = re.search(r"^\s*\.version\s+(\S+)", text, re.M)
+            t = re.search(r"^\s*\.target\s+(\w+)", text, re.M)
+            if not v or v.group(1) != img.get("ptx_version"):
+                errs.append(f"{ip}.ptx_version: file says {v.group(1) if v else 'nothing'}")
+            if not t or t.group(1) != arch:
+                errs.append(f"{ip}.arch: PTX .target is {t.group(1) if t else 'missing'}")
+        elif kind in ("cubin", "hsaco"):
+            if p.read_bytes()[:4] != b"\x7fELF":
+                errs.append(f"{ip}.file: {file} is not an ELF file")
+    if isinstance(meta, str) and meta:
+        p = base / meta
+        try:
+            md = json.loads(p.read_text())
+        except (OSError, ValueError) as e:
+            errs.append(f"{ip}.metadata: {meta}: {e}")
+            return
+        for key in ("name", "num_warps", "warp_size", "shared", "num_ctas", "triton_version", "target"):
+            if key not in md:
+                errs.append(f"{ip}.metadata: {meta} lacks '{key}'")
+        tgt = md.get("target") or {}
+        if tgt.get("backend") != backend:
+            errs.append(f"{ip}.metadata: {meta} is for backend {tgt.get('backend')!r}")

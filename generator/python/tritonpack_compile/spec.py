@@ -1,0 +1,504 @@
+"""The kernel spec (TOML): parsing, checking, and binding to the kernels' Python signatures.
+
+Two phases, so that a no-op rebuild never imports Triton:
+
+1. `load_spec` reads the TOML and checks everything that does not need the Python function
+   (keys, types, targets, signature syntax, grid syntax, config shapes).
+2. `bind_kernel` checks the spec against the function's parameters (from introspect.py, usually
+   cached) and expands it into variants (signature x config), the manifest's `args` and `grid`.
+
+Every error is a SpecError naming the spec file, the kernel and the key. docs/spec.md is the
+user-facing description of this format; keep the two in step.
+"""
+from __future__ import annotations
+
+import difflib
+import keyword
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from . import grid as gridmod
+from .errors import SpecError, SyntaxProblem
+from .signature import SigEntry, is_int, is_pointer, parse_signature
+from .targets import Target, parse_targets
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python < 3.11 only
+    import tomli as tomllib
+
+MODES = ("binary", "ir", "both")
+DEFAULT_TARGETS = ["sm_80", "sm_90", "gfx942"]
+DEFAULT_MODE = "both"
+DEFAULT_NUM_WARPS = 4
+DEFAULT_NUM_STAGES = 3   # triton.Config's and the CUDA backend's default; passed as is to every backend
+DEFAULT_NUM_CTAS = 1
+
+TOP_KEYS = ("name", "targets", "mode", "kernel")
+KERNEL_KEYS = ("source", "name", "signatures", "constexprs", "configs", "num_warps", "num_stages",
+               "num_ctas", "options", "grid", "targets", "mode")
+CONFIG_KEYS = ("num_warps", "num_stages", "num_ctas", "constexprs", "options")
+# Triton compile options a spec may set (CUDAOptions / HIPOptions fields of Triton 3.6 that change
+# code generation). Launch-shape options have their own keys; arch/backend come from the target.
+OPTION_KEYS = {
+    "maxnreg": int, "ptx_version": int, "enable_fp_fusion": bool, "enable_reflect_ftz": bool,
+    "launch_cooperative_grid": bool, "launch_pdl": bool, "debug": bool, "sanitize_overflow": bool,
+    "default_dot_input_precision": str, "max_num_imprecise_acc_default": int,
+    "waves_per_eu": int, "matrix_instr_nonkdim": int, "kpack": int, "schedule_hint": str,
+    "allow_flush_denorm": bool,
+}
+
+_IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+CPP_KEYWORDS = frozenset("""alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t
+char16_t char32_t class compl concept const consteval constexpr constinit const_cast continue co_await
+co_return co_yield decltype default delete do double dynamic_cast else enum explicit export extern false
+float for friend goto if inline int long mutable namespace new noexcept not not_eq nullptr operator or
+or_eq private protected public register reinterpret_cast requires return short signed sizeof static
+static_assert static_cast struct switch template this thread_local throw true try typedef typeid
+typename union unsigned using virtual void volatile wchar_t while xor xor_eq""".split())
+
+
+def check_cpp_identifier(name: str) -> Optional[str]:
+    """None if `name` can be a C++ identifier in generated code, else why not."""
+    if not isinstance(name, str) or not _IDENT_RE.match(name):
+        return f"'{name}' is not a C++ identifier (letters, digits and _, not starting with a digit)"
+    if name in CPP_KEYWORDS:
+        return f"'{name}' is a C++ keyword"
+    if name.startswith("__") or re.match(r"^_[A-Z]", name):
+        return f"'{name}' is reserved in C++ (leading __ or _ and a capital)"
+    return None
+
+
+@dataclass
+class ConfigSpec:
+    num_warps: int
+    num_stages: int
+    num_ctas: int
+    constexprs: Dict[str, object]
+    options: Dict[str, object] = field(default_factory=dict)
+
+    def manifest(self) -> dict:
+        return {"num_warps": self.num_warps, "num_stages": self.num_stages, "num_ctas": self.num_ctas,
+                "constexprs": dict(self.constexprs)}
+
+
+@dataclass
+class KernelSpec:
+    index: int
+    label: str                  # how errors name it before binding: the name or the function
+    source: str                 # "path/file.py:function" as written
+    source_path: Path           # resolved
+    function: str
+    name: Optional[str]
+    signatures: List[tuple]     # (text, [SigEntry])
+    constexprs: Dict[str, object]
+    configs: object             # list of raw config dicts, or "autotune"
+    defaults: dict              # kernel-level num_warps/num_stages/num_ctas/options
+    grid: Optional[List[str]]
+    targets: List[Target]
+    mode: str
+
+
+@dataclass
+class Spec:
+    path: Path
+    name: str
+    mode: str
+    targets: List[Target]
+    kernels: List[KernelSpec]
+
+
+@dataclass
+class Variant:
+    signature: str
+    entries: List[Optional[SigEntry]]   # per Python parameter; None where a constexpr comes from config/default
+    config: ConfigSpec
+    specs: List[dict] = field(default_factory=list)          # per manifest arg
+    kernel_params: List[str] = field(default_factory=list)
+
+
+@dataclass
+class BoundKernel:
+    spec: KernelSpec
+    name: str
+    param_names: List[str]
+    args: List[dict]            # manifest args (const filled in after compiling)
+    grid: Optional[List[str]]
+    variants: List[Variant]
+    explicit_const: Dict[str, bool]  # pointer args written *kT in some signature
+
+
+def _unknown_key(path, key, allowed, kernel=None, where=None):
+    close = difflib.get_close_matches(key, allowed, n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else f" (known keys: {', '.join(allowed)})"
+    raise SpecError(path, f"unknown key '{key}'{hint}", kernel=kernel, key=where or key)
+
+
+def _check_keys(path, table, allowed, kernel=None, prefix=""):
+    for k in table:
+        if k not in allowed:
+            _unknown_key(path, k, allowed, kernel, prefix + k)
+
+
+def _pos_int(path, value, kernel, key, power_of_two=False):
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise SpecError(path, f"must be a positive integer, not {value!r}", kernel, key)
+    if power_of_two and value & (value - 1):
+        raise SpecError(path, f"must be a power of two, not {value}", kernel, key)
+    return value
+
+
+def _check_constexprs(path, table, kernel, key):
+    if not isinstance(table, dict):
+        raise SpecError(path, "must be a table, e.g. {BLOCK = 1024}", kernel, key)
+    for k, v in table.items():
+        if isinstance(v, dict) or isinstance(v, list) or not isinstance(v, (bool, int, float, str)):
+            raise SpecError(path, f"value of '{k}' must be a number, a boolean or a string "
+                            f"(\"tl.float16\" for a dtype), not {v!r}", kernel, f"{key}.{k}")
+    return dict(table)
+
+
+def _check_options(path, table, kernel, key):
+    if not isinstance(table, dict):
+        raise SpecError(path, "must be a table of Triton compile options", kernel, key)
+    for k, v in table.items():
+        if k not in OPTION_KEYS:
+            if k in ("num_warps", "num_stages", "num_ctas"):
+                raise SpecError(path, f"'{k}' is not an option here: set it on the kernel or in configs",
+                                kernel, f"{key}.{k}")
+            _unknown_key(path, k, sorted(OPTION_KEYS), kernel, f"{key}.{k}")
+        want = OPTION_KEYS[k]
+        if (want is int and (isinstance(v, bool) or not isinstance(v, int))) or not isinstance(v, want):
+            raise SpecError(path, f"must be of type {want.__name__}, not {v!r}", kernel, f"{key}.{k}")
+    return dict(table)
+
+
+def _parse_targets(path, raw, kernel, key):
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list) or not raw:
+        raise SpecError(path, "must be a non-empty list such as [\"sm_80\", \"sm_90\", \"gfx942\"]", kernel, key)
+    try:
+        return parse_targets(raw)
+    except SyntaxProblem as e:
+        raise SpecError(path, str(e), kernel, key) from None
+
+
+def _parse_mode(path, raw, kernel, key):
+    if raw not in MODES:
+        raise SpecError(path, f"must be one of {', '.join(MODES)}, not {raw!r}", kernel, key)
+    return raw
+
+
+def load_spec(path, target_override=None, mode_override=None) -> Spec:
+    """Phase 1: read and check the TOML. `target_override` (list of strings) and `mode_override`
+    come from the command line and replace every kernel's targets/mode."""
+    path = Path(path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as e:
+        raise SpecError(path, f"cannot read the spec: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise SpecError(path, "the spec is not UTF-8 text") from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(path, f"invalid TOML: {e}") from None
+    _check_keys(path, doc, TOP_KEYS)
+
+    name = doc.get("name", re.sub(r"\W", "_", path.stem) or "kernels")
+    if re.match(r"^\d", name):
+        name = "_" + name
+    why = check_cpp_identifier(name)
+    if why:
+        raise SpecError(path, f"the library name {why}", key="name")
+    file_targets = _parse_targets(path, doc["targets"], None, "targets") if "targets" in doc else \
+        parse_targets(DEFAULT_TARGETS)
+    file_mode = _parse_mode(path, doc.get("mode", DEFAULT_MODE), None, "mode")
+    if target_override:
+        file_targets = _parse_targets(path, list(target_override), None, "--targets")
+    if mode_override:
+        file_mode = _parse_mode(path, mode_override, None, "--mode")
+
+    raw_kernels = doc.get("kernel")
+    if raw_kernels is None:
+        raise SpecError(path, "no kernels: add at least one [[kernel]] table")
+    if isinstance(raw_kernels, dict):
+        raise SpecError(path, "write kernels as [[kernel]] tables (an array of tables), not [kernel]",
+                        key="kernel")
+    if not isinstance(raw_kernels, list) or not raw_kernels:
+        raise SpecError(path, "no kernels: add at least one [[kernel]] table", key="kernel")
+
+    kernels = []
+    for i, rk in enumerate(raw_kernels):
+        kernels.append(_load_kernel(path, i, rk, file_targets, file_mode, target_override, mode_override))
+    return Spec(path=path, name=name, mode=file_mode, targets=file_targets, kernels=kernels)
+
+
+def _load_kernel(path, i, rk, file_targets, file_mode, target_override, mode_override) -> KernelSpec:
+    if not isinstance(rk, dict):
+        raise SpecError(path, "each [[kernel]] entry must be a table", key=f"kernel[{i}]")
+    label = rk.get("name") if isinstance(rk.get("name"), str) else None
+    src = rk.get("source")
+    if label is None and isinstance(src, str) and ":" in src:
+        label = src.rsplit(":", 1)[1].strip()
+    label = label or f"kernel[{i}]"
+    _check_keys(path, rk, KERNEL_KEYS, label)
+
+    if "source" not in rk:
+        raise SpecError(path, "missing required key 'source' (\"path/file.py:function\")", label, "source")
+    if not isinstance(src, str) or src.count(":") < 1:
+        raise SpecError(path, f"must be \"path/file.py:function\", not {src!r}", label, "source")
+    file_part, func = (s.strip() for s in src.rsplit(":", 1))
+    if not file_part or not _IDENT_RE.match(func):
+        raise SpecError(path, f"must be \"path/file.py:function\", not {src!r}", label, "source")
+    source_path = (path.parent / file_part).resolve()
+    if not source_path.is_file():
+        raise SpecError(path, f"source file '{file_part}' not found (looked for {source_path}; paths are "
+                        f"relative to the spec file)", label, "source")
+
+    name = rk.get("name")
+    if name is not None:
+        why = check_cpp_identifier(name)
+        if why:
+            raise SpecError(path, why, label, "name")
+
+    if "signature" in rk:
+        raise SpecError(path, "the key is 'signatures' (a list)", label, "signature")
+    sigs_raw = rk.get("signatures")
+    if sigs_raw is None:
+        raise SpecError(path, "missing required key 'signatures', e.g. [\"*fp32:16, *fp32:16, i32\"]",
+                        label, "signatures")
+    if isinstance(sigs_raw, str):
+        sigs_raw = [sigs_raw]
+    if not isinstance(sigs_raw, list) or not sigs_raw:
+        raise SpecError(path, "must be a non-empty list of signature strings", label, "signatures")
+    signatures = []
+    seen = set()
+    for j, s in enumerate(sigs_raw):
+        try:
+            entries = parse_signature(s)
+        except SyntaxProblem as e:
+            raise SpecError(path, str(e), label, f"signatures[{j}]") from None
+        canon = tuple(e.text for e in entries)
+        if canon in seen:
+            raise SpecError(path, f"duplicate signature '{s}'", label, f"signatures[{j}]")
+        seen.add(canon)
+        signatures.append((s.strip(), entries))
+
+    constexprs = _check_constexprs(path, rk.get("constexprs", {}), label, "constexprs")
+    defaults = {}
+    for k, p2 in (("num_warps", True), ("num_stages", False), ("num_ctas", False)):
+        if k in rk:
+            defaults[k] = _pos_int(path, rk[k], label, k, power_of_two=p2)
+    defaults["options"] = _check_options(path, rk.get("options", {}), label, "options")
+
+    configs = rk.get("configs")
+    if configs is not None:
+        if configs == "autotune":
+            pass
+        elif isinstance(configs, list) and configs:
+            for j, c in enumerate(configs):
+                key = f"configs[{j}]"
+                if not isinstance(c, dict):
+                    raise SpecError(path, "must be a table like {num_warps = 4, constexprs = {BLOCK = 128}}",
+                                    label, key)
+                _check_keys(path, c, CONFIG_KEYS, label, key + ".")
+                for k, p2 in (("num_warps", True), ("num_stages", False), ("num_ctas", False)):
+                    if k in c:
+                        _pos_int(path, c[k], label, f"{key}.{k}", power_of_two=p2)
+                _check_constexprs(path, c.get("constexprs", {}), label, f"{key}.constexprs")
+                _check_options(path, c.get("options", {}), label, f"{key}.options")
+        else:
+            raise SpecError(path, "must be a non-empty list of config tables, or \"autotune\" to take the "
+                            "configs of the function's @triton.autotune", label, "configs")
+
+    grid = None
+    if "grid" in rk:
+        try:
+            grid = gridmod.normalise_grid(rk["grid"])
+            for g in grid:  # syntax now; names are checked against the parameters when binding
+                gridmod.check_expr(g, lambda n: "")
+        except SyntaxProblem as e:
+            raise SpecError(path, str(e), label, "grid") from None
+
+    targets = file_targets
+    if "targets" in rk and not target_override:
+        targets = _parse_targets(path, rk["targets"], label, "targets")
+    mode = file_mode
+    if "mode" in rk and not mode_override:
+        mode = _parse_mode(path, rk["mode"], label, "mode")
+
+    return KernelSpec(index=i, label=label, source=src.strip(), source_path=source_path, function=func,
+                      name=name, signatures=signatures, constexprs=constexprs, configs=configs,
+                      defaults=defaults, grid=grid, targets=targets, mode=mode)
+
+
+def _configs_for(path, ks: KernelSpec, info: dict) -> List[ConfigSpec]:
+    label = ks.label
+    d = ks.defaults
+    if ks.configs == "autotune":
+        raw = info.get("autotune_configs")
+        if raw is None:
+            raise SpecError(path, f"'{ks.function}' is not wrapped in @triton.autotune, so there are no "
+                            f"configs to take", label, "configs")
+        if not raw:
+            raise SpecError(path, f"the @triton.autotune of '{ks.function}' has no configs", label, "configs")
+        where = lambda j: f"configs (autotune config {j})"  # noqa: E731
+    elif ks.configs is None:
+        raw = [{}]
+        where = lambda j: "constexprs"  # noqa: E731
+    else:
+        raw = ks.configs
+        where = lambda j: f"configs[{j}]"  # noqa: E731
+    out = []
+    for j, c in enumerate(raw):
+        cx = dict(c.get("constexprs", {}))
+        for k, v in ks.constexprs.items():
+            if k in cx and cx[k] != v:
+                raise SpecError(path, f"constexpr '{k}' is set both in the kernel's constexprs ({v!r}) and in "
+                                f"the config ({cx[k]!r})", label, where(j))
+            cx[k] = v
+        opts = dict(d.get("options", {}))
+        opts.update(c.get("options", {}))
+        out.append(ConfigSpec(num_warps=c.get("num_warps", d.get("num_warps", DEFAULT_NUM_WARPS)),
+                              num_stages=c.get("num_stages", d.get("num_stages", DEFAULT_NUM_STAGES)),
+                              num_ctas=c.get("num_ctas", d.get("num_ctas", DEFAULT_NUM_CTAS)),
+                              constexprs=cx, options=opts))
+    keys0 = set(out[0].constexprs)
+    for j, c in enumerate(out[1:], 1):
+        if set(c.constexprs) != keys0:
+            raise SpecError(path, f"every config must set the same constexprs (config 0 sets "
+                            f"{sorted(keys0)}, this one {sorted(c.constexprs)})", label, where(j))
+    return out
+
+
+def _same_type(a: str, b: str) -> bool:
+    norm = lambda t: "*" + t[2:] if t.startswith("*k") else t  # noqa: E731
+    return norm(a) == norm(b)
+
+
+def bind_kernel(spec: Spec, ks: KernelSpec, info: dict) -> BoundKernel:
+    """Phase 2: check ks against the function's parameters (`info` from introspect.describe_kernel)
+    and expand it into variants."""
+    path, label = spec.path, ks.label
+    params = info["params"]
+    pnames = [p["name"] for p in params]
+    pinfo = {p["name"]: p for p in params}
+    name = ks.name or info["function"]
+    why = check_cpp_identifier(name)
+    if why:
+        raise SpecError(path, f"the function name {why}; set `name` to a C++ name", label, "name")
+
+    configs = _configs_for(path, ks, info)
+    cx_names = list(configs[0].constexprs)
+    for k in cx_names:
+        if k not in pinfo:
+            close = difflib.get_close_matches(k, pnames, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise SpecError(path, f"constexpr '{k}' is not a parameter of {ks.function}({', '.join(pnames)}){hint}",
+                            label, "configs" if ks.configs is not None else "constexprs")
+
+    sig_params = [p for p in pnames if p not in cx_names]
+    # Trailing constexpr parameters with a Python default may be left out of the signature.
+    optional = 0
+    for p in reversed(sig_params):
+        if pinfo[p]["constexpr"] and pinfo[p]["has_default"]:
+            optional += 1
+        else:
+            break
+    n_max, n_min = len(sig_params), len(sig_params) - optional
+
+    variants: List[Variant] = []
+    for j, (sig_text, entries) in enumerate(ks.signatures):
+        key = f"signatures[{j}]"
+        if not n_min <= len(entries) <= n_max:
+            want = f"{n_max}" if n_min == n_max else f"{n_min} to {n_max}"
+            set_by = f" (not counting {', '.join(cx_names)}, set by constexprs/configs)" if cx_names else ""
+            raise SpecError(path, f"has {len(entries)} entries but {ks.function} takes {want} here: "
+                            f"{', '.join(sig_params)}{set_by}", label, key)
+        by_param: Dict[str, Optional[SigEntry]] = {p: None for p in pnames}
+        defaults_used = {}
+        for k, p in enumerate(sig_params):
+            if k < len(entries):
+                e = entries[k]
+                if pinfo[p]["constexpr"] and not e.is_constexpr:
+                    raise SpecError(path, f"entry {k + 1} ('{e.text}'): parameter '{p}' is declared tl.constexpr, "
+                                    f"so it needs a value (a bare number), not a type", label, key)
+                by_param[p] = e
+            else:
+                defaults_used[p] = pinfo[p]["default"]
+        for c in configs:
+            cfg = ConfigSpec(c.num_warps, c.num_stages, c.num_ctas, dict(c.constexprs), dict(c.options))
+            cfg.constexprs.update(defaults_used)
+            variants.append(Variant(signature=sig_text, entries=[by_param[p] for p in pnames], config=cfg))
+
+    # Manifest args: parameters that are not constexpr in every variant.
+    args, explicit_const = [], {}
+    for pi, p in enumerate(pnames):
+        typed = [(v, v.entries[pi]) for v in variants if v.entries[pi] is not None and not v.entries[pi].is_constexpr]
+        if not typed:
+            continue
+        ty = typed[0][1].type
+        for v, e in typed[1:]:
+            if not _same_type(e.type, ty):
+                raise SpecError(path, f"signatures disagree on the type of '{p}': '{ty}' in '{typed[0][0].signature}' "
+                                f"but '{e.type}' in '{v.signature}' (one C++ function has one type per argument; "
+                                f"use two [[kernel]] entries with different names)", label, "signatures")
+        canon = "*" + ty[2:] if ty.startswith("*k") else ty
+        explicit_const[p] = any(e.type.startswith("*k") for _, e in typed)
+        arg = {"name": p, "type": canon}
+        if is_pointer(canon):
+            arg["const"] = False  # decided after compiling (TTIR analysis)
+        args.append(arg)
+
+    arg_names = [a["name"] for a in args]
+    for v in variants:
+        for a in args:
+            e = v.entries[pnames.index(a["name"])]
+            kind = e.spec_kind if e is not None else "constexpr"
+            spec = {"kind": kind}
+            if kind == "constexpr":
+                spec["value"] = e.constexpr
+            v.specs.append(spec)
+        v.kernel_params = [p for p, e in zip(pnames, v.entries) if e is not None and e.is_passed]
+
+    # Most specialised first: folded values (equal1/constexpr) weigh more than divisibility; a
+    # stable sort keeps spec order (signature, then config) among equals, so the first config of
+    # a signature is its default.
+    def rank(v):
+        folded = sum(s["kind"] in ("equal1", "constexpr") for s in v.specs)
+        div = sum(s["kind"] == "div16" for s in v.specs)
+        return (-folded, -div)
+    variants.sort(key=rank)
+
+    grid = None
+    if ks.grid is not None:
+        types = {a["name"]: a["type"] for a in args}
+
+        def name_ok(n):
+            if n in types:
+                if not is_int(types[n]):
+                    return f"'{n}' has type {types[n]}; only integer arguments can be used in a grid"
+                return ""
+            if n in cx_names or all(n in v.config.constexprs for v in variants):
+                vals = [v.config.constexprs.get(n) for v in variants]
+                if any(isinstance(x, bool) or not isinstance(x, int) for x in vals):
+                    return f"constexpr '{n}' is not an integer in every config"
+                return ""
+            if n in pnames:
+                return (f"'{n}' is a constexpr fixed by the signature, so the C++ side has no value for it; "
+                        f"use the number itself")
+            return f"'{n}' is neither an argument ({', '.join(arg_names)}) nor a config constexpr"
+        try:
+            for g in ks.grid:
+                gridmod.check_expr(g, name_ok)
+        except SyntaxProblem as e:
+            raise SpecError(path, str(e), label, "grid") from None
+        grid = list(ks.grid)
+
+    return BoundKernel(spec=ks, name=name, param_names=pnames, args=args, grid=grid, variants=variants,
+                       explicit_const=explicit_const)

@@ -1,0 +1,173 @@
+"""One compilation (kernel x variant x target) in a worker process.
+
+Runs in processes started with the `spawn` method: LLVM/MLIR state and Triton's caches must not
+be shared with a forked parent. Every job gets a private, throw-away TRITON_CACHE_DIR: the
+front end has its own cache (cache.py), and the generic-PTX compile below patches Triton in a way
+its cache key does not see, so sharing Triton's cache could hand one compile's output to the other.
+
+The result is a JSON-able dict; the artifacts are written into `job["out_dir"]` (a staging folder
+the parent moves into the cache). Failures are returned, not raised, with Triton's own message.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+_PTX_VERSION_RE = re.compile(r"^\s*\.version\s+(\d+\.\d+)", re.M)
+_PTX_TARGET_RE = re.compile(r"^\s*\.target\s+(sm_\w+)", re.M)
+_PTX_ENTRY_RE = re.compile(r"\.entry\s+([A-Za-z_$][\w$]*)\s*\(([^)]*)\)", re.S)
+
+
+def ptx_facts(ptx: str) -> dict:
+    """`.version`, `.target` and the entry's parameter count, read from the PTX text."""
+    v = _PTX_VERSION_RE.search(ptx)
+    t = _PTX_TARGET_RE.search(ptx)
+    e = _PTX_ENTRY_RE.search(ptx)
+    return {"ptx_version": v.group(1) if v else None,
+            "ptx_target": t.group(1).split(",")[0] if t else None,
+            "entry": e.group(1) if e else None,
+            "entry_params": len(re.findall(r"\.param\b", e.group(2))) if e else None}
+
+
+def _constexpr_value(v):
+    if isinstance(v, str) and v.startswith("tl."):
+        import triton.language as tl
+        obj = getattr(tl, v[3:], None)
+        if isinstance(obj, tl.dtype):
+            return obj
+    return v
+
+
+@contextlib.contextmanager
+def _generic_cuda_arch():
+    """Make Triton's NVIDIA backend target the generic `sm_XY` instead of `sm_XYa`.
+
+    Triton 3.6 hard-codes the `a` suffix for capability >= 90 in `sm_arch_from_capability`
+    (used for the LLVM processor, the PTX `.target` and ptxas `--gpu-name`); there is no option
+    for it. With the patch, ptxas assembles the PTX for the generic target as part of the normal
+    pipeline, and ptxas rejects any arch-specific instruction (wgmma, setmaxnreg, tcgen05...) on a
+    non-`a` target: a compile that succeeds is therefore proof that the PTX is valid generic PTX.
+    """
+    import triton.backends.nvidia.compiler as nvc
+    orig = nvc.sm_arch_from_capability
+    nvc.sm_arch_from_capability = lambda capability: f"sm_{capability}"
+    try:
+        yield
+    finally:
+        nvc.sm_arch_from_capability = orig
+
+
+def _compile(job, cap_override=None):
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    from .introspect import load_kernel
+    jit, _ = load_kernel(Path(job["source_path"]), job["function"])
+    constexprs = {k: _constexpr_value(v) for k, v in job["constexprs"].items()}
+    attrs = {(i,): [["tt.divisibility", 16]] for i in job["div16"]}
+    src = ASTSource(fn=jit, signature=dict(job["signature"]), constexprs=constexprs, attrs=attrs)
+    t = job["target"]
+    arch = cap_override if cap_override is not None else t["arch"]
+    target = GPUTarget(t["backend"], arch, t["warp_size"])
+    return triton.compile(src, target=target, options=dict(job["options"]))
+
+
+def _metadata_text(k) -> str:
+    # Triton's own JSON file, verbatim (the packer reads launch facts from it).
+    for name, p in k.metadata_group.items():
+        if name.endswith(".json") and not name.startswith("__grp__"):
+            return Path(p).read_text()
+    return json.dumps(k.metadata._asdict(), default=vars)
+
+
+def run_job(job: dict) -> dict:
+    t0 = time.time()
+    out = Path(job["out_dir"])
+    tmp_cache = tempfile.mkdtemp(prefix="tritonpack-triton-cache-")
+    os.environ["TRITON_CACHE_DIR"] = tmp_cache
+    result = {"key": job["key"], "ok": False, "files": {}, "warnings": []}
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        backend = job["target"]["backend"]
+        if job.get("generic"):
+            result.update(_run_generic(job, out))
+        else:
+            k = _compile(job)
+            (out / "metadata.json").write_text(_metadata_text(k))
+            result["files"]["metadata"] = "metadata.json"
+            if backend == "cuda":
+                (out / "image.cubin").write_bytes(k.asm["cubin"])
+                (out / "image.ptx").write_text(k.asm["ptx"])
+                result["files"].update(cubin="image.cubin", ptx="image.ptx")
+                result.update(ptx_facts(k.asm["ptx"]))
+            else:
+                (out / "image.hsaco").write_bytes(k.asm["hsaco"])
+                (out / "image.llir").write_text(k.asm["llir"])
+                result["files"].update(hsaco="image.hsaco", llir="image.llir")
+            result["arch"] = job["image_arch"]
+            result["name"] = k.metadata.name
+            result["num_ttir_args"], result["stored"] = _constness(k, job)
+            result["ok"] = True
+    except Exception as e:  # report Triton's message; the parent prints it with kernel and target
+        result["error"] = _describe(e)
+    finally:
+        shutil.rmtree(tmp_cache, ignore_errors=True)
+    result["seconds"] = round(time.time() - t0, 3)
+    return result
+
+
+def _run_generic(job, out) -> dict:
+    """Forward-compatible PTX for a capability >= 90: generic sm_XY (see _generic_cuda_arch); if
+    the kernel needs arch-specific instructions there, fall back to sm_80 PTX (runs on every GPU
+    of capability 8.0 and later) when the config allows it (num_ctas == 1)."""
+    cap = job["target"]["arch"]
+    errors = []
+    attempts = [(cap, True)]
+    if cap > 80 and job["options"].get("num_ctas", 1) == 1:
+        attempts.append((80, False))
+    for attempt_cap, patch in attempts:
+        try:
+            with (_generic_cuda_arch() if patch else contextlib.nullcontext()):
+                k = _compile(job, cap_override=attempt_cap)
+        except Exception as e:
+            errors.append(f"sm_{attempt_cap}: {_describe(e).splitlines()[0]}")
+            continue
+        facts = ptx_facts(k.asm["ptx"])
+        if facts["ptx_target"] != f"sm_{attempt_cap}":  # the patch did not take: never ship it as generic
+            errors.append(f"sm_{attempt_cap}: PTX target is {facts['ptx_target']}, not generic")
+            continue
+        (out / "metadata.json").write_text(_metadata_text(k))
+        (out / "image.ptx").write_text(k.asm["ptx"])
+        res = {"ok": True, "files": {"metadata": "metadata.json", "ptx": "image.ptx"},
+               "arch": f"sm_{attempt_cap}", "name": k.metadata.name, "warnings": []}
+        res.update(facts)
+        res["num_ttir_args"], res["stored"] = _constness(k, job)
+        if errors:
+            res["warnings"].append(f"generic PTX for sm_{cap} not possible ({errors[0]}); shipped sm_80 PTX instead")
+        return res
+    return {"ok": False, "error": "no generic PTX: " + "; ".join(errors)}
+
+
+def _constness(k, job):
+    from .constness import stored_args
+    flags = stored_args(k.asm.get("ttir", ""), k.metadata.name)
+    return (len(flags) if flags is not None else None), flags
+
+
+def _describe(e: BaseException) -> str:
+    msg = str(e).strip()
+    name = type(e).__name__
+    if not msg:
+        # An assertion inside Triton has no message; the last frame says where it came from.
+        tb = traceback.extract_tb(e.__traceback__)
+        where = f" at {Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else ""
+        return f"{name}{where}"
+    return f"{name}: {msg}"
