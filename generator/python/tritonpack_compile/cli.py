@@ -30,6 +30,9 @@ def _common(p: argparse.ArgumentParser):
     p.add_argument("--mode", choices=("binary", "ir", "both"), help="replace every kernel's mode")
     p.add_argument("--cache-dir", help="compile cache (default $TRITONPACK_CACHE_DIR or ~/.cache/tritonpack/compile)")
     p.add_argument("--no-cache", action="store_true", help="compile everything, and do not keep the results")
+    p.add_argument("--depfile", metavar="FILE",
+                   help="also write a make-style depfile: the manifest depends on the spec, the kernel files and "
+                        "the local modules they import")
     p.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
     p.add_argument("--version", action="version", version=GENERATOR)
 
@@ -39,7 +42,8 @@ def _run_compile(ns, out_dir):
     if ns.jobs is not None and ns.jobs < 1:
         raise TritonpackError("-j must be at least 1")
     outcome = compile_spec(ns.spec, out_dir, jobs=ns.jobs, targets=_split_targets(ns.targets), mode=ns.mode,
-                           cache_dir=ns.cache_dir, use_cache=not ns.no_cache, quiet=ns.quiet)
+                           cache_dir=ns.cache_dir, use_cache=not ns.no_cache, quiet=ns.quiet,
+                           depfile=ns.depfile)
     for w in outcome.warnings:
         print(f"warning: {w}", file=sys.stderr)
     total = outcome.compiled + outcome.cached

@@ -360,8 +360,23 @@ def _write_output(out_dir: Path, files: Dict[str, bytes], manifest: dict) -> int
     return written
 
 
+def write_depfile(depfile: Path, spec: Spec, out_dir: Path):
+    """Make-style depfile (`manifest: spec sources...`) for build systems (CMake DEPFILE, Ninja):
+    the kernel files and every local module they import."""
+    from .sources import source_closure_files
+    deps = [spec.path.resolve()]
+    for ks in spec.kernels:
+        for f in source_closure_files(ks.source_path):
+            if f not in deps:
+                deps.append(f)
+    esc = lambda p: str(p).replace("\\", "\\\\").replace(" ", "\\ ").replace("#", "\\#")  # noqa: E731
+    text = f"{esc((out_dir / 'manifest.json').resolve())}: " + " \\\n  ".join(esc(d) for d in deps) + "\n"
+    _write_if_changed(Path(depfile), text.encode())
+
+
 def compile_spec(spec_path, out_dir, jobs: Optional[int] = None, targets=None, mode=None,
-                 cache_dir=None, use_cache: bool = True, quiet: bool = False, stream=None) -> Outcome:
+                 cache_dir=None, use_cache: bool = True, quiet: bool = False, stream=None,
+                 depfile=None) -> Outcome:
     t0 = time.time()
     stream = stream or sys.stdout
     tver = triton_version()
@@ -375,7 +390,10 @@ def compile_spec(spec_path, out_dir, jobs: Optional[int] = None, targets=None, m
         tmp_cache = tempfile.mkdtemp(prefix="tritonpack-nocache-")
         cache_dir = Path(tmp_cache)
     try:
-        return _compile(spec, out_dir, jobs, cache_dir, tver, quiet, stream, t0)
+        outcome = _compile(spec, out_dir, jobs, cache_dir, tver, quiet, stream, t0)
+        if depfile:
+            write_depfile(Path(depfile), spec, out_dir)
+        return outcome
     finally:
         if tmp_cache:
             shutil.rmtree(tmp_cache, ignore_errors=True)
@@ -433,7 +451,8 @@ def _compile(spec, out_dir, jobs, cache_dir, tver, quiet, stream, t0) -> Outcome
                 _check_ptx_params(j, res, outcome)
             continue
         sig = j.kernel.variants[j.variant_index].signature
-        msg = f"kernel '{j.kernel.name}' (variant {j.variant_index}: \"{sig}\"), target {j.target}: {res.get('error')}"
+        tname = f"generic PTX sm_{j.target.arch}" if j.generic else str(j.target)
+        msg = f"kernel '{j.kernel.name}' (variant {j.variant_index}: \"{sig}\"), target {tname}: {res.get('error')}"
         if j.generic:
             outcome.warnings.append(msg + " (the arch-specific images are still produced)")
         else:

@@ -39,9 +39,7 @@ def _local_imports(path: Path) -> List[Path]:
     return found
 
 
-def source_closure_hash(path: Path) -> str:
-    """sha256 over the file and, in a stable order, every local module it imports (transitively)."""
-    path = Path(path).resolve()
+def _closure(path: Path) -> Dict[Path, str]:
     seen: Dict[Path, str] = {}
     todo = [path]
     while todo:
@@ -50,6 +48,19 @@ def source_closure_hash(path: Path) -> str:
             continue
         seen[p] = file_sha256(p)
         todo.extend(_local_imports(p))
+    return seen
+
+
+def source_closure_files(path: Path) -> List[Path]:
+    """The file and the local modules it imports, transitively (for depfiles)."""
+    path = Path(path).resolve()
+    return [path] + sorted(p for p in _closure(path) if p != path)
+
+
+def source_closure_hash(path: Path) -> str:
+    """sha256 over the file and, in a stable order, every local module it imports (transitively)."""
+    path = Path(path).resolve()
+    seen = _closure(path)
     h = hashlib.sha256()
     h.update(seen[path].encode())
     for p in sorted(k for k in seen if k != path):

@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import tempfile
 import time
 import traceback
@@ -124,36 +125,71 @@ def run_job(job: dict) -> dict:
     return result
 
 
+def _generic_attempt(job, out, cap, patch) -> dict:
+    with (_generic_cuda_arch() if patch else contextlib.nullcontext()):
+        k = _compile(job, cap_override=cap)
+    facts = ptx_facts(k.asm["ptx"])
+    if facts["ptx_target"] != f"sm_{cap}":  # the patch did not take: never ship it as generic
+        raise RuntimeError(f"PTX target is {facts['ptx_target']}, not the generic sm_{cap}")
+    (out / "metadata.json").write_text(_metadata_text(k))
+    (out / "image.ptx").write_text(k.asm["ptx"])
+    res = {"ok": True, "files": {"metadata": "metadata.json", "ptx": "image.ptx"},
+           "arch": f"sm_{cap}", "name": k.metadata.name, "warnings": []}
+    res.update(facts)
+    res["num_ttir_args"], res["stored"] = _constness(k, job)
+    return res
+
+
 def _run_generic(job, out) -> dict:
-    """Forward-compatible PTX for a capability >= 90: generic sm_XY (see _generic_cuda_arch); if
-    the kernel needs arch-specific instructions there, fall back to sm_80 PTX (runs on every GPU
-    of capability 8.0 and later) when the config allows it (num_ctas == 1)."""
+    """Forward-compatible PTX for a capability >= 90: generic sm_XY (see _generic_cuda_arch).
+
+    That attempt runs in a child process: when the kernel needs arch-specific instructions (a
+    Hopper wgmma dot, say), LLVM does not raise but aborts the process ("Cannot select:
+    intrinsic %llvm.nvvm.wgmma..."). If it fails, fall back to sm_80 PTX, which the driver can
+    JIT for every GPU of capability 8.0 and later, when the config allows it (num_ctas == 1)."""
+    import subprocess
+    import sys
     cap = job["target"]["arch"]
-    errors = []
-    attempts = [(cap, True)]
-    if cap > 80 and job["options"].get("num_ctas", 1) == 1:
-        attempts.append((80, False))
-    for attempt_cap, patch in attempts:
+    env = dict(os.environ)
+    pkg_root = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = pkg_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    child_job = dict(job, out_dir=str(out))
+    proc = subprocess.run([sys.executable, "-m", "tritonpack_compile.worker", "--generic-child"],
+                          input=json.dumps(child_job), capture_output=True, text=True, env=env)
+    res = None
+    if proc.returncode == 0:
         try:
-            with (_generic_cuda_arch() if patch else contextlib.nullcontext()):
-                k = _compile(job, cap_override=attempt_cap)
-        except Exception as e:
-            errors.append(f"sm_{attempt_cap}: {_describe(e).splitlines()[0]}")
-            continue
-        facts = ptx_facts(k.asm["ptx"])
-        if facts["ptx_target"] != f"sm_{attempt_cap}":  # the patch did not take: never ship it as generic
-            errors.append(f"sm_{attempt_cap}: PTX target is {facts['ptx_target']}, not generic")
-            continue
-        (out / "metadata.json").write_text(_metadata_text(k))
-        (out / "image.ptx").write_text(k.asm["ptx"])
-        res = {"ok": True, "files": {"metadata": "metadata.json", "ptx": "image.ptx"},
-               "arch": f"sm_{attempt_cap}", "name": k.metadata.name, "warnings": []}
-        res.update(facts)
-        res["num_ttir_args"], res["stored"] = _constness(k, job)
-        if errors:
-            res["warnings"].append(f"generic PTX for sm_{cap} not possible ({errors[0]}); shipped sm_80 PTX instead")
+            res = json.loads(proc.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            res = None
+    if res and res.get("ok"):
         return res
-    return {"ok": False, "error": "no generic PTX: " + "; ".join(errors)}
+    if res and res.get("error"):
+        why = res["error"].splitlines()[0]
+    else:
+        lines = [ln for ln in (proc.stderr or "").splitlines() if ln.strip()]
+        errs = [ln for ln in lines if "ERROR" in ln or "error" in ln]
+        why = (errs or lines or [f"exit status {proc.returncode}"])[-1].strip()
+    if cap > 80 and job["options"].get("num_ctas", 1) == 1:
+        try:
+            res = _generic_attempt(job, out, 80, patch=False)
+        except Exception as e:
+            return {"ok": False, "error": f"no generic PTX: sm_{cap}: {why}; sm_80: {_describe(e).splitlines()[0]}"}
+        res["warnings"].append(f"generic sm_{cap} PTX impossible ({why}); shipped sm_80 PTX instead")
+        return res
+    return {"ok": False, "error": f"no generic PTX for sm_{cap}: {why}"}
+
+
+def _generic_child_main():
+    job = json.loads(sys.stdin.read())
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="tritonpack-triton-cache-")
+    try:
+        res = _generic_attempt(job, Path(job["out_dir"]), job["target"]["arch"], patch=True)
+    except Exception as e:
+        res = {"ok": False, "error": _describe(e)}
+    finally:
+        shutil.rmtree(os.environ["TRITON_CACHE_DIR"], ignore_errors=True)
+    sys.stdout.write("\n" + json.dumps(res) + "\n")
 
 
 def _constness(k, job):
@@ -171,3 +207,7 @@ def _describe(e: BaseException) -> str:
         where = f" at {Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else ""
         return f"{name}{where}"
     return f"{name}: {msg}"
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--generic-child"]:
+    _generic_child_main()
