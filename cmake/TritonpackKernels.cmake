@@ -14,9 +14,10 @@
 # and <include>/NAME.hpp is made available to <target> as `#include <NAME.hpp>`.
 #
 # Dependencies: the compile step depends on the spec and on every kernel source file the spec names
-# (read at configure time; the spec is a configure dependency, so adding a kernel file to it is seen
-# too), and — when the front end writes one — on its depfile (modules the kernels import). The pack
-# step depends on the manifest and the packer. Nothing else re-runs them.
+# and the local modules they import (read at configure time; the spec is a configure dependency, so
+# a kernel file added to it is seen too), and on the front end's depfile (`--depfile`: the same
+# files, as the front end saw them). The pack step depends on the manifest and the packer. Nothing
+# else re-runs them; the front end's own cache (~/.cache/tritonpack/compile) skips unchanged work.
 #
 # Python: the cache variable TRITONPACK_PYTHON names an interpreter that can `import triton`. When
 # unset it is searched for (environment variable TRITONPACK_PYTHON, an active virtual environment,
@@ -205,7 +206,7 @@ function(tritonpack_add_kernels target)
     set(_packer_dep "${TRITONPACK_CLI_EXECUTABLE}")
   endif()
 
-  set(_compile_args "${arg_SPEC}" -o "${_artifacts}")
+  set(_compile_args "${arg_SPEC}" -o "${_artifacts}" --depfile "${_depfile}")
   if(arg_TARGETS)
     list(JOIN arg_TARGETS "," _targets)
     list(APPEND _compile_args --targets "${_targets}")
@@ -230,7 +231,10 @@ function(tritonpack_add_kernels target)
     # The front end skips unchanged work; the manifest's time stamp records that this step ran.
     COMMAND "${CMAKE_COMMAND}" -E touch "${_manifest}"
     DEPENDS "${arg_SPEC}" ${_sources}
+    DEPFILE "${_depfile}"
     COMMENT "tritonpack: compiling the kernels of ${_rel_spec} with Triton"
+    # The front end uses every core and shows progress: one at a time, on the terminal.
+    USES_TERMINAL
     VERBATIM)
   add_custom_command(
     OUTPUT "${_header}" "${_tpk}"
