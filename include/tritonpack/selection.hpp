@@ -1,0 +1,293 @@
+// tritonpack/selection.hpp — which image of a variant a given GPU runs, and why.
+//
+// A pure function of (container, variant, device): the run time calls it with the device it found,
+// `tritonpack inspect --device sm_90` and the no-GPU quickstart call it with a parsed name. Keeping
+// one implementation means what inspect prints is what the run time does.
+//
+// Order (shared/DESIGN.md "Selection"):
+//   NVIDIA  1. exact cubin: sm_XYa, then sm_XY (both exact for an X.Y device; `a` is preferred
+//              because Triton builds its fastest code for it)
+//           2. cubin of the same major and a lower minor (never an `a` one), highest minor first
+//              (an `f` family cubin also qualifies)
+//           3. PTX with the highest target <= the device that the driver accepts (ISA version vs
+//              driver version); `a` PTX only on its exact arch; JIT-compiled
+//           4. none: the caller reports every image with the reason it was refused
+//   AMD     exact gfx processor with pinned target features respected (xnack-, sramecc+); an image
+//           that pins a feature beats one that leaves it "any" (more specific code). LLVM IR images
+//           are recorded but not JIT-compiled by this version of the run time.
+//   force_ir skips every binary image.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tritonpack/arch.hpp"
+#include "tritonpack/error.hpp"
+#include "tritonpack/model.hpp"
+
+namespace tritonpack {
+
+// The GPU a selection is made for.
+struct device_target {
+  backend_kind backend = backend_kind::cuda;
+  std::string arch;                 // "sm_90", "gfx942:sramecc+:xnack-"
+  std::uint32_t driver_version = 0; // cuDriverGetVersion() form (12080); 0 = unknown: PTX not filtered
+  bool force_ir = false;            // skip binaries (TRITONPACK_FORCE_IR=1)
+};
+
+// Parses what a user types for a device: "sm_90", "90", "9.0", "cuda:90", "sm_90a" (a device has no
+// `a`; the suffix is dropped), "gfx942", "hip:gfx90a:xnack-". Throws error(bad_argument) naming
+// the accepted forms for anything else.
+inline device_target parse_device_target(std::string_view text) {
+  device_target t;
+  std::string_view s = text;
+  const bool want_hip = s.substr(0, 4) == "hip:";
+  const bool want_cuda = s.substr(0, 5) == "cuda:";
+  if (!want_cuda) {
+    if (auto a = parse_amd_arch(s)) {
+      t.backend = backend_kind::hip;
+      t.arch = a->str();
+      return t;
+    }
+  }
+  if (!want_hip) {
+    if (auto c = parse_cuda_arch(s)) {
+      if (c->suffix != 'f') {  // a family name is not a device
+        t.backend = backend_kind::cuda;
+        t.arch = "sm_" + std::to_string(c->number());
+        return t;
+      }
+    }
+  }
+  throw error(errc::bad_argument,
+              "unrecognised device '" + std::string(text) +
+                  "': expected an NVIDIA compute capability (sm_90, 90, 9.0, cuda:90) or an AMD gfx target "
+                  "(gfx942, hip:gfx90a:xnack-)");
+}
+
+// One image of the variant that was not chosen, and why.
+struct image_verdict {
+  std::uint32_t image = 0;  // index into container_info::images
+  std::string reason;
+};
+
+enum class selection_failure : std::uint8_t {
+  none = 0,         // an image was chosen
+  no_image = 1,     // nothing fits this device
+  ptx_too_new = 2,  // only PTX fits the device, and every such PTX needs a newer driver
+};
+
+struct image_choice {
+  std::optional<std::uint32_t> image;  // index into container_info::images; nullopt: none fits
+  bool jit = false;                    // the chosen image is IR (PTX) and will be JIT-compiled
+  std::string reason;                  // why this one (or, when none, a one-line summary)
+  std::vector<image_verdict> refused;  // every other image of the variant, in container order
+  selection_failure failure = selection_failure::none;
+  std::uint32_t needed_ptx_isa = 0;    // ptx_too_new: the lowest ISA among the PTX that fit the device
+};
+
+namespace detail {
+
+// Candidate ranking: lower tier wins, then higher score within the tier.
+struct candidate {
+  std::uint32_t image;
+  int tier;
+  std::uint32_t score;
+  std::string reason;
+};
+
+inline void select_cuda(const container_info& c, const variant_info& v, const device_target& dev,
+                        image_choice& out) {
+  std::vector<candidate> cands;
+  auto d = parse_cuda_arch(dev.arch);
+  if (!d) throw error(errc::bad_argument, "device arch '" + dev.arch + "' is not an NVIDIA compute capability");
+  const std::string dev_name = "sm_" + std::to_string(d->number());
+  const std::uint32_t max_isa = max_ptx_isa_for_driver(dev.driver_version);
+  std::uint32_t lowest_too_new_isa = 0;
+  bool any_too_new = false;
+
+  for (std::uint32_t idx : v.images) {
+    if (idx >= c.images.size()) {
+      // The reader validates indices; this keeps a hand-built container_info from crashing here.
+      out.refused.push_back({idx, "image index out of range"});
+      continue;
+    }
+    const image_info& im = c.images[idx];
+    std::string why;
+    if (im.backend != backend_kind::cuda) {
+      out.refused.push_back({idx, std::string(backend_name(im.backend)) + " " + image_kind_name(im.kind) + " " + im.arch +
+                                      ": not for an NVIDIA GPU"});
+      continue;
+    }
+    auto a = parse_cuda_arch(im.arch);
+    if (!a) {
+      out.refused.push_back({idx, std::string(image_kind_name(im.kind)) + " " + im.arch + ": unrecognised arch"});
+      continue;
+    }
+    if (im.kind == image_kind::cubin) {
+      if (dev.force_ir) {
+        out.refused.push_back({idx, "cubin " + im.arch + ": skipped, the IR path is forced (TRITONPACK_FORCE_IR)"});
+        continue;
+      }
+      if (!cubin_runs_on(*a, *d, &why)) {
+        out.refused.push_back({idx, why});
+        continue;
+      }
+      const bool exact = a->minor == d->minor;
+      // Exact: prefer `a` (score 2) over plain (1). Lower minor: highest minor first.
+      cands.push_back({idx, exact ? 0 : 1, exact ? (a->suffix == 'a' ? 2u : a->suffix == 'f' ? 0u : 1u) : a->minor,
+                       exact ? "exact cubin " + im.arch + " for " + dev_name
+                             : "cubin " + im.arch + " runs on " + dev_name + " (same major, lower minor); no exact cubin"});
+    } else if (im.kind == image_kind::ptx) {
+      if (!ptx_targets(*a, *d, &why)) {
+        out.refused.push_back({idx, why});
+        continue;
+      }
+      if (max_isa != 0 && im.ptx_version > max_isa) {
+        any_too_new = true;
+        if (lowest_too_new_isa == 0 || im.ptx_version < lowest_too_new_isa) lowest_too_new_isa = im.ptx_version;
+        out.refused.push_back({idx, "PTX " + im.arch + " has ISA " + ptx_isa_string(im.ptx_version) + " but the driver (CUDA " +
+                                        cuda_version_string(dev.driver_version) + ") accepts at most ISA " +
+                                        ptx_isa_string(max_isa) + "; it needs " + driver_needed_for_ptx_isa(im.ptx_version)});
+        continue;
+      }
+      // Highest target first; at equal target an `a` PTX (exact arch, more features), then the
+      // higher ISA.
+      const std::uint32_t score = a->number() * 10000 + (a->suffix == 'a' ? 2000u : 0u) + im.ptx_version;
+      cands.push_back({idx, 2, score,
+                       "PTX " + im.arch + " (ISA " + ptx_isa_string(im.ptx_version) + "), JIT-compiled for " + dev_name +
+                           (dev.force_ir ? " (IR path forced)" : "; no cubin runs on this GPU")});
+    } else {
+      out.refused.push_back({idx, std::string(image_kind_name(im.kind)) + " " + im.arch + ": not a CUDA image kind"});
+    }
+  }
+
+  const candidate* best = nullptr;
+  for (const auto& k : cands)
+    if (!best || k.tier < best->tier || (k.tier == best->tier && k.score > best->score)) best = &k;
+  for (const auto& k : cands) {
+    if (&k == best) continue;
+    out.refused.push_back({k.image, "usable, but " + c.images[best->image].arch + " " +
+                                        image_kind_name(c.images[best->image].kind) + " is preferred"});
+  }
+  if (best) {
+    out.image = best->image;
+    out.jit = c.images[best->image].kind == image_kind::ptx;
+    out.reason = best->reason;
+    return;
+  }
+  if (any_too_new) {
+    out.failure = selection_failure::ptx_too_new;
+    out.needed_ptx_isa = lowest_too_new_isa;
+    out.reason = "no cubin runs on " + dev_name + ", and the PTX needs ISA " + ptx_isa_string(lowest_too_new_isa) +
+                 " which this driver (CUDA " + cuda_version_string(dev.driver_version) + ") cannot JIT-compile: install " +
+                 driver_needed_for_ptx_isa(lowest_too_new_isa);
+  } else {
+    out.failure = selection_failure::no_image;
+    out.reason = "no image of this variant runs on " + dev_name +
+                 (dev.force_ir ? " with the IR path forced" : "") + "; repack with a target for " + dev_name +
+                 " or include PTX (mode ir or both)";
+  }
+}
+
+inline void select_hip(const container_info& c, const variant_info& v, const device_target& dev, image_choice& out) {
+  auto d = parse_amd_arch(dev.arch);
+  if (!d) throw error(errc::bad_argument, "device arch '" + dev.arch + "' is not an AMD gfx target");
+  std::vector<candidate> cands;
+  for (std::uint32_t idx : v.images) {
+    if (idx >= c.images.size()) {
+      out.refused.push_back({idx, "image index out of range"});
+      continue;
+    }
+    const image_info& im = c.images[idx];
+    if (im.backend != backend_kind::hip) {
+      out.refused.push_back({idx, std::string(backend_name(im.backend)) + " " + image_kind_name(im.kind) + " " + im.arch +
+                                      ": not for an AMD GPU"});
+      continue;
+    }
+    auto a = parse_amd_arch(im.arch);
+    if (!a) {
+      out.refused.push_back({idx, std::string(image_kind_name(im.kind)) + " " + im.arch + ": unrecognised arch"});
+      continue;
+    }
+    if (im.kind == image_kind::llir) {
+      out.refused.push_back({idx, "llir " + im.arch + ": LLVM IR is recorded but not JIT-compiled by this run time"});
+      continue;
+    }
+    if (im.kind != image_kind::hsaco) {
+      out.refused.push_back({idx, std::string(image_kind_name(im.kind)) + " " + im.arch + ": not a HIP image kind"});
+      continue;
+    }
+    if (dev.force_ir) {
+      out.refused.push_back({idx, "hsaco " + im.arch + ": skipped, the IR path is forced (TRITONPACK_FORCE_IR)"});
+      continue;
+    }
+    std::string why;
+    if (!hsaco_runs_on(*a, *d, &why)) {
+      out.refused.push_back({idx, why});
+      continue;
+    }
+    cands.push_back({idx, 0, static_cast<std::uint32_t>(a->features.size()), "code object " + im.arch + " for " + d->str()});
+  }
+  const candidate* best = nullptr;
+  for (const auto& k : cands)
+    if (!best || k.score > best->score) best = &k;
+  for (const auto& k : cands)
+    if (&k != best) out.refused.push_back({k.image, "usable, but " + c.images[best->image].arch + " is more specific"});
+  if (best) {
+    out.image = best->image;
+    out.reason = best->reason;
+    return;
+  }
+  out.failure = selection_failure::no_image;
+  out.reason = "no code object of this variant runs on " + d->str() +
+               (dev.force_ir ? " with the IR path forced (the HIP IR path is not supported yet)" : "") +
+               "; repack with a target for " + d->processor;
+}
+
+}  // namespace detail
+
+// Chooses the image of `variant` to run on `device`. Never throws for a container that passed the
+// reader's validation (an unparsable device arch in `device` throws bad_argument).
+inline image_choice select_image(const container_info& container, const variant_info& variant,
+                                 const device_target& device) {
+  image_choice out;
+  if (device.backend == backend_kind::cuda)
+    detail::select_cuda(container, variant, device, out);
+  else
+    detail::select_hip(container, variant, device, out);
+  return out;
+}
+
+// A multi-line report for error messages, logs and `inspect`: the device, the choice, and every
+// refused image with its reason. `indent` prefixes each line.
+inline std::string describe_choice(const container_info& container, const image_choice& choice, const device_target& device,
+                                   std::string_view indent = "  ") {
+  std::string s;
+  s += std::string(indent) + "device: " + backend_name(device.backend) + " " + device.arch + ", driver " +
+       (device.driver_version ? (device.backend == backend_kind::cuda ? "CUDA " + cuda_version_string(device.driver_version)
+                                                                       : std::to_string(device.driver_version))
+                              : std::string("version unknown")) +
+       (device.force_ir ? ", IR path forced" : "") + "\n";
+  if (choice.image) {
+    const auto& im = container.images[*choice.image];
+    s += std::string(indent) + "chosen: [" + std::to_string(*choice.image) + "] " + image_kind_name(im.kind) + " " + im.arch +
+         " — " + choice.reason + "\n";
+  } else {
+    s += std::string(indent) + "chosen: none — " + choice.reason + "\n";
+  }
+  for (const auto& r : choice.refused) {
+    std::string label = "?";
+    if (r.image < container.images.size()) {
+      const auto& im = container.images[r.image];
+      label = std::string(backend_name(im.backend)) + " " + image_kind_name(im.kind) + " " + im.arch;
+    }
+    s += std::string(indent) + "refused: [" + std::to_string(r.image) + "] " + label + " — " + r.reason + "\n";
+  }
+  return s;
+}
+
+}  // namespace tritonpack
