@@ -1,0 +1,43 @@
+// tritonpack/pack/header_writer.hpp — writes NAME.hpp: the container as data plus a typed C++
+// function per kernel (docs/runtime-api.md "Generated header shape").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tritonpack/model.hpp"
+
+namespace tritonpack::pack {
+
+struct header_options {
+  std::string namespace_name;          // the library name: the header's namespace
+  std::size_t bytes_per_line = 2048;   // container bytes per string-literal line (bench/header_compile)
+  std::string generator = "tritonpack pack";  // named in the header's first comment
+};
+
+// The whole header text. Throws error(bad_argument) for a model that cannot become C++ (an
+// argument type with no C++ mapping, a grid expression it cannot translate), naming it.
+std::string write_header(const container_info& info, const std::vector<std::uint8_t>& container,
+                         const header_options& options);
+
+// The C++ parameter type for a Triton type ("*fp32" const → "const float*"); throws
+// error(bad_argument) for a type with no mapping.
+std::string cpp_type(const std::string& triton_type, bool is_const);
+
+// Translates a grid expression over the kernel's integer arguments and the variant's integer
+// constexprs into C++ evaluated in int64 (`cdiv(n, BLOCK)` → `::tritonpack::cdiv(std::int64_t{n},
+// BLOCK)`). `int_args` lists the integer argument names with their Triton types.
+std::string translate_grid_expr(std::string_view expr,
+                                const std::vector<std::pair<std::string, std::string>>& int_args,
+                                const std::vector<std::string>& constexpr_names);
+
+// The container bytes as C++ string-literal lines ("\211TPK\r\n..."), `bytes_per_line` each, and
+// back: decode_string_literals reads every "..." literal in `text` (as the header holds them) and
+// returns the concatenated bytes, for `tritonpack inspect NAME.hpp`.
+std::string encode_string_literals(const std::uint8_t* data, std::size_t size, std::size_t bytes_per_line,
+                                   std::string_view indent);
+std::vector<std::uint8_t> decode_string_literals(std::string_view text);
+
+}  // namespace tritonpack::pack

@@ -1,0 +1,591 @@
+// Generated header writer. The output is meant to read like code a person wrote: one comment
+// per kernel saying what it is, a function per kernel with real C++ types, one `if` per variant
+// with the same predicates Triton's JIT specialises on, and grid expressions kept as the spec
+// wrote them (with `cdiv`/`min`/`max` spelled in C++).
+#include "tritonpack/pack/header_writer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include "tritonpack/container_format.hpp"
+#include "tritonpack/error.hpp"
+
+namespace tritonpack::pack {
+namespace {
+
+[[noreturn]] void bad(const std::string& msg) { throw error(errc::bad_argument, msg); }
+
+// C++ keywords and names the generated code itself uses, which a Python argument name may
+// collide with; such an argument gets a trailing underscore in C++.
+const std::set<std::string>& reserved_names() {
+  static const std::set<std::string> s = {
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+      "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr",
+      "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete",
+      "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+      "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+      "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
+      "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
+      "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
+      "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
+      // used by the generated code
+      "stream", "grid", "kernel", "args", "library", "detail", "std", "tritonpack"};
+  return s;
+}
+
+std::string cpp_name(const std::string& python_name) {
+  return reserved_names().count(python_name) ? python_name + "_" : python_name;
+}
+
+bool is_int_type(const std::string& t) {
+  static const std::set<std::string> ints = {"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"};
+  return ints.count(t) != 0;
+}
+
+bool is_integer_literal(std::string_view s) {
+  if (s.empty()) return false;
+  std::size_t i = s[0] == '-' ? 1 : 0;
+  if (i == s.size()) return false;
+  for (; i < s.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  return true;
+}
+
+std::string element_type(const std::string& t) {
+  static const std::map<std::string, std::string> m = {
+      {"fp32", "float"},
+      {"fp64", "double"},
+      {"fp16", "::tritonpack::half"},
+      {"bf16", "::tritonpack::bfloat16"},
+      {"fp8e4nv", "::tritonpack::float8_e4m3"},
+      {"fp8e5", "::tritonpack::float8_e5m2"},
+      {"fp8e4b15", "std::uint8_t"},
+      {"fp8e4b8", "std::uint8_t"},
+      {"fp8e5b16", "std::uint8_t"},
+      {"i1", "bool"},
+      {"u1", "bool"},
+      {"i8", "std::int8_t"},
+      {"i16", "std::int16_t"},
+      {"i32", "std::int32_t"},
+      {"i64", "std::int64_t"},
+      {"u8", "std::uint8_t"},
+      {"u16", "std::uint16_t"},
+      {"u32", "std::uint32_t"},
+      {"u64", "std::uint64_t"},
+  };
+  auto it = m.find(t);
+  return it == m.end() ? std::string() : it->second;
+}
+
+// ---- grid expressions: a small recursive-descent parser that re-emits C++ -------------------
+class grid_translator {
+ public:
+  grid_translator(std::string_view src, const std::vector<std::pair<std::string, std::string>>& int_args,
+                  const std::vector<std::string>& constexprs)
+      : s_(src), args_(int_args), constexprs_(constexprs) {}
+
+  std::string run() {
+    std::string out = expr();
+    skip_ws();
+    if (p_ != s_.size()) fail(fmt::format("unexpected '{}'", s_[p_]));
+    return out;
+  }
+
+ private:
+  std::string_view s_;
+  std::size_t p_ = 0;
+  const std::vector<std::pair<std::string, std::string>>& args_;
+  const std::vector<std::string>& constexprs_;
+
+  [[noreturn]] void fail(const std::string& why) const {
+    bad(fmt::format("grid expression \"{}\": {} at column {}", s_, why, p_ + 1));
+  }
+  void skip_ws() {
+    while (p_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[p_]))) ++p_;
+  }
+  bool eat(char c) {
+    skip_ws();
+    if (p_ < s_.size() && s_[p_] == c) {
+      ++p_;
+      return true;
+    }
+    return false;
+  }
+  std::string expr() {
+    std::string out = term();
+    for (;;) {
+      if (eat('+')) out += " + " + term();
+      else if (eat('-')) out += " - " + term();
+      else return out;
+    }
+  }
+  std::string term() {
+    std::string out = unary();
+    for (;;) {
+      skip_ws();
+      if (p_ + 1 < s_.size() && s_[p_] == '/' && s_[p_ + 1] == '/') {  // Python floor division
+        p_ += 2;
+        out += " / " + unary();
+      } else if (eat('*')) {
+        out += " * " + unary();
+      } else if (eat('/')) {
+        out += " / " + unary();
+      } else if (eat('%')) {
+        out += " % " + unary();
+      } else {
+        return out;
+      }
+    }
+  }
+  std::string unary() {
+    if (eat('-')) return "-" + unary();
+    if (eat('+')) return unary();
+    return primary();
+  }
+  std::string primary() {
+    skip_ws();
+    if (p_ >= s_.size()) fail("expression ends early");
+    if (eat('(')) {
+      std::string inner = expr();
+      if (!eat(')')) fail("missing ')'");
+      return "(" + inner + ")";
+    }
+    if (std::isdigit(static_cast<unsigned char>(s_[p_]))) {
+      const std::size_t b = p_;
+      while (p_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[p_]))) ++p_;
+      if (p_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[p_])) || s_[p_] == '.' || s_[p_] == '_'))
+        fail("only integer literals are allowed");
+      return std::string(s_.substr(b, p_ - b));
+    }
+    if (std::isalpha(static_cast<unsigned char>(s_[p_])) || s_[p_] == '_') {
+      const std::size_t b = p_;
+      while (p_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[p_])) || s_[p_] == '_')) ++p_;
+      const std::string name(s_.substr(b, p_ - b));
+      if (eat('(')) {
+        std::string a = expr();
+        if (!eat(',')) fail(fmt::format("{}() takes two arguments", name));
+        std::string c = expr();
+        if (!eat(')')) fail(fmt::format("missing ')' after the arguments of {}()", name));
+        if (name == "cdiv") return fmt::format("::tritonpack::cdiv({}, {})", a, c);
+        if (name == "min") return fmt::format("std::min<std::int64_t>({}, {})", a, c);
+        if (name == "max") return fmt::format("std::max<std::int64_t>({}, {})", a, c);
+        p_ = b;
+        fail(fmt::format("unknown function {}() (cdiv, min, max)", name));
+      }
+      if (std::find(constexprs_.begin(), constexprs_.end(), name) != constexprs_.end()) return cpp_name(name);
+      for (const auto& [arg, type] : args_) {
+        if (arg != name) continue;
+        // Promote to int64 before any arithmetic; u64 cannot be brace-initialised into int64.
+        if (type == "u64") return fmt::format("static_cast<std::int64_t>({})", cpp_name(name));
+        if (type == "i64") return cpp_name(name);
+        return fmt::format("std::int64_t{{{}}}", cpp_name(name));
+      }
+      p_ = b;
+      fail(fmt::format("\"{}\" is neither an integer argument nor an integer constexpr of this variant", name));
+    }
+    fail(fmt::format("unexpected '{}'", s_[p_]));
+  }
+};
+
+// Appends `head` (ending in its opening bracket) + items joined by ", " + `tail`, wrapping at 100
+// columns with continuation lines aligned after the bracket (clang-format's BinPack style).
+void emit_list(std::string& out, const std::string& indent, const std::string& head, const std::vector<std::string>& items,
+               const std::string& tail) {
+  std::string line = indent + head;
+  const std::size_t align = line.size();
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string piece = items[i] + (i + 1 < items.size() ? "," : "");
+    const std::size_t extra = (i + 1 == items.size()) ? tail.size() : 0;
+    if (line.size() > align && line.size() + 1 + piece.size() + extra > 100) {
+      out += line + "\n";
+      line = std::string(align, ' ') + piece;
+    } else {
+      line += (line.size() > align ? " " : "") + piece;
+    }
+  }
+  out += line + tail + "\n";
+}
+
+std::string spec_text(const kernel_info& k, const variant_info& v) {
+  std::vector<std::string> parts;
+  for (std::size_t a = 0; a < k.args.size(); ++a) {
+    const arg_spec& s = v.specs[a];
+    std::string t = k.args[a].type;
+    switch (s.kind) {
+      case spec_kind::none: break;
+      case spec_kind::divisible_16: t += ":16"; break;
+      case spec_kind::equal_1: t += ":1"; break;
+      case spec_kind::constexpr_value: t = s.value; break;
+    }
+    parts.push_back(t);
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+// The literal a constexpr spec compares with, in C++.
+std::string cpp_literal(const std::string& v, const std::string& type) {
+  if (v == "True") return "true";
+  if (v == "False") return "false";
+  if (v == "None") return "nullptr";
+  if (type == "fp32" && v.find_first_of(".eE") != std::string::npos) return v + "f";
+  return v;
+}
+
+}  // namespace
+
+std::string cpp_type(const std::string& t, bool is_const) {
+  if (!t.empty() && t[0] == '*') {
+    std::string elem = t.substr(1);
+    if (!elem.empty() && elem[0] == 'k') {  // Triton's "*kfp32": a pointer to const
+      elem = elem.substr(1);
+      is_const = true;
+    }
+    const std::string e = element_type(elem);
+    if (e.empty()) bad(fmt::format("argument type \"{}\": no C++ type for pointer element \"{}\"", t, elem));
+    return (is_const ? "const " : "") + e + "*";
+  }
+  if (t.rfind("tensordesc<", 0) == 0) {
+    // tensordesc<fp16[64,64]>: element type and rank.
+    const std::size_t open = t.find('['), close = t.find(']');
+    if (open == std::string::npos || close == std::string::npos || t.back() != '>')
+      bad(fmt::format("argument type \"{}\": expected tensordesc<dtype[d0,d1,...]>", t));
+    const std::string elem = t.substr(11, open - 11);
+    const std::string e = element_type(elem);
+    if (e.empty()) bad(fmt::format("argument type \"{}\": no C++ type for element \"{}\"", t, elem));
+    std::size_t rank = 1;
+    for (std::size_t i = open; i < close; ++i) rank += t[i] == ',';
+    return fmt::format("const ::tritonpack::tensor_descriptor<{}{}, {}>&", is_const ? "const " : "", e, rank);
+  }
+  const std::string e = element_type(t);
+  if (e.empty() || t.rfind("fp8", 0) == 0) bad(fmt::format("argument type \"{}\" has no C++ type", t));
+  return e;
+}
+
+std::string translate_grid_expr(std::string_view expr, const std::vector<std::pair<std::string, std::string>>& int_args,
+                                const std::vector<std::string>& constexpr_names) {
+  return grid_translator(expr, int_args, constexpr_names).run();
+}
+
+std::string encode_string_literals(const std::uint8_t* data, std::size_t size, std::size_t bytes_per_line,
+                                   std::string_view indent) {
+  static const char* const oct = "01234567";
+  std::string out;
+  out.reserve(size * 3 + (size / bytes_per_line + 1) * (indent.size() + 4));
+  for (std::size_t i = 0; i < size; i += bytes_per_line) {
+    const std::size_t end = std::min(size, i + bytes_per_line);
+    out += indent;
+    out += '"';
+    for (std::size_t j = i; j < end; ++j) {
+      const std::uint8_t b = data[j];
+      if (b == '"' || b == '\\') {
+        out += '\\';
+        out += static_cast<char>(b);
+      } else if (b == '?') {
+        out += "\\?";  // never form a trigraph (C++14 and older compilers still warn)
+      } else if (b >= 0x20 && b < 0x7f) {
+        out += static_cast<char>(b);
+      } else {
+        // Shortest octal escape, padded to 3 digits only when the next character is an octal
+        // digit that would otherwise be read as part of it.
+        const bool next_is_octal = j + 1 < end && data[j + 1] >= '0' && data[j + 1] <= '7';
+        out += '\\';
+        if (b >= 64 || next_is_octal) out += oct[b >> 6];
+        if (b >= 8 || next_is_octal) out += oct[(b >> 3) & 7];
+        out += oct[b & 7];
+      }
+    }
+    out += "\"\n";
+  }
+  return out;
+}
+
+std::vector<std::uint8_t> decode_string_literals(std::string_view text) {
+  std::vector<std::uint8_t> out;
+  std::size_t p = 0;
+  while (p < text.size()) {
+    const char c = text[p];
+    if (c == '/' && p + 1 < text.size() && text[p + 1] == '/') {  // line comment
+      while (p < text.size() && text[p] != '\n') ++p;
+      continue;
+    }
+    if (c != '"') {
+      ++p;
+      continue;
+    }
+    ++p;
+    while (p < text.size() && text[p] != '"') {
+      if (text[p] == '\n') bad("string literal runs to the end of the line");
+      if (text[p] != '\\') {
+        out.push_back(static_cast<std::uint8_t>(text[p++]));
+        continue;
+      }
+      if (++p >= text.size()) bad("string literal ends in a backslash");
+      const char e = text[p];
+      if (e >= '0' && e <= '7') {
+        unsigned v = 0;
+        for (int n = 0; n < 3 && p < text.size() && text[p] >= '0' && text[p] <= '7'; ++n, ++p) v = v * 8 + static_cast<unsigned>(text[p] - '0');
+        if (v > 255) bad("octal escape above \\377");
+        out.push_back(static_cast<std::uint8_t>(v));
+        continue;
+      }
+      if (e == 'x') {
+        unsigned v = 0;
+        int n = 0;
+        ++p;
+        while (p < text.size() && std::isxdigit(static_cast<unsigned char>(text[p]))) {
+          v = v * 16 + static_cast<unsigned>(std::isdigit(static_cast<unsigned char>(text[p])) ? text[p] - '0' : (std::tolower(text[p]) - 'a' + 10));
+          if (v > 255) bad("hex escape above \\xff");
+          ++p;
+          ++n;
+        }
+        if (n == 0) bad("\\x without hex digits");
+        out.push_back(static_cast<std::uint8_t>(v));
+        continue;
+      }
+      static const std::string simple = "\"\\?'abfnrtv";
+      static const std::string value = "\"\\?'\a\b\f\n\r\t\v";
+      const std::size_t k = simple.find(e);
+      if (k == std::string::npos) bad(fmt::format("unknown escape \\{}", e));
+      out.push_back(static_cast<std::uint8_t>(value[k]));
+      ++p;
+    }
+    if (p >= text.size()) bad("unterminated string literal");
+    ++p;  // closing quote
+  }
+  return out;
+}
+
+std::string write_header(const container_info& info, const std::vector<std::uint8_t>& container, const header_options& opt) {
+  const std::string& ns = opt.namespace_name;
+  if (ns.empty() || reserved_names().count(ns)) bad(fmt::format("library name \"{}\" cannot be a C++ namespace", ns));
+  std::string out;
+  std::size_t nimages = info.images.size();
+  out += fmt::format(
+      "// {}.hpp — generated by {}; do not edit.\n"
+      "//\n"
+      "// Library \"{}\": {} kernel{}, {} image{}, {} bytes of container (format v{}, docs/format.md).\n"
+      "// `tritonpack inspect {}.hpp` lists what is inside and which image a GPU would get.\n"
+      "#pragma once\n\n"
+      "#include <algorithm>\n#include <cstddef>\n#include <cstdint>\n\n"
+      "#include <tritonpack/tritonpack.hpp>\n\n"
+      "namespace {} {{\n\n"
+      "namespace detail {{\n"
+      "// The container as one string literal: it compiles fast (bench/header_compile) and, being an\n"
+      "// inline variable, exists once per program however many translation units include this file.\n"
+      "inline constexpr char container_data[] =\n",
+      ns, opt.generator, ns, info.kernels.size(), info.kernels.size() == 1 ? "" : "s", nimages, nimages == 1 ? "" : "s",
+      container.size(), format::format_version, ns, ns);
+  if (container.empty()) out += "    \"\"\n";
+  out += encode_string_literals(container.data(), container.size(), opt.bytes_per_line, "    ");
+  out += fmt::format(
+      "    ;\n"
+      "inline constexpr std::size_t container_size = {};\n"
+      "}}  // namespace detail\n\n"
+      "// The library, parsed and validated on first use.\n"
+      "inline ::tritonpack::library& library() {{\n"
+      "  static ::tritonpack::library lib(reinterpret_cast<const std::uint8_t*>(detail::container_data),\n"
+      "                                   detail::container_size);\n"
+      "  return lib;\n"
+      "}}\n",
+      container.size());
+
+  std::set<std::string> taken_functions = {"library", "detail"};
+  for (std::size_t ki = 0; ki < info.kernels.size(); ++ki) {
+    const kernel_info& k = info.kernels[ki];
+    if (!taken_functions.insert(k.name).second || reserved_names().count(k.name))
+      bad(fmt::format("kernel name \"{}\" cannot be a C++ function in namespace {}", k.name, ns));
+    const std::string ctx = fmt::format("kernel {}", k.name);
+
+    // Comment: what it is and what it carries.
+    std::map<std::string, std::vector<std::string>> by_kind;  // "cuda cubin" → archs
+    for (const variant_info& v : k.variants)
+      for (std::uint32_t im : v.images) {
+        const image_info& i = info.images.at(im);
+        std::string label = i.arch;
+        if (i.kind == image_kind::ptx) label += fmt::format(" (PTX {}.{})", i.ptx_version / 10, i.ptx_version % 10);
+        auto& list = by_kind[fmt::format("{} {}", backend_name(i.backend), image_kind_name(i.kind))];
+        if (std::find(list.begin(), list.end(), label) == list.end()) list.push_back(label);
+      }
+    out += fmt::format("\n// {} — {}\n", k.name, k.source.empty() ? "(no source recorded)" : k.source);
+    out += fmt::format("// {} variant{}", k.variants.size(), k.variants.size() == 1 ? "" : "s");
+    if (by_kind.empty()) out += ", no images";
+    out += ".\n";
+    for (const auto& [kind, archs] : by_kind) out += fmt::format("//   {}: {}\n", kind, fmt::join(archs, ", "));
+
+    // Signature.
+    const bool has_grid = !k.grid[0].empty();
+    std::vector<std::string> params;
+    std::vector<std::string> names;
+    std::set<std::string> used;
+    for (const kernel_arg& a : k.args) {
+      std::string t;
+      try {
+        t = cpp_type(a.type, a.is_const);
+      } catch (const error& e) {
+        bad(fmt::format("{}, argument {}: {}", ctx, a.name, std::string(e.what()).substr(12)));
+      }
+      const std::string n = cpp_name(a.name);
+      names.push_back(n);
+      used.insert(n);
+      params.push_back(t + " " + n);
+    }
+    if (!has_grid) params.insert(params.begin(), "::tritonpack::grid3 grid");
+    params.push_back("::tritonpack::stream_t stream = nullptr");
+    emit_list(out, "", "inline void " + k.name + "(", params, ") {");
+    out += fmt::format("  static ::tritonpack::kernel& kernel = library().at({});\n", ki);
+    if (names.empty()) {
+      out += "  const void* const* args = nullptr;\n";
+    } else {
+      std::vector<std::string> refs;
+      for (const std::string& n : names) refs.push_back("&" + n);
+      emit_list(out, "  ", "const void* args[] = {", refs, "};");
+    }
+
+    std::vector<std::pair<std::string, std::string>> int_args;
+    for (const kernel_arg& a : k.args)
+      if (is_int_type(a.type)) int_args.emplace_back(a.name, a.type);
+
+    bool unconditional = false;
+    for (std::size_t vi = 0; vi < k.variants.size() && !unconditional; ++vi) {
+      const variant_info& v = k.variants[vi];
+      std::string cfg = fmt::format("num_warps {}, num_stages {}", v.config.num_warps, v.config.num_stages);
+      if (v.config.num_ctas != 1) cfg += fmt::format(", num_ctas {}", v.config.num_ctas);
+      for (const auto& [name, value] : v.config.constexprs) cfg += fmt::format(", {}={}", name, value);
+      const std::string sig = spec_text(k, v);
+      // Autotuning configs of one specialisation share its predicates; the manifest puts the
+      // default config first, so later ones with the same specs are never dispatched to.
+      std::size_t same = vi;
+      for (std::size_t e = 0; e < vi; ++e) {
+        bool eq = true;
+        for (std::size_t a = 0; a < k.args.size(); ++a)
+          eq = eq && k.variants[e].specs[a].kind == v.specs[a].kind && k.variants[e].specs[a].value == v.specs[a].value;
+        if (eq) {
+          same = e;
+          break;
+        }
+      }
+      const std::string head = fmt::format("  // {}: {}", vi, sig);
+      if (head.size() + cfg.size() + 3 <= 100) out += head + " (" + cfg + ")\n";
+      else out += head + "\n  //    " + cfg + "\n";
+      if (same != vi) {
+        out += fmt::format("  //    (same specialisation as {}: another config, not dispatched to)\n", same);
+        continue;
+      }
+
+      std::vector<std::string> preds;
+      for (std::size_t a = 0; a < k.args.size(); ++a) {
+        const kernel_arg& arg = k.args[a];
+        const std::string& n = names[a];
+        const bool ptr = !arg.type.empty() && arg.type[0] == '*';
+        switch (v.specs.at(a).kind) {
+          case spec_kind::none: break;
+          case spec_kind::divisible_16:
+            if (ptr) preds.push_back(fmt::format("::tritonpack::aligned_16({})", n));
+            else if (is_int_type(arg.type)) preds.push_back(fmt::format("{} % 16 == 0", n));
+            else bad(fmt::format("{}, variant {}: div16 on argument {} of type {}", ctx, vi, arg.name, arg.type));
+            break;
+          case spec_kind::equal_1:
+            if (!is_int_type(arg.type)) bad(fmt::format("{}, variant {}: equal1 on argument {} of type {}", ctx, vi, arg.name, arg.type));
+            preds.push_back(fmt::format("{} == 1", n));
+            break;
+          case spec_kind::constexpr_value:
+            preds.push_back(fmt::format("{} == {}", n, cpp_literal(v.specs[a].value, arg.type)));
+            break;
+        }
+      }
+      // Constexprs the grid needs, as int64 constants of this variant.
+      std::vector<std::string> cx_names, cx_lines;
+      for (const auto& [name, value] : v.config.constexprs) {
+        if (!is_integer_literal(value)) continue;
+        bool used_in_grid = false;
+        for (const std::string& g : k.grid)
+          for (std::size_t p = g.find(name); p != std::string::npos; p = g.find(name, p + 1)) {
+            const bool left = p == 0 || !(std::isalnum(static_cast<unsigned char>(g[p - 1])) || g[p - 1] == '_');
+            const std::size_t e = p + name.size();
+            const bool right = e >= g.size() || !(std::isalnum(static_cast<unsigned char>(g[e])) || g[e] == '_');
+            used_in_grid |= left && right;
+          }
+        if (!used_in_grid) continue;
+        cx_names.push_back(name);
+        cx_lines.push_back(fmt::format("constexpr std::int64_t {} = {};", cpp_name(name), value));
+      }
+      std::vector<std::string> axes;
+      if (has_grid) {
+        for (int d = 0; d < 3; ++d) {
+          std::string e;
+          try {
+            e = translate_grid_expr(k.grid[d], int_args, cx_names);
+          } catch (const error& err) {
+            bad(fmt::format("{}, variant {}, grid[{}]: {}", ctx, vi, d, std::string(err.what()).substr(12)));
+          }
+          // A small literal needs no conversion; anything else goes through grid_dim, which
+          // checks the int64 result fits the launch's 32-bit dimension.
+          if (is_integer_literal(e) && e.size() < 10 && e[0] != '-') axes.push_back(e);
+          else axes.push_back(fmt::format("::tritonpack::grid_dim({})", e));
+        }
+      }
+
+      std::string ind = "  ";
+      if (preds.empty()) {
+        unconditional = true;  // accepts every call: later variants (if any) are never tried
+      } else {
+        const std::string cond = fmt::format("{}", fmt::join(preds, " && "));
+        if (cond.size() + 8 <= 100) {
+          out += "  if (" + cond + ") {\n";
+        } else {
+          // One predicate per line, as clang-format breaks a long condition.
+          out += "  if (" + preds[0];
+          for (std::size_t i = 1; i < preds.size(); ++i) out += " &&\n      " + preds[i];
+          out += ") {\n";
+        }
+        ind = "    ";
+      }
+      for (const std::string& l : cx_lines) out += ind + l + "\n";
+      if (has_grid) {
+        const std::string one = fmt::format("{}const ::tritonpack::grid3 grid{{{}}};", ind, fmt::join(axes, ", "));
+        if (one.size() <= 100) {
+          out += one + "\n";
+        } else {
+          out += ind + "const ::tritonpack::grid3 grid{\n";
+          emit_list(out, ind + "    ", "", axes, "};");
+        }
+      }
+      out += ind + fmt::format("kernel.launch_variant({}, grid, stream, args);\n", vi);
+      if (!preds.empty()) out += ind + "return;\n  }\n";
+    }
+    if (!unconditional) {
+      // Every variant is specialised and none matched: say which predicates the call failed.
+      std::vector<std::string> req;
+      for (std::size_t vi = 0; vi < k.variants.size(); ++vi) req.push_back(fmt::format("[{}] {}", vi, spec_text(k, k.variants[vi])));
+      std::string msg = fmt::format("{}: no variant accepts these arguments; the variants are {}", k.name, fmt::join(req, "; "));
+      std::string esc;
+      for (char c : msg) {
+        if (c == '"' || c == '\\') esc += '\\';
+        esc += c;
+      }
+      out += "  throw ::tritonpack::error(::tritonpack::errc::bad_argument,\n";
+      // Split the message into adjacent literals that fit the line width.
+      const std::string lead(28, ' ');
+      for (std::size_t p = 0; p < esc.size();) {
+        std::size_t n = std::min<std::size_t>(esc.size() - p, 100 - lead.size() - 4);
+        if (p + n < esc.size()) {
+          const std::size_t space = esc.rfind(' ', p + n - 1);  // break after a word
+          if (space != std::string::npos && space > p) n = space + 1 - p;
+        }
+        while (n > 1 && esc[p + n - 1] == '\\') --n;  // never split an escape
+        out += lead + "\"" + esc.substr(p, n) + "\"";
+        p += n;
+        out += p < esc.size() ? "\n" : ");\n";
+      }
+    }
+    out += "}\n";
+  }
+  out += fmt::format("\n}}  // namespace {}\n", ns);
+  return out;
+}
+
+}  // namespace tritonpack::pack

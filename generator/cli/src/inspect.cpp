@@ -1,0 +1,188 @@
+#include "tritonpack/pack/inspect.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "tritonpack/container_reader.hpp"
+#include "tritonpack/error.hpp"
+
+namespace tritonpack::pack {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+const char* spec_name(spec_kind k) {
+  switch (k) {
+    case spec_kind::none: return "none";
+    case spec_kind::divisible_16: return "div16";
+    case spec_kind::equal_1: return "equal1";
+    case spec_kind::constexpr_value: return "constexpr";
+  }
+  return "?";
+}
+
+std::string spec_text(const kernel_info& k, const variant_info& v) {
+  std::string s;
+  for (std::size_t a = 0; a < k.args.size(); ++a) {
+    if (a) s += ", ";
+    switch (v.specs[a].kind) {
+      case spec_kind::none: s += k.args[a].type; break;
+      case spec_kind::divisible_16: s += k.args[a].type + ":16"; break;
+      case spec_kind::equal_1: s += k.args[a].type + ":1"; break;
+      case spec_kind::constexpr_value: s += v.specs[a].value; break;
+    }
+  }
+  return s;
+}
+
+double ratio(std::uint64_t raw, std::uint64_t stored) { return stored == 0 ? 0.0 : static_cast<double>(raw) / static_cast<double>(stored); }
+
+json image_json(const container& c, std::uint32_t i) {
+  const image_info& im = c.info().images[i];
+  json j;
+  j["index"] = i;
+  j["backend"] = backend_name(im.backend);
+  j["kind"] = image_kind_name(im.kind);
+  j["arch"] = im.arch;
+  if (im.kind == image_kind::ptx) j["ptx_version"] = fmt::format("{}.{}", im.ptx_version / 10, im.ptx_version % 10);
+  j["raw_bytes"] = im.raw_size;
+  j["stored_bytes"] = im.stored_size;
+  j["checksum"] = container::hex(im.checksum);
+  j["frame"] = c.frame_of(i);
+  const launch_info& L = im.launch;
+  j["launch"] = {{"entry", L.entry},
+                 {"num_warps", L.num_warps},
+                 {"warp_size", L.warp_size},
+                 {"shared", L.shared},
+                 {"num_ctas", L.num_ctas},
+                 {"tmem_size", L.tmem_size},
+                 {"global_scratch_size", L.global_scratch_size},
+                 {"global_scratch_align", L.global_scratch_align},
+                 {"profile_scratch_size", L.profile_scratch_size},
+                 {"profile_scratch_align", L.profile_scratch_align},
+                 {"launch_cooperative_grid", L.launch_cooperative_grid},
+                 {"launch_pdl", L.launch_pdl},
+                 {"triton_version", L.triton_version}};
+  json td = json::array();
+  for (const tensordesc_meta& t : L.tensordesc)
+    td.push_back({{"swizzle", t.swizzle}, {"elem_size", t.elem_size}, {"elem_type", t.elem_type}, {"block_size", t.block_size}, {"fp4_padded", t.fp4_padded}});
+  j["launch"]["tensordesc_meta"] = td;
+  return j;
+}
+
+}  // namespace
+
+std::string inspect_report(const search_result& found, const inspect_options& opt) {
+  json all = json::array();
+  std::string text;
+  for (std::size_t ci = 0; ci < found.containers.size(); ++ci) {
+    const found_container& fc = found.containers[ci];
+    const container c = container::parse(fc.bytes.data(), fc.bytes.size());
+    const container_info& info = c.info();
+    std::uint64_t raw = 0;
+    for (const image_info& im : info.images) raw += im.raw_size;
+    std::uint64_t stored = 0;
+    for (const frame_view& f : c.frames()) stored += f.stored_size;
+
+    json cj;
+    cj["offset"] = fc.offset;
+    cj["bytes"] = fc.bytes.size();
+    cj["format_version"] = info.format_version;
+    cj["name"] = info.name;
+    cj["triton_version"] = info.triton_version;
+    cj["frames"] = c.frames().size();
+    cj["images_raw_bytes"] = raw;
+    cj["images_stored_bytes"] = stored;
+
+    text += fmt::format("{} ({}){}: tritonpack container v{}, library \"{}\", Triton {}\n", opt.file, found.source,
+                        found.containers.size() > 1 || fc.offset ? fmt::format(" at offset {}", fc.offset) : std::string(),
+                        info.format_version, info.name, info.triton_version.empty() ? "?" : info.triton_version);
+    json kernels = json::array();
+    for (std::size_t ki = 0; ki < info.kernels.size(); ++ki) {
+      const kernel_info& k = info.kernels[ki];
+      json kj;
+      kj["name"] = k.name;
+      kj["source"] = k.source;
+      kj["grid"] = k.grid[0].empty() ? json(nullptr) : json::array({k.grid[0], k.grid[1], k.grid[2]});
+      json args = json::array();
+      std::string arg_text;  // "name: type" for reading
+      for (const kernel_arg& a : k.args) args.push_back({{"name", a.name}, {"type", a.type}, {"const", a.is_const}});
+      for (const kernel_arg& a : k.args) arg_text += fmt::format("{}{}: {}{}", arg_text.empty() ? "" : ", ", a.name, a.is_const ? "const " : "", a.type);
+      kj["args"] = args;
+      text += fmt::format("\nkernel {} ({})\n  args: {}\n  grid: {}\n", k.name, k.source.empty() ? "no source" : k.source,
+                          arg_text.empty() ? "none" : arg_text,
+                          k.grid[0].empty() ? "passed by the caller" : fmt::format("({}, {}, {})", k.grid[0], k.grid[1], k.grid[2]));
+      json variants = json::array();
+      for (std::size_t vi = 0; vi < k.variants.size(); ++vi) {
+        const variant_info& v = k.variants[vi];
+        json vj;
+        json specs = json::array();
+        for (const arg_spec& s : v.specs) {
+          json sj = {{"kind", spec_name(s.kind)}};
+          if (s.kind == spec_kind::constexpr_value) sj["value"] = s.value;
+          specs.push_back(sj);
+        }
+        vj["index"] = vi;
+        vj["signature"] = spec_text(k, v);
+        vj["specs"] = specs;
+        json cx = json::object();
+        std::string cx_text;
+        for (const auto& [n, val] : v.config.constexprs) {
+          cx[n] = val;
+          cx_text += fmt::format(" {}={}", n, val);
+        }
+        vj["config"] = {{"num_warps", v.config.num_warps}, {"num_stages", v.config.num_stages}, {"num_ctas", v.config.num_ctas}, {"constexprs", cx}};
+        text += fmt::format("  variant {}: {}\n    config: num_warps={} num_stages={} num_ctas={}{}\n", vi, spec_text(k, v),
+                            v.config.num_warps, v.config.num_stages, v.config.num_ctas, cx_text);
+        text += fmt::format("    {:>5}  {:<4}  {:<5}  {:<16} {:>10} {:>10} {:>7}  {}\n", "image", "back", "kind", "arch", "raw", "stored", "ratio", "frame");
+        json ims = json::array();
+        for (std::uint32_t im : v.images) {
+          const image_info& i = info.images[im];
+          std::string arch = i.arch;
+          if (i.kind == image_kind::ptx) arch += fmt::format(" ({}.{})", i.ptx_version / 10, i.ptx_version % 10);
+          text += fmt::format("    {:>5}  {:<4}  {:<5}  {:<16} {:>10} {:>10} {:>6.2f}x  {}\n", im, backend_name(i.backend),
+                              image_kind_name(i.kind), arch, i.raw_size, i.stored_size, ratio(i.raw_size, i.stored_size), c.frame_of(im));
+          ims.push_back(im);
+        }
+        vj["images"] = ims;
+        variants.push_back(vj);
+      }
+      kj["variants"] = variants;
+      kernels.push_back(kj);
+    }
+    cj["kernels"] = kernels;
+    json images = json::array();
+    for (std::uint32_t i = 0; i < info.images.size(); ++i) images.push_back(image_json(c, i));
+    cj["images"] = images;
+
+    // Totals per backend and kind.
+    std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> per;
+    std::map<std::string, std::size_t> count;
+    for (const image_info& im : info.images) {
+      const std::string key = fmt::format("{} {}", backend_name(im.backend), image_kind_name(im.kind));
+      per[key].first += im.raw_size;
+      per[key].second += im.stored_size;
+      ++count[key];
+    }
+    text += fmt::format("\ntotals: {} kernel{}, {} image{} in {} frame{}\n", info.kernels.size(), info.kernels.size() == 1 ? "" : "s",
+                        info.images.size(), info.images.size() == 1 ? "" : "s", c.frames().size(), c.frames().size() == 1 ? "" : "s");
+    for (const auto& [key, v] : per)
+      text += fmt::format("  {:<12} {:>4} image{} {:>10} raw {:>10} stored {:>6.2f}x\n", key, count[key], count[key] == 1 ? " " : "s", v.first, v.second,
+                          ratio(v.first, v.second));
+    text += fmt::format("  {:<12} {:>4} images {:>10} raw {:>10} stored {:>6.2f}x; container {} bytes\n", "all", info.images.size(), raw,
+                        stored, ratio(raw, stored), fc.bytes.size());
+    all.push_back(cj);
+  }
+  if (opt.json) {
+    json top;
+    top["file"] = opt.file;
+    top["source"] = found.source;
+    top["containers"] = all;
+    return top.dump(2) + "\n";
+  }
+  return text;
+}
+
+}  // namespace tritonpack::pack

@@ -1,0 +1,270 @@
+// tritonpack — the packer CLI: pack (manifest → NAME.tpk + NAME.hpp), inspect, extract.
+//
+// Exit codes: 0 success; 1 bad input (a message on stderr says what and where); 2 usage error.
+// Every failure is an exception caught here, so bad input never crashes the tool.
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tritonpack/container_reader.hpp"
+#include "tritonpack/error.hpp"
+#include "tritonpack/pack/container_finder.hpp"
+#include "tritonpack/pack/container_writer.hpp"
+#include "tritonpack/pack/header_writer.hpp"
+#include "tritonpack/pack/inspect.hpp"
+#include "tritonpack/pack/manifest.hpp"
+
+namespace fs = std::filesystem;
+using namespace tritonpack;
+
+namespace {
+
+constexpr const char* version_text = "tritonpack 0.1.0 (container format v1)";
+
+constexpr const char* usage_text =
+    "usage:\n"
+    "  tritonpack pack MANIFEST -o OUTDIR [--name NAME] [--mode binary|ir|both] [--level N]\n"
+    "                 [--frames per-kernel-backend|per-kernel|per-image] [--dict-size BYTES]\n"
+    "      Pack the artifacts of MANIFEST (written by `tritonpack compile`) into OUTDIR/NAME.tpk\n"
+    "      and the generated header OUTDIR/NAME.hpp. NAME defaults to the manifest's name;\n"
+    "      --mode narrows what is packed; --level is the zstd level (1..22, default 19).\n"
+    "  tritonpack inspect FILE [--device ARCH] [--json]\n"
+    "      List the kernels, variants and images in FILE (a .tpk, a generated .hpp, or a\n"
+    "      program that embeds a container). --device sm_90 / gfx942 shows which image each\n"
+    "      kernel variant would get on that GPU, and why.\n"
+    "  tritonpack extract FILE -o DIR\n"
+    "      Write every image of FILE to DIR/<kernel>/v<variant>/<backend>_<arch>.<kind>.\n"
+    "  tritonpack --help | --version\n"
+    "exit codes: 0 success, 1 bad input, 2 usage error\n";
+
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Minimal option parsing: positional arguments and `--opt value` / `-o value` pairs, each option
+// at most once; unknown options are usage errors.
+struct args {
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> options;
+  std::set<std::string> flags;
+
+  args(int argc, char** argv, int first, const std::set<std::string>& with_value, const std::set<std::string>& bare) {
+    for (int i = first; i < argc; ++i) {
+      std::string a = argv[i];
+      if (a.size() > 1 && a[0] == '-') {
+        std::string value;
+        bool has_inline = false;
+        if (auto eq = a.find('='); eq != std::string::npos && a.rfind("--", 0) == 0) {
+          value = a.substr(eq + 1);
+          a = a.substr(0, eq);
+          has_inline = true;
+        }
+        if (with_value.count(a)) {
+          if (!has_inline) {
+            if (i + 1 >= argc) throw usage_error(fmt::format("option {} needs a value", a));
+            value = argv[++i];
+          }
+          if (!options.emplace(a, value).second) throw usage_error(fmt::format("option {} given twice", a));
+        } else if (bare.count(a) && !has_inline) {
+          flags.insert(a);
+        } else {
+          throw usage_error(fmt::format("unknown option {}", a));
+        }
+      } else {
+        positional.push_back(a);
+      }
+    }
+  }
+  std::optional<std::string> get(const std::string& k) const {
+    auto it = options.find(k);
+    if (it == options.end()) return std::nullopt;
+    return it->second;
+  }
+};
+
+int parse_int(const std::string& s, const char* what, int lo, int hi) {
+  std::size_t used = 0;
+  int v = 0;
+  try {
+    v = std::stoi(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || s.empty() || v < lo || v > hi) throw usage_error(fmt::format("{} must be an integer in {}..{}, got \"{}\"", what, lo, hi, s));
+  return v;
+}
+
+// Writes next to the target and renames, so a build never sees a half-written header.
+void write_atomically(const fs::path& path, const void* data, std::size_t size) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw error(errc::io_error, fmt::format("cannot create {}", tmp.string()));
+    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+    out.close();
+    if (!out) throw error(errc::io_error, fmt::format("cannot write {}", tmp.string()));
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) throw error(errc::io_error, fmt::format("cannot rename {} to {}: {}", tmp.string(), path.string(), ec.message()));
+}
+
+int cmd_pack(int argc, char** argv) {
+  const args a(argc, argv, 2, {"-o", "--output", "--name", "--mode", "--level", "--frames", "--dict-size"}, {});
+  if (a.positional.size() != 1) throw usage_error("pack takes one MANIFEST");
+  auto out_dir = a.get("-o");
+  if (!out_dir) out_dir = a.get("--output");
+  if (!out_dir) throw usage_error("pack needs -o OUTDIR");
+  pack::load_options lo;
+  if (auto m = a.get("--mode")) {
+    if (*m != "binary" && *m != "ir" && *m != "both") throw usage_error(fmt::format("--mode must be binary, ir or both, got \"{}\"", *m));
+    lo.mode_given = true;
+    lo.mode = pack::parse_pack_mode(*m);
+  }
+  pack::write_options wo;
+  if (auto l = a.get("--level")) wo.level = parse_int(*l, "--level", 1, 22);
+  if (auto f = a.get("--frames")) {
+    if (*f == "per-kernel-backend") wo.grouping = pack::frame_grouping::per_kernel_backend;
+    else if (*f == "per-kernel") wo.grouping = pack::frame_grouping::per_kernel;
+    else if (*f == "per-image") wo.grouping = pack::frame_grouping::per_image;
+    else throw usage_error(fmt::format("--frames must be per-kernel-backend, per-kernel or per-image, got \"{}\"", *f));
+  }
+  if (auto d = a.get("--dict-size")) wo.dictionary_size = static_cast<std::uint32_t>(parse_int(*d, "--dict-size", 0, 1 << 24));
+
+  pack::loaded_manifest m = pack::load_manifest(a.positional[0], lo);
+  if (auto n = a.get("--name")) {
+    m.info.name = *n;
+    bool ok = !n->empty() && !std::isdigit(static_cast<unsigned char>((*n)[0]));
+    for (char c : *n) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (!ok) throw usage_error(fmt::format("--name \"{}\" is not a C++ identifier", *n));
+  }
+  const std::vector<std::uint8_t> blob = pack::write_container(m.info, m.image_bytes, wo);
+  pack::header_options ho;
+  ho.namespace_name = m.info.name;
+  ho.generator = fmt::format("`tritonpack pack` (mode {}, zstd level {})", pack::pack_mode_name(m.mode), wo.level);
+  const std::string header = pack::write_header(m.info, blob, ho);
+
+  std::error_code ec;
+  fs::create_directories(*out_dir, ec);
+  if (ec) throw error(errc::io_error, fmt::format("cannot create {}: {}", *out_dir, ec.message()));
+  const fs::path tpk = fs::path(*out_dir) / (m.info.name + ".tpk");
+  const fs::path hpp = fs::path(*out_dir) / (m.info.name + ".hpp");
+  write_atomically(tpk, blob.data(), blob.size());
+  write_atomically(hpp, header.data(), header.size());
+  std::uint64_t raw = 0;
+  for (const auto& b : m.image_bytes) raw += b.size();
+  fmt::print("tritonpack: packed {} kernel{}, {} image{} ({} bytes raw) into {} ({} bytes, {:.2f}x) and {}\n",
+             m.info.kernels.size(), m.info.kernels.size() == 1 ? "" : "s", m.info.images.size(), m.info.images.size() == 1 ? "" : "s",
+             raw, tpk.string(), blob.size(), blob.empty() ? 0.0 : static_cast<double>(raw) / static_cast<double>(blob.size()),
+             hpp.string());
+  return 0;
+}
+
+pack::search_result load_containers(const std::string& file) {
+  const std::vector<std::uint8_t> bytes = pack::read_file(file);
+  pack::search_result r = pack::find_containers(bytes);
+  if (r.containers.empty()) {
+    std::string why = r.rejected.empty() ? "no tritonpack container magic (\\x89TPK\\r\\n\\x1a\\n) in it"
+                                         : fmt::format("no valid container; candidates: {}", fmt::join(r.rejected, "; "));
+    throw error(errc::bad_container, fmt::format("{} ({}): {}", file, r.source, why));
+  }
+  return r;
+}
+
+int cmd_inspect(int argc, char** argv) {
+  const args a(argc, argv, 2, {"--device"}, {"--json"});
+  if (a.positional.size() != 1) throw usage_error("inspect takes one FILE");
+  const pack::search_result r = load_containers(a.positional[0]);
+  pack::inspect_options io;
+  io.file = a.positional[0];
+  io.source = r.source;
+  if (auto d = a.get("--device")) io.device = *d;
+  io.json = a.flags.count("--json") != 0;
+  std::cout << pack::inspect_report(r, io);
+  return 0;
+}
+
+std::string safe(std::string s) {
+  for (char& c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) c = '_';
+  return s;
+}
+
+int cmd_extract(int argc, char** argv) {
+  const args a(argc, argv, 2, {"-o", "--output"}, {});
+  if (a.positional.size() != 1) throw usage_error("extract takes one FILE");
+  auto out_dir = a.get("-o");
+  if (!out_dir) out_dir = a.get("--output");
+  if (!out_dir) throw usage_error("extract needs -o DIR");
+  const pack::search_result r = load_containers(a.positional[0]);
+  for (std::size_t ci = 0; ci < r.containers.size(); ++ci) {
+    const auto& found = r.containers[ci];
+    const container c = container::parse(found.bytes.data(), found.bytes.size());
+    fs::path root = *out_dir;
+    if (r.containers.size() > 1) root /= fmt::format("{}_{}", ci, safe(c.info().name.empty() ? "container" : c.info().name));
+    // Name each image after the first variant that uses it, as the front end lays artifacts out.
+    std::vector<std::string> names(c.info().images.size());
+    std::set<std::string> used;
+    for (const kernel_info& k : c.info().kernels)
+      for (std::size_t v = 0; v < k.variants.size(); ++v)
+        for (std::uint32_t im : k.variants[v].images) {
+          if (!names[im].empty()) continue;
+          const image_info& i = c.info().images[im];
+          names[im] = fmt::format("{}/v{}/{}_{}.{}", safe(k.name), v, backend_name(i.backend), safe(i.arch), image_kind_name(i.kind));
+        }
+    for (std::size_t im = 0; im < names.size(); ++im) {
+      const image_info& i = c.info().images[im];
+      if (names[im].empty()) names[im] = fmt::format("unreferenced/image{}_{}_{}.{}", im, backend_name(i.backend), safe(i.arch), image_kind_name(i.kind));
+      std::string n = names[im];
+      for (int dup = 1; !used.insert(n).second; ++dup) n = fmt::format("{}.{}", names[im], dup);
+      const std::vector<std::uint8_t> bytes = c.decode_image(static_cast<std::uint32_t>(im));
+      const fs::path path = root / n;
+      std::error_code ec;
+      fs::create_directories(path.parent_path(), ec);
+      if (ec) throw error(errc::io_error, fmt::format("cannot create {}: {}", path.parent_path().string(), ec.message()));
+      write_atomically(path, bytes.data(), bytes.size());
+      fmt::print("{}  {} bytes\n", path.string(), bytes.size());
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    if (argc < 2) throw usage_error("no command");
+    const std::string cmd = argv[1];
+    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+      std::cout << usage_text;
+      return 0;
+    }
+    if (cmd == "--version") {
+      std::cout << version_text << "\n";
+      return 0;
+    }
+    if (cmd == "pack") return cmd_pack(argc, argv);
+    if (cmd == "inspect") return cmd_inspect(argc, argv);
+    if (cmd == "extract") return cmd_extract(argc, argv);
+    throw usage_error(fmt::format("unknown command \"{}\"", cmd));
+  } catch (const usage_error& e) {
+    std::cerr << "tritonpack: " << e.what() << "\n" << usage_text;
+    return 2;
+  } catch (const tritonpack::error& e) {
+    std::cerr << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    // Filesystem errors, allocation failures on absurd input: still bad input, not a crash.
+    std::cerr << "tritonpack: " << e.what() << "\n";
+    return 1;
+  }
+}
