@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "tritonpack/container_reader.hpp"
 #include "tritonpack/error.hpp"
+#include "tritonpack/selection.hpp"
 
 namespace tritonpack::pack {
 namespace {
@@ -75,6 +77,8 @@ json image_json(const container& c, std::uint32_t i) {
 }  // namespace
 
 std::string inspect_report(const search_result& found, const inspect_options& opt) {
+  std::optional<device_target> device;
+  if (!opt.device.empty()) device = parse_device_target(opt.device);  // bad_argument names the forms
   json all = json::array();
   std::string text;
   for (std::size_t ci = 0; ci < found.containers.size(); ++ci) {
@@ -147,12 +151,33 @@ std::string inspect_report(const search_result& found, const inspect_options& op
           ims.push_back(im);
         }
         vj["images"] = ims;
+        if (device) {
+          // The run time's own selection, so what is printed here is what a launch would do.
+          const image_choice ch = select_image(info, v, *device);
+          json sel;
+          sel["image"] = ch.image ? json(*ch.image) : json(nullptr);
+          sel["jit"] = ch.jit;
+          sel["reason"] = ch.reason;
+          json refused = json::array();
+          for (const image_verdict& r : ch.refused) refused.push_back({{"image", r.image}, {"reason", r.reason}});
+          sel["refused"] = refused;
+          vj["selection"] = sel;
+          if (ch.image) {
+            const image_info& im = info.images[*ch.image];
+            text += fmt::format("    on {}: image {} ({} {} {}{}) — {}\n", device->arch, *ch.image, backend_name(im.backend),
+                                image_kind_name(im.kind), im.arch, ch.jit ? ", JIT" : "", ch.reason);
+          } else {
+            text += fmt::format("    on {}: no image — {}\n", device->arch, ch.reason);
+          }
+          for (const image_verdict& r : ch.refused) text += fmt::format("      not {:>3}: {}\n", r.image, r.reason);
+        }
         variants.push_back(vj);
       }
       kj["variants"] = variants;
       kernels.push_back(kj);
     }
     cj["kernels"] = kernels;
+    if (device) cj["device"] = {{"backend", backend_name(device->backend)}, {"arch", device->arch}};
     json images = json::array();
     for (std::uint32_t i = 0; i < info.images.size(); ++i) images.push_back(image_json(c, i));
     cj["images"] = images;

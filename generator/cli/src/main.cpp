@@ -17,6 +17,7 @@
 
 #include "tritonpack/container_reader.hpp"
 #include "tritonpack/error.hpp"
+#include "tritonpack/selection.hpp"
 #include "tritonpack/pack/container_finder.hpp"
 #include "tritonpack/pack/container_writer.hpp"
 #include "tritonpack/pack/header_writer.hpp"
@@ -183,6 +184,13 @@ pack::search_result load_containers(const std::string& file) {
 int cmd_inspect(int argc, char** argv) {
   const args a(argc, argv, 2, {"--device"}, {"--json"});
   if (a.positional.size() != 1) throw usage_error("inspect takes one FILE");
+  if (auto d = a.get("--device")) {
+    try {
+      (void)parse_device_target(*d);
+    } catch (const error& e) {
+      throw usage_error(std::string("--device: ") + (e.what() + 12));
+    }
+  }
   const pack::search_result r = load_containers(a.positional[0]);
   pack::inspect_options io;
   io.file = a.positional[0];
