@@ -86,6 +86,43 @@ def _kernel_region(ttir: str, kernel: Optional[str]):
     return None
 
 
+_RESULT_RE = re.compile(r"(%[A-Za-z0-9_$.\-]+)(?::(\d+))?")
+_ITER_ARG_RE = re.compile(rf"({_NAME})\s*=\s*({_NAME})")
+
+
+def _result_names(text: str) -> List[str]:
+    """Result names in order; `%x:2` defines %x#0 and %x#1 (how later uses spell them)."""
+    out = []
+    for name, count in _RESULT_RE.findall(text):
+        if count:
+            out.extend(f"{name}#{i}" for i in range(int(count)))
+        else:
+            out.append(name)
+    return out
+
+
+def _for_frame(rest: str, results: List[str], edges) -> Optional[dict]:
+    """scf.for with positional data flow: init_j -> iter_arg_j -> result_j (and yields, below).
+    Without it, every loop-carried pointer would taint every other one. None if the line does
+    not parse as expected (the caller then uses the all-to-all rule)."""
+    m = re.match(rf"\s*({_NAME})\s*=\s*(.*?)\s+to\s+(.*?)\s+step\s+({_NAME}|\S+)", rest)
+    if not m:
+        return None
+    iv = m.group(1)
+    bounds = set(_NAME_RE.findall(m.group(2) + " " + m.group(3) + " " + m.group(4)))
+    it = re.search(r"iter_args\((.*?)\)\s*->", rest)
+    pairs = _ITER_ARG_RE.findall(it.group(1)) if it else []
+    if len(pairs) != len(results):
+        return None
+    edges.append((bounds, {iv}))
+    iters = []
+    for (arg, init), res in zip(pairs, results):
+        edges.append(({init}, {arg}))
+        edges.append(({arg}, {res}))
+        iters.append(arg)
+    return {"defs": {iv}, "uses": set(bounds), "iter": iters, "results": results}
+
+
 def stored_args(ttir: str, kernel: Optional[str] = None) -> Optional[List[bool]]:
     """Per TTIR function argument: True if the kernel may write through it (or cannot tell).
     None if the kernel function was not found (the caller then treats every pointer as written)."""
@@ -101,7 +138,7 @@ def stored_args(ttir: str, kernel: Optional[str] = None) -> Optional[List[bool]]
     # edges: (sources, destinations); sinks: names whose args are written
     edges = []
     sinks: Set[str] = set()
-    stack = []  # per open region-holding op: {"defs": set, "uses": set}
+    stack = []  # per open region-holding op (see module docstring)
 
     for raw in body[1:]:
         line = raw.strip()
@@ -124,23 +161,43 @@ def stored_args(ttir: str, kernel: Optional[str] = None) -> Optional[List[bool]]
         if not m:
             continue
         op = m.group("op")
-        res = set(_NAME_RE.findall(m.group("res") or ""))
+        results = _result_names(m.group("res") or "")
         rest = line[m.end():]
         names = _NAME_RE.findall(rest)
-        new = {n for n in names if n not in defined}   # region args: %iv = ..., iter_args(%acc = ...)
-        uses = {n for n in names if n in defined}
-        defs = res | new
-        defined |= defs
-        if op in LOAD_OPS and "!tt.ptr<!tt.ptr" not in line:
-            pass  # loaded data is not derived from the address
+        opens_region = line.endswith("{")
+        if opens_region:
+            # names seen for the first time on a region-opening line are its region arguments
+            # (%iv = ..., iter_args(%acc = ...)); elsewhere every name is a use (a forward
+            # reference still gets its taint through the fixed point below)
+            new = [n for n in names if n not in defined]
+            uses = {n for n in names if n in defined}
         else:
-            edges.append((uses, defs))
+            new, uses = [], set(names)
+        defs = set(results) | set(new)
+        defined |= defs
+        frame = None
+        if op == "scf.for" and opens_region:
+            frame = _for_frame(rest, results, edges)
+        if frame is None:
+            if op in LOAD_OPS and "!tt.ptr<!tt.ptr" not in line:
+                pass  # loaded data is not derived from the address
+            else:
+                edges.append((uses, defs))
         if not (op in SAFE_OPS or op.startswith(SAFE_PREFIXES)):
             sinks |= uses
         if op in TERMINATORS and stack:
-            stack[-1]["uses"] |= uses
-        if line.endswith("{"):
-            stack.append({"defs": set(defs), "uses": set(uses)})
+            top = stack[-1]
+            ordered = _NAME_RE.findall(rest.split(":", 1)[0]) if op == "scf.yield" else []
+            if top.get("iter") is not None and op == "scf.yield" and len(ordered) == len(top["iter"]):
+                # scf.for: the j-th yielded value feeds the j-th iter_arg and the j-th result
+                for j, v in enumerate(ordered):
+                    edges.append(({v}, {top["iter"][j], top["results"][j]}))
+            else:
+                top["uses"] |= uses
+        if opens_region:
+            if frame is None:
+                frame = {"defs": set(defs), "uses": set(uses)}
+            stack.append(frame)
 
     # Propagate to a fixed point (graphs are small: a few hundred values).
     changed = True

@@ -399,7 +399,10 @@ def compile_spec(spec_path, out_dir, jobs: Optional[int] = None, targets=None, m
             shutil.rmtree(tmp_cache, ignore_errors=True)
 
 
-def _compile(spec, out_dir, jobs, cache_dir, tver, quiet, stream, t0) -> Outcome:
+def prepare(spec: Spec, tver: str, cache_dir: Optional[Path], stream=None):
+    """Introspect (cached) and bind every kernel of `spec`: all spec checks happen here, before
+    anything compiles. Returns (bound kernels, {source path: closure hash})."""
+    stream = stream or sys.stdout
     closures: Dict[str, str] = {}
     kernels: List[BoundKernel] = []
     names = {}
@@ -416,6 +419,11 @@ def _compile(spec, out_dir, jobs, cache_dir, tver, quiet, stream, t0) -> Outcome
                             f"`name` to make it unique", ks.label, "name")
         names[bk.name] = f"[{ks.index}]"
         kernels.append(bk)
+    return kernels, closures
+
+
+def _compile(spec, out_dir, jobs, cache_dir, tver, quiet, stream, t0) -> Outcome:
+    kernels, closures = prepare(spec, tver, cache_dir, stream)
     feature_notes = sorted({str(t.arch) + ":" + ":".join(t.features) for bk in kernels
                             for t in bk.spec.targets if t.features})
     for n in feature_notes:

@@ -1,0 +1,59 @@
+import pytest
+
+from tritonpack_compile.errors import SyntaxProblem
+from tritonpack_compile.grid import check_expr, names_in, normalise_grid
+
+OK_NAMES = {"n", "M", "BLOCK"}
+
+
+def ok(name):
+    return "" if name in OK_NAMES else f"'{name}' unknown"
+
+
+@pytest.mark.parametrize("expr", [
+    "cdiv(n, BLOCK)", "1", "n / BLOCK + 1", "(n + BLOCK - 1) / BLOCK", "n % 7", "min(n, 64)",
+    "max(cdiv(M, BLOCK), 1) * 2", " n ",
+])
+def test_valid(expr):
+    check_expr(expr, ok)
+
+
+@pytest.mark.parametrize("expr,fragment", [
+    ("n // BLOCK", "operator // is not allowed (write / : it is integer division here)"),
+    ("n ** 2", "operator ** is not allowed"),
+    ("-n", "UnaryOp is not allowed"),
+    ("n.size", "Attribute is not allowed"),
+    ("1.5 * n", "only integer constants"),
+    ("True", "only integer constants"),
+    ("foo(n, 1)", "only cdiv(a, b), min(a, b) and max(a, b)"),
+    ("cdiv(n)", "cdiv takes exactly two arguments"),
+    ("min(n, 1, 2)", "min takes exactly two arguments"),
+    ("cdiv(n, b=2)", "takes exactly two arguments"),
+    ("x + 1", "'x' unknown"),
+    ("n +", "is not an expression"),
+    ("n if M else 1", "IfExp is not allowed"),
+    ("n < M", "Compare is not allowed"),
+    ("'n'", "only integer constants"),
+])
+def test_invalid(expr, fragment):
+    with pytest.raises(SyntaxProblem) as e:
+        check_expr(expr, ok)
+    assert fragment in str(e.value)
+
+
+def test_normalise_pads_and_stringifies():
+    assert normalise_grid(["cdiv(n, BLOCK)", 1]) == ["cdiv(n, BLOCK)", "1", "1"]
+    assert normalise_grid([4, 2, 1]) == ["4", "2", "1"]
+
+
+@pytest.mark.parametrize("raw,fragment", [
+    ([], "1 to 3"), ([1, 1, 1, 1], "1 to 3"), ("n", "1 to 3"), ([1.5], "string or an integer"),
+    ([True], "string or an integer"), ([-1], "negative"), ([" "], "empty grid expression"),
+])
+def test_normalise_rejects(raw, fragment):
+    with pytest.raises(SyntaxProblem, match=fragment):
+        normalise_grid(raw)
+
+
+def test_names_in():
+    assert names_in("cdiv(n, BLOCK) + min(M, 2)") == {"n", "BLOCK", "M"}
