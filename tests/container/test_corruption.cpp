@@ -1,0 +1,356 @@
+// Corruption and truncation: every header field, every section entry and every field of every
+// record kind, damaged in turn, is rejected with a message naming the field; every single-byte
+// flip and every truncation is rejected (by the parse or, for frame payload bytes, by the decode);
+// nothing crashes (this file also runs under ASan+UBSan with TRITONPACK_SANITIZE=ON).
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "sample_model.hpp"
+#include "tritonpack/byte_io.hpp"
+#include "tritonpack/checksum.hpp"
+#include "tritonpack/container_format.hpp"
+#include "tritonpack/container_reader.hpp"
+#include "tritonpack/pack/container_writer.hpp"
+
+using namespace tritonpack;
+namespace F = tritonpack::format;
+using byte_io::load_u32;
+using byte_io::load_u64;
+using byte_io::store_u32;
+using byte_io::store_u64;
+
+namespace {
+
+std::vector<std::uint8_t> sample_blob() {
+  pack::write_options opt;
+  opt.grouping = pack::frame_grouping::per_kernel_backend;
+  return pack::write_container(tp_test::sample_info(), tp_test::sample_images(), opt);
+}
+
+std::uint64_t section_offset(const std::vector<std::uint8_t>& b, std::uint32_t s) {
+  return load_u64(b.data() + F::header::sections + s * F::header::section_entry_size);
+}
+std::uint64_t section_size(const std::vector<std::uint8_t>& b, std::uint32_t s) {
+  return load_u64(b.data() + F::header::sections + s * F::header::section_entry_size + 8);
+}
+
+// Recomputes the tables checksum so the structural check of the damaged field is what fires.
+void fix_checksum(std::vector<std::uint8_t>& b) {
+  const std::uint64_t covered = section_offset(b, F::sec_data);
+  store_u64(b.data() + F::header::tables_checksum, 0);
+  store_u64(b.data() + F::header::tables_checksum, xxh64(b.data(), static_cast<std::size_t>(covered)));
+}
+
+// Parses `b`; returns the error message, or "" if it parsed.
+std::string parse_error(const std::vector<std::uint8_t>& b) {
+  try {
+    (void)container::parse(b.data(), b.size());
+  } catch (const error& e) {
+    CHECK(e.code() == errc::bad_container);
+    return e.what();
+  }
+  return {};
+}
+
+struct field {
+  std::string name;      // the name the message must contain, e.g. "images[0].warp_size"
+  std::uint64_t offset;  // absolute byte offset in the container
+  int width;             // 1, 4 or 8
+  std::uint64_t bad;     // a value the reader must refuse for this field
+};
+
+void put(std::vector<std::uint8_t>& b, std::uint64_t off, int width, std::uint64_t v) {
+  if (width == 1) b[off] = static_cast<std::uint8_t>(v);
+  else if (width == 4) store_u32(b.data() + off, static_cast<std::uint32_t>(v));
+  else store_u64(b.data() + off, v);
+}
+
+std::uint64_t rec(const std::vector<std::uint8_t>& b, std::uint32_t s, std::uint64_t i) {
+  return section_offset(b, s) + i * F::record_size[s];
+}
+
+// Every constrained field of the header and of one record of each kind, with an invalid value.
+// (Unconstrained numbers such as num_stages or shared are covered by the raw-damage test below:
+// the tables checksum refuses them.)
+std::vector<field> constrained_fields(const std::vector<std::uint8_t>& b) {
+  using namespace F;
+  std::vector<field> f = {
+      {"header.magic", header::magic, 1, 0x88},
+      {"header.version", header::version, 4, 2},
+      {"header.header_size", header::header_size, 4, 264},
+      {"header.total_size", header::total_size, 8, b.size() + 1},
+      {"header.flags", header::flags, 4, 1},
+      {"header.section_count", header::section_count, 4, 12},
+      {"header.name", header::name, 4, 0xFFFFFF00u},
+      {"header.name", header::name + 4, 4, 0xFFFFFF00u},
+      {"header.triton_version", header::triton_version, 4, 0xFFFFFF00u},
+      {"header.reserved", header::reserved, 8, 1},
+  };
+  for (std::uint32_t s = 0; s < section_count; ++s) {
+    const std::string n = std::string("sections.") + section_name(s);
+    f.push_back({n + ".offset", header::sections + s * header::section_entry_size, 8, section_offset(b, s) + 8});
+    // Record sections: a size that is not a whole number of records; byte sections: past the end.
+    f.push_back({n + ".size", header::sections + s * header::section_entry_size + 8, 8,
+                 record_size[s] > 1 ? section_size(b, s) + 1 : (std::uint64_t{1} << 62)});
+  }
+  const std::uint64_t k = rec(b, sec_kernels, 0), k1 = rec(b, sec_kernels, 1);
+  f.insert(f.end(), {
+                        {"kernels[0].name", k + kernel_rec::name, 4, 0xFFFFFF00u},
+                        {"kernels[0].name", k + kernel_rec::name + 4, 4, 0},  // empty name
+                        {"kernels[1].name", k1 + kernel_rec::name, 8, load_u64(b.data() + k + kernel_rec::name)},  // duplicate
+                        {"kernels[0].source", k + kernel_rec::source + 4, 4, 0xFFFFFF00u},
+                        {"kernels[0].grid.x", k + kernel_rec::grid, 4, 0xFFFFFF00u},
+                        {"kernels[0].grid.y", k + kernel_rec::grid + 8, 4, 0xFFFFFF00u},
+                        {"kernels[0].grid.z", k + kernel_rec::grid + 16, 4, 0xFFFFFF00u},
+                        {"kernels[0].grid", k + kernel_rec::grid + 12, 4, 0},  // one axis empty
+                        {"kernels[0].first_arg", k + kernel_rec::first_arg, 4, 1},
+                        {"kernels[0].arg_count", k + kernel_rec::arg_count, 4, 0xFFFFFFF0u},
+                        {"kernels[0].first_variant", k + kernel_rec::first_variant, 4, 1},
+                        {"kernels[0].variant_count", k + kernel_rec::variant_count, 4, 0xFFFFFFF0u},
+                        {"kernels[0].variant_count", k + kernel_rec::variant_count, 4, 0},
+                    });
+  const std::uint64_t a = rec(b, sec_args, 0), a4 = rec(b, sec_args, 4);
+  f.insert(f.end(), {
+                        {"args[0].name", a + arg_rec::name, 4, 0xFFFFFF00u},
+                        {"args[0].name", a + arg_rec::name + 4, 4, 0},
+                        {"args[0].type", a + arg_rec::type, 4, 0xFFFFFF00u},
+                        {"args[0].type", a + arg_rec::type + 4, 4, 0},
+                        {"args[0].flags", a + arg_rec::flags, 1, 2},
+                        {"args[4].flags", a4 + arg_rec::flags, 1, 1},  // const on an fp32 scalar
+                        {"args[0].reserved", a + arg_rec::reserved + 3, 1, 1},
+                    });
+  const std::uint64_t v = rec(b, sec_variants, 0);
+  f.insert(f.end(), {
+                        {"variants[0].first_spec", v + variant_rec::first_spec, 4, 1},
+                        {"variants[0].spec_count", v + variant_rec::spec_count, 4, 0xFFFFFFF0u},
+                        {"variants[0].spec_count", v + variant_rec::spec_count, 4, 4},
+                        {"variants[0].num_warps", v + variant_rec::num_warps, 4, 0},
+                        {"variants[0].num_ctas", v + variant_rec::num_ctas, 4, 0},
+                        {"variants[0].first_constexpr", v + variant_rec::first_constexpr, 4, 7},
+                        {"variants[0].constexpr_count", v + variant_rec::constexpr_count, 4, 0xFFFFFFF0u},
+                        {"variants[0].first_image_ref", v + variant_rec::first_image_ref, 4, 3},
+                        {"variants[0].image_ref_count", v + variant_rec::image_ref_count, 4, 0xFFFFFFF0u},
+                        {"variants[0].reserved", v + variant_rec::reserved, 4, 1},
+                    });
+  const std::uint64_t s0 = rec(b, sec_specs, 0);
+  f.insert(f.end(), {
+                        {"specs[0].kind", s0 + spec_rec::kind, 1, 4},
+                        {"specs[0]", s0 + spec_rec::kind, 1, 3},  // constexpr without a value (names specs[0].value)
+                        {"specs[0].reserved", s0 + spec_rec::reserved, 1, 1},
+                        {"specs[0].value", s0 + spec_rec::value, 4, 0xFFFFFF00u},
+                    });
+  const std::uint64_t c = rec(b, sec_constexprs, 0);
+  f.insert(f.end(), {
+                        {"constexprs[0].name", c + constexpr_rec::name, 4, 0xFFFFFF00u},
+                        {"constexprs[0].name", c + constexpr_rec::name + 4, 4, 0},
+                        {"constexprs[0].value", c + constexpr_rec::value + 4, 4, 0xFFFFFF00u},
+                    });
+  f.push_back({"image_refs[0]", rec(b, sec_image_refs, 0), 4, 1000});
+  const std::uint64_t im = rec(b, sec_images, 0);
+  // images[2] is the PTX of the sample (kind 2).
+  const std::uint64_t ptx = rec(b, sec_images, 2);
+  f.insert(f.end(), {
+                        {"images[0].backend", im + image_rec::backend, 1, 3},
+                        {"images[0].kind", im + image_rec::kind, 1, 5},
+                        {"images[0].kind", im + image_rec::kind, 1, 3},  // hsaco on cuda
+                        {"images[0].launch_flags", im + image_rec::launch_flags, 1, 4},
+                        {"images[0].reserved0", im + image_rec::reserved0, 1, 1},
+                        {"images[0].ptx_version", im + image_rec::ptx_version, 4, 87},
+                        {"images[2].ptx_version", ptx + image_rec::ptx_version, 4, 0},
+                        {"images[0].arch", im + image_rec::arch, 4, 0xFFFFFF00u},
+                        {"images[0].arch", im + image_rec::arch + 4, 4, 0},
+                        {"images[0].entry", im + image_rec::entry, 4, 0xFFFFFF00u},
+                        {"images[0].entry", im + image_rec::entry + 4, 4, 0},
+                        {"images[0].triton_version", im + image_rec::triton_version + 4, 4, 0xFFFFFF00u},
+                        {"images[0].raw_size", im + image_rec::raw_size, 8, ~std::uint64_t{0} - 4},
+                        {"images[0].frame", im + image_rec::frame, 4, 99},
+                        {"images[0].frame", im + image_rec::frame, 4, 1},
+                        {"images[0].reserved1", im + image_rec::reserved1, 4, 1},
+                        {"images[0].frame_offset", im + image_rec::frame_offset, 8, 1},
+                        {"images[0].num_warps", im + image_rec::num_warps, 4, 0},
+                        {"images[0].warp_size", im + image_rec::warp_size, 4, 48},
+                        {"images[0].num_ctas", im + image_rec::num_ctas, 4, 0},
+                        {"images[0].global_scratch_align", im + image_rec::global_scratch_align, 4, 3},
+                        {"images[0].profile_scratch_align", im + image_rec::profile_scratch_align, 4, 0},
+                        {"images[0].first_tensordesc", im + image_rec::first_tensordesc, 4, 1},
+                        {"images[0].tensordesc_count", im + image_rec::tensordesc_count, 4, 0xFFFFFFF0u},
+                        {"images[0].reserved2", im + image_rec::reserved2, 4, 1},
+                    });
+  const std::uint64_t t = rec(b, sec_tensordescs, 0);
+  f.insert(f.end(), {
+                        {"tensordescs[0].fp4_padded", t + tensordesc_rec::fp4_padded, 1, 2},
+                        {"tensordescs[0].reserved", t + tensordesc_rec::reserved, 1, 1},
+                        {"tensordescs[0].first_dim", t + tensordesc_rec::first_dim, 4, 1},
+                        {"tensordescs[0].dim_count", t + tensordesc_rec::dim_count, 4, 0xFFFFFFF0u},
+                        {"tensordescs[0].dim_count", t + tensordesc_rec::dim_count, 4, 0},
+                    });
+  const std::uint64_t fr = rec(b, sec_frames, 0);
+  f.insert(f.end(), {
+                        {"frames[0].offset", fr + frame_rec::offset, 8, 1},
+                        {"frames[0].stored_size", fr + frame_rec::stored_size, 8, std::uint64_t{1} << 40},
+                        {"frames[0].raw_size", fr + frame_rec::raw_size, 8, std::uint64_t{1} << 40},
+                        {"frames[0].codec", fr + frame_rec::codec, 4, 7},
+                        {"frames[0].flags", fr + frame_rec::flags, 4, 2},
+                        {"frames[0].flags", fr + frame_rec::flags, 4, 1},  // dictionary, none present
+                    });
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("the sample container has every table non-empty (so every record kind is tested)") {
+  const auto b = sample_blob();
+  for (std::uint32_t s = 0; s < F::section_count; ++s) {
+    CAPTURE(F::section_name(s));
+    if (s == F::sec_dictionary) continue;  // the sample has no dictionary (tested in round trips)
+    CHECK(section_size(b, s) > 0);
+  }
+}
+
+TEST_CASE("every constrained field, damaged, is refused with a message naming it") {
+  const auto good = sample_blob();
+  REQUIRE(parse_error(good).empty());
+  for (const field& f : constrained_fields(good)) {
+    CAPTURE(f.name);
+    CAPTURE(f.bad);
+    auto b = good;
+    put(b, f.offset, f.width, f.bad);
+    if (f.name != "header.magic" && f.name != "header.version" && f.name != "header.total_size") fix_checksum(b);
+    const std::string msg = parse_error(b);
+    CHECK_MESSAGE(msg.find(f.name) != std::string::npos, "message: " << msg);
+  }
+}
+
+TEST_CASE("a damaged tables checksum is refused") {
+  auto b = sample_blob();
+  b[F::header::tables_checksum] ^= 1;
+  CHECK(parse_error(b).find("header.tables_checksum") != std::string::npos);
+}
+
+TEST_CASE("an unconstrained field changed without fixing the checksum is refused by the checksum") {
+  const auto good = sample_blob();
+  const std::uint64_t im = rec(good, F::sec_images, 0);
+  for (std::size_t off : {F::image_rec::shared, F::image_rec::tmem_size, F::image_rec::global_scratch_size,
+                          F::image_rec::profile_scratch_size}) {
+    auto b = good;
+    b[im + off] ^= 0x40;
+    CHECK(parse_error(b).find("header.tables_checksum") != std::string::npos);
+  }
+  auto b = good;
+  b[rec(good, F::sec_variants, 0) + F::variant_rec::num_stages] ^= 1;
+  CHECK(parse_error(b).find("header.tables_checksum") != std::string::npos);
+}
+
+TEST_CASE("image checksums are verified on decode") {
+  auto b = sample_blob();
+  store_u64(b.data() + rec(b, F::sec_images, 0) + F::image_rec::checksum, 12345);
+  fix_checksum(b);
+  const container c = container::parse(b.data(), b.size());
+  CHECK_THROWS_WITH_AS(c.decode_image(0), doctest::Contains("images[0]"), error);
+  CHECK_NOTHROW(c.decode_image(1));
+}
+
+TEST_CASE("every single-byte flip is refused, or (inside compressed payload) changes nothing") {
+  // Header, tables and dictionary are covered by the tables checksum, so a flip there is always
+  // refused at parse. In a frame's compressed payload a flip may hit bits zstd never reads
+  // (padding, unused table entries); then the decoded images must still be exactly the originals
+  // (zstd's content checksum and the image XXH64 guarantee no silently different bytes).
+  const auto good = sample_blob();
+  const auto originals = tp_test::sample_images();
+  const std::uint64_t data_start = section_offset(good, F::sec_data);
+  int at_parse = 0, at_decode = 0, harmless = 0;
+  for (std::size_t i = 0; i < good.size(); ++i) {
+    CAPTURE(i);
+    auto b = good;
+    b[i] ^= 0x5A;
+    std::optional<container> c;
+    try {
+      c.emplace(container::parse(b.data(), b.size()));
+    } catch (const error&) {
+      ++at_parse;
+      continue;
+    }
+    REQUIRE_MESSAGE(i >= data_start, "a flip in the header or tables was accepted");
+    bool refused = false, same = true;
+    for (std::uint32_t k = 0; k < c->info().images.size(); ++k) {
+      try {
+        same = same && c->decode_image(k) == originals[k];
+      } catch (const error&) {
+        refused = true;
+      }
+    }
+    if (refused) ++at_decode;
+    else ++harmless;
+    CHECK((refused || same));
+  }
+  CHECK(at_parse >= static_cast<int>(data_start));
+  MESSAGE(at_parse << " flips refused at parse, " << at_decode << " at decode, " << harmless
+                   << " in compressed payload bits zstd does not read (decoded bytes unchanged)");
+}
+
+TEST_CASE("every truncation and any trailing byte is refused") {
+  const auto good = sample_blob();
+  for (std::size_t n = 0; n < good.size(); ++n) {
+    CAPTURE(n);
+    const std::string msg = [&] {
+      try {
+        (void)container::parse(good.data(), n);
+      } catch (const error& e) {
+        return std::string(e.what());
+      }
+      return std::string();
+    }();
+    CHECK(!msg.empty());
+    if (n >= F::header::size) CHECK(msg.find("header.total_size") != std::string::npos);
+  }
+  auto longer = good;
+  longer.push_back(0);
+  CHECK(parse_error(longer).find("trailing bytes") != std::string::npos);
+  CHECK_THROWS_AS(container::parse(nullptr, 10), error);
+  CHECK_THROWS_AS(container::parse(nullptr, 0), error);
+}
+
+TEST_CASE("a frame whose zstd header disagrees with the table is refused") {
+  auto good = sample_blob();
+  const container c = container::parse(good.data(), good.size());
+  // Find a zstd frame and claim a different raw size for it and its last image.
+  std::uint32_t z = 0;
+  while (z < c.frames().size() && c.frames()[z].codec != F::codec_zstd) ++z;
+  REQUIRE(z < c.frames().size());
+  auto b = good;
+  const std::uint64_t fr = rec(b, F::sec_frames, z);
+  store_u64(b.data() + fr + F::frame_rec::raw_size, c.frames()[z].raw_size + 1);
+  const std::uint32_t last = c.frames()[z].first_image + c.frames()[z].image_count - 1;
+  const std::uint64_t im = rec(b, F::sec_images, last);
+  store_u64(b.data() + im + F::image_rec::raw_size, load_u64(b.data() + im + F::image_rec::raw_size) + 1);
+  fix_checksum(b);
+  const std::string msg = parse_error(b);
+  CHECK(msg.find("frames[" + std::to_string(z) + "]") != std::string::npos);
+  CHECK(msg.find("zstd frame header says") != std::string::npos);
+}
+
+TEST_CASE("images must tile their frames: a gap, an overlap and an empty frame are refused") {
+  const auto good = sample_blob();
+  SUBCASE("overlap: second image starts inside the first") {
+    auto b = good;
+    const std::uint64_t im = rec(b, F::sec_images, 1);
+    store_u64(b.data() + im + F::image_rec::frame_offset, load_u64(b.data() + im + F::image_rec::frame_offset) - 1);
+    fix_checksum(b);
+    CHECK(parse_error(b).find("images[1].frame_offset") != std::string::npos);
+  }
+  SUBCASE("frame raw size larger than its images") {
+    auto b = good;
+    // A stored frame: the 1-byte-image frames of the sample are stored ones.
+    const container c = container::parse(good.data(), good.size());
+    std::uint32_t z = 0;
+    while (z < c.frames().size() && c.frames()[z].codec != F::codec_stored) ++z;
+    REQUIRE(z < c.frames().size());
+    const std::uint64_t fr = rec(b, F::sec_frames, z);
+    store_u64(b.data() + fr + F::frame_rec::raw_size, c.frames()[z].raw_size + 1);
+    fix_checksum(b);
+    CHECK(parse_error(b).find("frames[" + std::to_string(z) + "]") != std::string::npos);
+  }
+}

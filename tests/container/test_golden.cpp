@@ -1,0 +1,116 @@
+// Golden files of each container format version (tests/container/golden/v<N>/):
+//   layout.tpk  every table in use, frames stored uncompressed, so the bytes depend on the layout
+//               only (not on the zstd version): today's writer must reproduce it byte for byte
+//               while format_version is unchanged. A layout change without a version bump fails
+//               here; with a bump, add golden/v<N+1>/ (TP_UPDATE_GOLDEN=1 writes it).
+//   sample.tpk  the sample with zstd frames: today's reader must read it back to the same model
+//               and image bytes.
+// Regenerate (only together with a version bump): TP_UPDATE_GOLDEN=1 tritonpack_container_tests
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "sample_model.hpp"
+#include "tritonpack/container_format.hpp"
+#include "tritonpack/container_reader.hpp"
+#include "tritonpack/pack/container_writer.hpp"
+
+using namespace tritonpack;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path golden_dir = fs::path(TP_GOLDEN_DIR) / ("v" + std::to_string(format::format_version));
+
+std::vector<std::vector<std::uint8_t>> tiny_images() {
+  // 0, 1, 7, 8 and 9 bytes and two more small ones: each frame is too small for zstd to pay off,
+  // so the writer stores it and the file is independent of the zstd version.
+  const std::size_t sizes[] = {9, 0, 1, 7, 8, 9, 3};
+  std::vector<std::vector<std::uint8_t>> v;
+  for (std::size_t i = 0; i < 7; ++i) v.push_back(tp_test::pattern_bytes(sizes[i], static_cast<std::uint32_t>(100 + i)));
+  return v;
+}
+
+std::vector<std::uint8_t> layout_blob() {
+  pack::write_options opt;
+  opt.grouping = pack::frame_grouping::per_image;
+  return pack::write_container(tp_test::sample_info(), tiny_images(), opt);
+}
+
+std::vector<std::uint8_t> sample_blob() { return pack::write_container(tp_test::sample_info(), tp_test::sample_images()); }
+
+std::vector<std::uint8_t> read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  REQUIRE_MESSAGE(in.good(), "missing golden file " << p.string() << " (TP_UPDATE_GOLDEN=1 writes it)");
+  return std::vector<std::uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void write(const fs::path& p, const std::vector<std::uint8_t>& b) {
+  fs::create_directories(p.parent_path());
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+}
+
+bool updating() {
+  const char* e = std::getenv("TP_UPDATE_GOLDEN");
+  return e && std::string(e) == "1";
+}
+
+}  // namespace
+
+TEST_CASE("golden layout file: the writer reproduces it byte for byte (layout unchanged in this version)") {
+  const auto now = layout_blob();
+  const container c = container::parse(now.data(), now.size());
+  for (const frame_view& f : c.frames()) REQUIRE_MESSAGE(f.codec == format::codec_stored, "layout golden must not depend on zstd");
+  if (updating()) write(golden_dir / "layout.tpk", now);
+  const auto golden = read(golden_dir / "layout.tpk");
+  // A mismatch here means the byte layout changed: bump format::format_version, document the new
+  // layout in docs/format.md and add golden/v<N+1>/.
+  CHECK_MESSAGE(now.size() == golden.size(), "layout of format v" << format::format_version << " changed size");
+  std::size_t first_diff = 0;
+  while (first_diff < std::min(now.size(), golden.size()) && now[first_diff] == golden[first_diff]) ++first_diff;
+  CHECK_MESSAGE(now == golden, "layout of format v" << format::format_version << " changed at byte " << first_diff);
+}
+
+TEST_CASE("golden files are readable: model and image bytes") {
+  if (updating()) write(golden_dir / "sample.tpk", sample_blob());
+  struct golden_case {
+    const char* file;
+    std::vector<std::vector<std::uint8_t>> images;
+  };
+  for (const golden_case& g : {golden_case{"layout.tpk", tiny_images()}, golden_case{"sample.tpk", tp_test::sample_images()}}) {
+    CAPTURE(g.file);
+    const auto bytes = read(golden_dir / g.file);
+    const container c = container::parse(bytes.data(), bytes.size());
+    const container_info want = tp_test::sample_info();
+    CHECK(c.info().format_version == format::format_version);
+    CHECK(c.info().name == want.name);
+    REQUIRE(c.info().kernels.size() == want.kernels.size());
+    for (std::size_t k = 0; k < want.kernels.size(); ++k) {
+      CHECK(c.info().kernels[k].name == want.kernels[k].name);
+      CHECK(c.info().kernels[k].grid == want.kernels[k].grid);
+      CHECK(c.info().kernels[k].variants.size() == want.kernels[k].variants.size());
+    }
+    REQUIRE(c.info().images.size() == g.images.size());
+    for (std::uint32_t i = 0; i < g.images.size(); ++i) {
+      CHECK(c.info().images[i].arch == want.images[i].arch);
+      CHECK(c.info().images[i].launch.entry == want.images[i].launch.entry);
+      CHECK(c.decode_image(i) == g.images[i]);
+    }
+  }
+}
+
+TEST_CASE("a container of another format version is refused naming both versions") {
+  auto b = read(golden_dir / "layout.tpk");
+  b[format::header::version] = static_cast<std::uint8_t>(format::format_version + 1);
+  try {
+    (void)container::parse(b.data(), b.size());
+    FAIL("a future version was accepted");
+  } catch (const error& e) {
+    const std::string m = e.what();
+    CHECK(m.find("format version " + std::to_string(format::format_version + 1)) != std::string::npos);
+    CHECK(m.find("reads version " + std::to_string(format::format_version)) != std::string::npos);
+  }
+}
