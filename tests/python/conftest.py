@@ -10,6 +10,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 PKG = REPO / "generator" / "python"
 DATA = REPO / "tests" / "data"
+HERE_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(PKG))
 
 

@@ -50,7 +50,8 @@ def _run_compile(ns, out_dir):
     if outcome.failures:
         print(f"\n{len(outcome.failures)} of {total} compilations failed:", file=sys.stderr)
         for f in outcome.failures:
-            print(f"  error: {f}", file=sys.stderr)
+            # Triton's messages span lines (source excerpt, caret); indent them under their error
+            print("  error: " + f.replace("\n", "\n      "), file=sys.stderr)
         print(f"no manifest written to {out_dir}", file=sys.stderr)
         return 1
     nimg = sum(len(v["images"]) for k in outcome.manifest["kernels"] for v in k["variants"])

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import List, Optional
 
-from .signature import INT_TYPES, SCALAR_TYPES, is_pointer
+from .signature import INT_TYPES, POINTEE_TYPES, SCALAR_TYPES, is_pointer
 from .spec import check_cpp_identifier
 
 SCHEMA = "tritonpack-manifest"
@@ -22,7 +22,14 @@ MODE_KINDS = {"binary": {"cubin", "hsaco"}, "ir": {"ptx", "llir"}, "both": {"cub
 _CUDA_ARCH = re.compile(r"^sm_\d{2,3}a?$")
 _HIP_ARCH = re.compile(r"^gfx[0-9]{1,2}[0-9a-f]{2}(:(xnack|sramecc)[+-])*$")
 _PTX_VERSION = re.compile(r"^\d+\.\d+$")
-_TYPE = re.compile(r"^(\*[a-z0-9]+|tensordesc<[a-z0-9]+\[\d+(,\d+)*\]>)$")
+_TYPE = re.compile(r"^(\*(?P<p>[a-z0-9]+)|tensordesc<(?P<d>[a-z0-9]+)\[\d+(,\d+)*\]>)$")
+
+
+def _valid_type(t: str) -> bool:
+    if t in SCALAR_TYPES:
+        return True
+    m = _TYPE.match(t)
+    return bool(m) and (m.group("p") or m.group("d")) in POINTEE_TYPES
 
 
 def _is_int(x) -> bool:
@@ -91,7 +98,7 @@ def check_manifest(m, base_dir: Optional[Path] = None) -> List[str]:
                 arg_names.append(an)
             if at is None:
                 continue
-            if not (at in SCALAR_TYPES or _TYPE.match(at)):
+            if not _valid_type(at):
                 errs.append(f"{ap}.type: '{at}' is not a Triton type")
             if is_pointer(at):
                 need(a, "const", bool, ap)

@@ -266,8 +266,6 @@ def _load_kernel(path, i, rk, file_targets, file_mode, target_override, mode_ove
         if why:
             raise SpecError(path, why, label, "name")
 
-    if "signature" in rk:
-        raise SpecError(path, "the key is 'signatures' (a list)", label, "signature")
     sigs_raw = rk.get("signatures")
     if sigs_raw is None:
         raise SpecError(path, "missing required key 'signatures', e.g. [\"*fp32:16, *fp32:16, i32\"]",
