@@ -27,8 +27,14 @@ void scan(const std::vector<std::uint8_t>& bytes, search_result& r) {
       continue;
     }
     if (total > static_cast<std::uint64_t>(end - p)) {
-      r.rejected.push_back("offset " + std::to_string(off) + ": header says " + std::to_string(total) + " bytes, only " +
-                           std::to_string(end - p) + " follow");
+      // Truncated (or not a container): let the reader say which field disagrees.
+      std::string why = "header says " + std::to_string(total) + " bytes, only " + std::to_string(end - p) + " follow";
+      try {
+        (void)container::parse(p, static_cast<std::size_t>(end - p));
+      } catch (const error& e) {
+        why = std::string(e.what()).substr(12);
+      }
+      r.rejected.push_back("offset " + std::to_string(off) + ": " + why);
       ++p;
       continue;
     }

@@ -1,0 +1,176 @@
+// The `tritonpack` executable: commands, exit codes (0 ok, 1 bad input, 2 usage), and the
+// pack → inspect → extract path on the committed fixtures.
+#include <doctest/doctest.h>
+
+#include <random>
+
+#include "test_util.hpp"
+#include "tritonpack/container_reader.hpp"
+
+using tp_test::fs::path;
+using tp_test::run_cli;
+
+namespace {
+const path work = TP_WORK;
+
+path packed() {
+  static const path dir = [] {
+    const path d = work / "packed";
+    tp_test::fs::remove_all(d);
+    const auto r = run_cli("pack \"" + std::string(TP_ARTIFACTS) + "/manifest.json\" -o \"" + d.string() + "\" --name fixtures");
+    REQUIRE_MESSAGE(r.code == 0, r.out);
+    return d;
+  }();
+  return dir;
+}
+}  // namespace
+
+TEST_CASE("usage errors exit 2 with the usage text") {
+  for (const char* args : {"", "frobnicate", "pack", "pack a.json", "pack a.json -o", "pack a.json -o d --level 99",
+                           "pack a.json -o d --level x", "pack a.json -o d --mode fast", "pack a.json -o d --frames all",
+                           "inspect", "inspect a b", "inspect f --color", "extract f", "pack a.json -o d -o e",
+                           "inspect f --device sm_xx"}) {
+    CAPTURE(args);
+    const auto r = run_cli(args);
+    CHECK(r.code == 2);
+    CHECK(r.out.find("usage:") != std::string::npos);
+  }
+  CHECK(run_cli("--help").code == 0);
+  CHECK(run_cli("--version").out.find("container format v1") != std::string::npos);
+}
+
+TEST_CASE("bad input exits 1 with a message, never a crash") {
+  const auto missing = run_cli("pack /nonexistent/manifest.json -o \"" + (work / "x").string() + "\"");
+  CHECK(missing.code == 1);
+  CHECK(missing.out.find("cannot open /nonexistent/manifest.json") != std::string::npos);
+
+  tp_test::spit(work / "garbage.bin", std::string(1000, 'x'));
+  const auto g = run_cli("inspect \"" + (work / "garbage.bin").string() + "\"");
+  CHECK(g.code == 1);
+  CHECK(g.out.find("no tritonpack container magic") != std::string::npos);
+
+  tp_test::spit(work / "empty.bin", std::string());
+  CHECK(run_cli("inspect \"" + (work / "empty.bin").string() + "\"").code == 1);
+  CHECK(run_cli("extract \"" + (work / "empty.bin").string() + "\" -o \"" + (work / "ex0").string() + "\"").code == 1);
+
+  // A truncated container and one with a damaged table.
+  auto tpk = tp_test::slurp(packed() / "fixtures.tpk");
+  auto cut = tpk;
+  cut.resize(cut.size() / 2);
+  tp_test::spit(work / "cut.tpk", cut);
+  const auto c = run_cli("inspect \"" + (work / "cut.tpk").string() + "\"");
+  CHECK(c.code == 1);
+  CHECK(c.out.find("header.total_size") != std::string::npos);
+  auto dmg = tpk;
+  dmg[400] ^= 0xFF;
+  tp_test::spit(work / "dmg.tpk", dmg);
+  CHECK(run_cli("inspect \"" + (work / "dmg.tpk").string() + "\"").out.find("tables_checksum") != std::string::npos);
+
+  // Random files, some starting with the magic: exit 1 every time.
+  std::mt19937 rng(3);
+  for (int i = 0; i < 20; ++i) {
+    std::vector<std::uint8_t> junk(static_cast<std::size_t>(rng() % 4000));
+    for (auto& b : junk) b = static_cast<std::uint8_t>(rng());
+    if (i % 2 == 0) {
+      junk.insert(junk.begin(), std::begin(tritonpack::format::magic), std::end(tritonpack::format::magic));
+      junk.insert(junk.begin() + 8, tpk.begin() + 8, tpk.begin() + std::min<std::size_t>(tpk.size(), 300));
+    }
+    tp_test::spit(work / "junk.bin", junk);
+    const auto r = run_cli("inspect \"" + (work / "junk.bin").string() + "\"");
+    CAPTURE(i);
+    CHECK(r.code == 1);
+  }
+
+  // A mislabelled artifact: pack refuses it, exit 1, the file named.
+  const path dir = tp_test::copy_artifacts("cli_mislabel");
+  auto m = tp_test::load_json(dir / "manifest.json");
+  m["kernels"][0]["variants"][0]["images"][0]["arch"] = "sm_86";
+  tp_test::spit(dir / "manifest.json", m.dump());
+  const auto p = run_cli("pack \"" + (dir / "manifest.json").string() + "\" -o \"" + (work / "never").string() + "\"");
+  CHECK(p.code == 1);
+  CHECK(p.out.find("vector_add/v0/cuda_sm_80.cubin") != std::string::npos);
+  CHECK(p.out.find("sm_86") != std::string::npos);
+  CHECK(!tp_test::fs::exists(work / "never" / "fixtures.hpp"));
+}
+
+TEST_CASE("pack writes NAME.tpk and NAME.hpp; the .tpk is a valid container") {
+  const auto tpk = tp_test::slurp(packed() / "fixtures.tpk");
+  const auto c = tritonpack::container::parse(tpk.data(), tpk.size());
+  CHECK(c.info().name == "fixtures");
+  CHECK(c.info().kernels.size() == 3);
+  CHECK(tp_test::fs::file_size(packed() / "fixtures.hpp") > tpk.size());
+}
+
+TEST_CASE("inspect reads a .tpk, a generated header and a binary that embeds a container") {
+  const auto a = run_cli("inspect \"" + (packed() / "fixtures.tpk").string() + "\"");
+  CHECK(a.code == 0);
+  CHECK(a.out.find("kernel vector_add") != std::string::npos);
+  CHECK(a.out.find("totals: 3 kernels, 70 images") != std::string::npos);
+  const auto h = run_cli("inspect \"" + (packed() / "fixtures.hpp").string() + "\"");
+  CHECK(h.code == 0);
+  CHECK(h.out.find("(generated header)") != std::string::npos);
+  CHECK(h.out.find("totals: 3 kernels, 70 images") != std::string::npos);
+
+  // A "binary": the container between other bytes, preceded by a stray copy of the magic.
+  auto tpk = tp_test::slurp(packed() / "fixtures.tpk");
+  std::vector<std::uint8_t> bin(5000, 0x90);
+  bin.insert(bin.begin() + 100, std::begin(tritonpack::format::magic), std::end(tritonpack::format::magic));
+  bin.insert(bin.begin() + 3001, tpk.begin(), tpk.end());
+  tp_test::spit(work / "fake.exe", bin);
+  const auto b = run_cli("inspect \"" + (work / "fake.exe").string() + "\"");
+  CHECK(b.code == 0);
+  CHECK(b.out.find("(binary) at offset 3001") != std::string::npos);
+
+  const auto j = run_cli("inspect --json \"" + (packed() / "fixtures.tpk").string() + "\"");
+  CHECK(j.code == 0);
+  const auto doc = nlohmann::json::parse(j.out);
+  CHECK(doc["containers"][0]["kernels"].size() == 3);
+  CHECK(doc["containers"][0]["images"].size() == 70);
+}
+
+TEST_CASE("inspect --device shows the image the run time would choose, and why") {
+  const auto s90 = run_cli("inspect --device sm_90 \"" + (packed() / "fixtures.tpk").string() + "\"");
+  CHECK(s90.code == 0);
+  CHECK(s90.out.find("on sm_90: image 1 (cuda cubin sm_90a) — exact cubin sm_90a") != std::string::npos);
+  const auto s86 = run_cli("inspect --device sm_86 \"" + (packed() / "fixtures.tpk").string() + "\"");
+  CHECK(s86.out.find("on sm_86: image 0 (cuda cubin sm_80)") != std::string::npos);
+  const auto g = run_cli("inspect --device gfx942 --json \"" + (packed() / "fixtures.hpp").string() + "\"");
+  CHECK(g.code == 0);
+  const auto doc = nlohmann::json::parse(g.out);
+  const auto& sel = doc["containers"][0]["kernels"][0]["variants"][0]["selection"];
+  const auto& img = doc["containers"][0]["images"][sel["image"].get<int>()];
+  CHECK(img["arch"] == "gfx942");
+  CHECK(img["kind"] == "hsaco");
+  CHECK(!sel["refused"].empty());
+}
+
+TEST_CASE("pack --mode binary / ir keeps only binaries / only IR") {
+  const path d = work / "modes";
+  REQUIRE(run_cli("pack \"" + std::string(TP_ARTIFACTS) + "/manifest.json\" -o \"" + d.string() + "\" --name bin --mode binary").code == 0);
+  REQUIRE(run_cli("pack \"" + std::string(TP_ARTIFACTS) + "/manifest.json\" -o \"" + d.string() + "\" --name ir --mode ir --level 3").code == 0);
+  for (const char* n : {"bin", "ir"}) {
+    const auto b = tp_test::slurp(d / (std::string(n) + ".tpk"));
+    const auto c = tritonpack::container::parse(b.data(), b.size());
+    CHECK(c.info().name == n);
+    for (const auto& im : c.info().images) CHECK(tritonpack::is_binary(im.kind) == (std::string(n) == "bin"));
+  }
+}
+
+TEST_CASE("extract writes every image back byte for byte (from the .tpk and from the .hpp)") {
+  for (const char* src : {"fixtures.tpk", "fixtures.hpp"}) {
+    CAPTURE(src);
+    const path out = work / (std::string("extract_") + src);
+    tp_test::fs::remove_all(out);
+    const auto r = run_cli("extract \"" + (packed() / src).string() + "\" -o \"" + out.string() + "\"");
+    REQUIRE(r.code == 0);
+    int files = 0;
+    for (const auto& e : tp_test::fs::recursive_directory_iterator(out)) {
+      if (!e.is_regular_file()) continue;
+      ++files;
+      const path rel = tp_test::fs::relative(e.path(), out);
+      CAPTURE(rel.string());
+      CHECK(tp_test::slurp(e.path()) == tp_test::slurp(path(TP_ARTIFACTS) / rel));
+    }
+    CHECK(files == 70);
+  }
+}

@@ -1,0 +1,125 @@
+// The generated header's pieces: C++ types, grid translation, the string-literal encoding (and
+// decoding it back, as inspect does), dispatch predicates.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <random>
+
+#include "tritonpack/error.hpp"
+#include "tritonpack/pack/container_writer.hpp"
+#include "tritonpack/pack/header_writer.hpp"
+#include "tritonpack/pack/manifest.hpp"
+
+using namespace tritonpack;
+using namespace tritonpack::pack;
+
+TEST_CASE("Triton types map to the C++ types of docs/runtime-api.md") {
+  CHECK(cpp_type("*fp32", true) == "const float*");
+  CHECK(cpp_type("*fp32", false) == "float*");
+  CHECK(cpp_type("*kfp32", false) == "const float*");
+  CHECK(cpp_type("*fp64", false) == "double*");
+  CHECK(cpp_type("*fp16", false) == "::tritonpack::half*");
+  CHECK(cpp_type("*bf16", true) == "const ::tritonpack::bfloat16*");
+  CHECK(cpp_type("*fp8e4nv", false) == "::tritonpack::float8_e4m3*");
+  CHECK(cpp_type("*fp8e5", false) == "::tritonpack::float8_e5m2*");
+  CHECK(cpp_type("*fp8e4b15", false) == "std::uint8_t*");
+  CHECK(cpp_type("*i8", false) == "std::int8_t*");
+  CHECK(cpp_type("*u64", false) == "std::uint64_t*");
+  CHECK(cpp_type("*i1", false) == "bool*");
+  CHECK(cpp_type("i1", false) == "bool");
+  CHECK(cpp_type("u1", false) == "bool");
+  CHECK(cpp_type("i32", false) == "std::int32_t");
+  CHECK(cpp_type("u16", false) == "std::uint16_t");
+  CHECK(cpp_type("fp16", false) == "::tritonpack::half");
+  CHECK(cpp_type("bf16", false) == "::tritonpack::bfloat16");
+  CHECK(cpp_type("fp32", false) == "float");
+  CHECK(cpp_type("fp64", false) == "double");
+  CHECK(cpp_type("tensordesc<fp16[64,64]>", true) == "const ::tritonpack::tensor_descriptor<const ::tritonpack::half, 2>&");
+  CHECK(cpp_type("tensordesc<fp32[128]>", false) == "const ::tritonpack::tensor_descriptor<float, 1>&");
+  CHECK_THROWS_WITH_AS(cpp_type("*complex64", false), doctest::Contains("complex64"), error);
+  CHECK_THROWS_AS(cpp_type("fp8e5", false), error);
+  CHECK_THROWS_AS(cpp_type("tensordesc<fp16>", false), error);
+}
+
+TEST_CASE("grid expressions become int64 C++") {
+  const std::vector<std::pair<std::string, std::string>> args = {{"n", "i32"}, {"m", "i64"}, {"big", "u64"}, {"new", "i32"}};
+  const std::vector<std::string> cx = {"BLOCK", "BM"};
+  CHECK(translate_grid_expr("cdiv(n, BLOCK)", args, cx) == "::tritonpack::cdiv(std::int64_t{n}, BLOCK)");
+  CHECK(translate_grid_expr("1", args, cx) == "1");
+  CHECK(translate_grid_expr("m*2+1", args, cx) == "m * 2 + 1");
+  CHECK(translate_grid_expr("(n + BM - 1) // BM", args, cx) == "(std::int64_t{n} + BM - 1) / BM");
+  CHECK(translate_grid_expr("min(n, 64) % 7", args, cx) == "std::min<std::int64_t>(std::int64_t{n}, 64) % 7");
+  CHECK(translate_grid_expr("max(big, -3)", args, cx) == "std::max<std::int64_t>(static_cast<std::int64_t>(big), -3)");
+  CHECK(translate_grid_expr("new * 2", args, cx) == "std::int64_t{new_} * 2");  // C++ keyword renamed
+  CHECK_THROWS_WITH_AS(translate_grid_expr("cdiv(n, X)", args, cx), doctest::Contains("\"X\" is neither"), error);
+  CHECK_THROWS_WITH_AS(translate_grid_expr("foo(n, 2)", args, cx), doctest::Contains("unknown function foo"), error);
+  CHECK_THROWS_WITH_AS(translate_grid_expr("n +", args, cx), doctest::Contains("ends early"), error);
+  CHECK_THROWS_WITH_AS(translate_grid_expr("(n", args, cx), doctest::Contains("missing ')'"), error);
+  CHECK_THROWS_WITH_AS(translate_grid_expr("n 2", args, cx), doctest::Contains("unexpected '2'"), error);
+  CHECK_THROWS_WITH_AS(translate_grid_expr("1.5", args, cx), doctest::Contains("integer literals"), error);
+}
+
+TEST_CASE("string-literal encoding round-trips every byte value, and escapes never run together") {
+  std::vector<std::uint8_t> all;
+  for (int i = 0; i < 256; ++i) all.push_back(static_cast<std::uint8_t>(i));
+  // Octal-escape followed by digits, quote, backslash, question marks (trigraphs).
+  for (const char* s : {"\0011", "\0071\0078", "\"\\??=??/", "\x7f" "0"}) all.insert(all.end(), s, s + std::strlen(s) + 1);
+  std::mt19937 rng(7);
+  for (int i = 0; i < 5000; ++i) all.push_back(static_cast<std::uint8_t>(rng()));
+  for (std::size_t per_line : {1u, 3u, 64u, 4096u}) {
+    CAPTURE(per_line);
+    const std::string lit = encode_string_literals(all.data(), all.size(), per_line, "    ");
+    CHECK(lit.find("??") == std::string::npos);
+    CHECK(decode_string_literals(lit) == all);
+  }
+  CHECK_THROWS_AS(decode_string_literals("\"abc"), error);
+  CHECK_THROWS_AS(decode_string_literals("\"\\q\""), error);
+  CHECK_THROWS_AS(decode_string_literals("\"\\777\""), error);
+}
+
+TEST_CASE("generated dispatch: predicates most specialised first, configs of one spec not dispatched") {
+  const loaded_manifest m = load_manifest(std::string(TP_ARTIFACTS) + "/manifest.json");
+  const auto blob = write_container(m.info, m.image_bytes);
+  header_options o;
+  o.namespace_name = "fixtures";
+  const std::string h = write_header(m.info, blob, o);
+  CHECK(h.find("inline constexpr char container_data[] =") != std::string::npos);
+  CHECK(h.find("inline constexpr std::size_t container_size = " + std::to_string(blob.size()) + ";") != std::string::npos);
+  CHECK(h.find("inline void vector_add(const float* x, const float* y, float* out, std::int32_t n, float alpha,") != std::string::npos);
+  CHECK(h.find("::tritonpack::aligned_16(x) &&") != std::string::npos);
+  CHECK(h.find("n % 16 == 0) {") != std::string::npos);
+  CHECK(h.find("K == 1 &&") != std::string::npos);
+  CHECK(h.find("(same specialisation as 0: another config, not dispatched to)") != std::string::npos);
+  CHECK(h.find("kernel.launch_variant(1, grid, stream, args);") != std::string::npos);
+  // row_softmax has no grid expression: the caller passes one, first.
+  CHECK(h.find("inline void row_softmax(::tritonpack::grid3 grid, float* out, const float* inp,") != std::string::npos);
+  CHECK(h.find("throw ::tritonpack::error(::tritonpack::errc::bad_argument,") != std::string::npos);
+  // The container decodes back out of the header.
+  const std::size_t b = h.find("container_data[] ="), e = h.find("\n    ;\n", b);
+  CHECK(decode_string_literals(std::string_view(h).substr(b + 18, e - b - 18)) == blob);
+  // Lines stay within 100 columns outside the data literal.
+  std::size_t pos = h.find("container_size = ");
+  for (std::size_t nl; (nl = h.find('\n', pos)) != std::string::npos; pos = nl + 1) CHECK(nl - pos <= 100);
+}
+
+TEST_CASE("a kernel whose type or grid cannot become C++ is refused naming it") {
+  container_info info;
+  info.name = "lib";
+  kernel_info k;
+  k.name = "k";
+  k.args = {{"x", "*complex", false}};
+  variant_info v;
+  v.specs = {{spec_kind::none, ""}};
+  k.variants = {v};
+  info.kernels = {k};
+  header_options o;
+  o.namespace_name = "lib";
+  CHECK_THROWS_WITH_AS(write_header(info, {}, o), doctest::Contains("kernel k, argument x"), error);
+  info.kernels[0].args[0].type = "i32";
+  info.kernels[0].grid = {"cdiv(x, BLOCK)", "1", "1"};
+  CHECK_THROWS_WITH_AS(write_header(info, {}, o), doctest::Contains("kernel k, variant 0, grid[0]"), error);
+  info.kernels[0].variants[0].config.constexprs = {{"BLOCK", "128"}};
+  CHECK_NOTHROW(write_header(info, {}, o));
+  o.namespace_name = "class";
+  CHECK_THROWS_AS(write_header(info, {}, o), error);
+}
