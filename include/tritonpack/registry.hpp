@@ -1,0 +1,80 @@
+// tritonpack/registry.hpp — which backend this process uses, decided once.
+//
+// TRITONPACK_BACKEND=cuda|hip forces one; otherwise CUDA is tried (HIP joins the search when its
+// backend lands). The outcome — a backend, or the error explaining why there is none — is kept
+// for the life of the process: every launch on a GPU-less node reports the same diagnosis
+// without retrying dlopen. The backend object is intentionally never destroyed (see backend.hpp).
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "tritonpack/backend.hpp"
+#include "tritonpack/cuda_backend.hpp"
+#include "tritonpack/env.hpp"
+#include "tritonpack/error.hpp"
+
+namespace tritonpack {
+namespace detail {
+
+struct backend_state {
+  std::mutex mutex;
+  backend* instance = nullptr;  // leaked on purpose
+  bool failed = false;
+  errc code = errc::no_driver;
+  std::string message;
+  int status = 0;
+};
+
+inline backend_state& backend_registry() {
+  static backend_state* s = new backend_state();  // leaked: usable from static destructors
+  return *s;
+}
+
+inline backend* create_backend() {
+  const std::string forced = env::get(env::backend);
+  if (!forced.empty() && forced != "cuda" && forced != "hip")
+    throw error(errc::bad_argument, "TRITONPACK_BACKEND=" + forced + " is not a backend: use cuda or hip");
+  if (forced == "hip")
+    throw error(errc::unsupported,
+                "TRITONPACK_BACKEND=hip: this version of the run time has no HIP backend yet (AMD images are packed and "
+                "selected, but cannot be launched); unset TRITONPACK_BACKEND to use CUDA");
+  return new cuda::cuda_backend(cuda::driver::load());
+}
+
+}  // namespace detail
+
+// The process's backend; throws the (cached) no_driver / no_device / ... error when there is none.
+inline backend& get_backend() {
+  auto& s = detail::backend_registry();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.instance) return *s.instance;
+  if (s.failed) throw error(s.code, s.message, s.status);
+  try {
+    s.instance = detail::create_backend();
+  } catch (const error& e) {
+    s.failed = true;
+    s.code = e.code();
+    s.message = std::string(e.what()).substr(std::string("tritonpack: ").size());
+    s.status = e.driver_status();
+    throw;
+  }
+  return *s.instance;
+}
+
+namespace testing {
+// Forgets the process's backend so the next get_backend() reads the environment again. For tests
+// that switch test-double configurations in one process; the old backend is leaked (libraries
+// still holding it keep working against it). Never needed by applications.
+inline void reset_backend() {
+  auto& s = detail::backend_registry();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.instance = nullptr;
+  s.failed = false;
+  s.message.clear();
+  s.status = 0;
+}
+}  // namespace testing
+
+}  // namespace tritonpack
