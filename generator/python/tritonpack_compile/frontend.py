@@ -31,6 +31,21 @@ from .targets import Target
 
 # Bump when the layout or meaning of cached job results changes.
 CACHE_FORMAT = 1
+# The modules whose code decides what a cached entry contains: their text is part of every key,
+# so a changed front end never reuses results of an older one (even at the same version number).
+_KEYED_MODULES = ("worker.py", "constness.py", "introspect.py")
+_fingerprint = None
+
+
+def generator_fingerprint() -> str:
+    global _fingerprint
+    if _fingerprint is None:
+        here = Path(__file__).resolve().parent
+        h = hashlib.sha256(f"{CACHE_FORMAT}:{__version__}".encode())
+        for name in _KEYED_MODULES:
+            h.update((here / name).read_bytes())
+        _fingerprint = h.hexdigest()
+    return _fingerprint
 
 
 def triton_version() -> str:
@@ -92,7 +107,7 @@ def _sha(obj) -> str:
 # ---------------------------------------------------------------------------------------- introspection
 
 def _introspect(spec: Spec, ks, closure: str, tver: str, cache_dir: Optional[Path]) -> dict:
-    key = _sha({"v": CACHE_FORMAT, "gen": __version__, "triton": tver, "path": str(ks.source_path),
+    key = _sha({"gen": generator_fingerprint(), "triton": tver, "path": str(ks.source_path),
                 "closure": closure, "function": ks.function})
     path = cache_dir / "introspect" / f"{key}.json" if cache_dir else None
     if path and path.is_file():
@@ -152,7 +167,7 @@ def plan_jobs(kernels: List[BoundKernel], closures: Dict[str, str], tver: str) -
                 todo.append((Target("cuda", generic_cap, 32), True))
             for t, generic in todo:
                 payload = _worker_payload(bk, vi, t, generic)
-                key = _sha({"v": CACHE_FORMAT, "gen": __version__, "triton": tver,
+                key = _sha({"gen": generator_fingerprint(), "triton": tver,
                             "closure": closures[str(ks.source_path)], **payload})
                 jobs.append(Job(key=key, kernel=bk, variant_index=vi, target=t, generic=generic, payload=payload))
     return jobs
@@ -217,7 +232,9 @@ def _run_pool(jobs: List[Job], nproc: int, cache_dir: Path, progress: Progress) 
             shutil.rmtree(payload(job)["out_dir"], ignore_errors=True)
         job.result = res
         note = "; ".join(res.get("warnings", []))
-        progress.finished(job.label, res.get("seconds", 0.0), res.get("ok", False) or job.generic, note)
+        # a missing generic PTX is a warning: the arch-specific images are what must exist
+        state = "ok" if res.get("ok") else ("warn" if job.generic else "FAIL")
+        progress.finished(job.label, res.get("seconds", 0.0), state, note)
 
     pending = list(jobs)
     broken = False

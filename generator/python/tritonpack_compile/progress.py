@@ -20,22 +20,23 @@ class Progress:
             self.stream.write("\r\x1b[K")
             self._status_shown = False
 
-    def status(self, running: int):
+    def status(self, remaining: int):
         """Redraw the live status line (terminals only; pipes and CI logs get plain lines)."""
         if not self.tty or self.quiet:
             return
         self._clear_status()
-        self.stream.write(f"[{self.done}/{self.total}] {running} compiling, {time.time() - self.start:.1f}s elapsed")
+        self.stream.write(f"[{self.done}/{self.total}] {remaining} to go, {time.time() - self.start:.1f}s elapsed")
         self.stream.flush()
         self._status_shown = True
 
-    def finished(self, what: str, seconds: float, ok: bool, note: str = ""):
+    def finished(self, what: str, seconds: float, state: str, note: str = ""):
+        """state: "ok", "warn" (optional output missing) or "FAIL"."""
         self.done += 1
-        if self.quiet and ok:
+        if self.quiet and state == "ok":
             return
         self._clear_status()
         width = len(str(self.total))
-        state = "ok  " if ok else "FAIL"
+        state = f"{state:<4}"
         extra = f"  ({note})" if note else ""
         self.stream.write(f"[{self.done:>{width}}/{self.total}] {state} {what}  {seconds:.1f}s{extra}\n")
         self.stream.flush()
