@@ -177,7 +177,7 @@ constexpr std::size_t flags = 28;       // u32: bit 0 compressed with the contai
 constexpr std::uint32_t flag_dictionary = 1;
 }  // namespace frame_rec
 
-enum codec : std::uint32_t {
+enum frame_codec : std::uint32_t {
   codec_stored = 0,  // raw bytes, stored_size == raw_size
   codec_zstd = 1,    // one zstd frame (content size and content checksum in its header/trailer)
 };
