@@ -1,0 +1,74 @@
+/* fake_cuda_control.h — the control and inspection interface of the test-double CUDA driver
+ * (libtritonpack_fake_cuda.so). Tests dlopen the same library the run time loads (through
+ * TRITONPACK_CUDA_LIBRARY) and dlsym these functions.
+ *
+ * Configuration, read at every tpfake_configure(NULL) and at the first cuInit:
+ *   TRITONPACK_FAKE_DEVICES        comma-separated devices, each "sm_XY[/opt=value]...":
+ *                                  smem=<opt-in shared bytes per block> (default 232448 for sm_90,
+ *                                  166912 for sm_80, 101376 otherwise), cluster=0|1 (default: sm_90+),
+ *                                  coop=0|1 (default 1), name=<text>. "" or "none": no device.
+ *                                  Default "sm_90".
+ *   TRITONPACK_FAKE_DRIVER_VERSION cuDriverGetVersion value (default 13000).
+ *   TRITONPACK_FAKE_FAIL           comma-separated "cuName=code" (every call fails) or
+ *                                  "cuName=code@N" (only the N-th call, 1-based).
+ *   TRITONPACK_FAKE_MISSING        comma-separated entry names cuGetProcAddress reports missing.
+ */
+#ifndef TRITONPACK_FAKE_CUDA_CONTROL_H
+#define TRITONPACK_FAKE_CUDA_CONTROL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tpfake_launch_record {
+  char name[128];          /* function name */
+  int device;              /* ordinal of the context's device */
+  unsigned grid[3];
+  unsigned block[3];
+  unsigned shared;
+  void* stream;
+  int via_ex;              /* launched with cuLaunchKernelEx */
+  int captured;            /* the stream was capturing: recorded into a graph, not run */
+  unsigned cluster[3];     /* CLUSTER_DIMENSION attribute, zeros when absent */
+  int cluster_policy;      /* CLUSTER_SCHEDULING_POLICY_PREFERENCE, -1 when absent */
+  int cooperative;         /* -1 when absent */
+  int pdl;                 /* PROGRAMMATIC_STREAM_SERIALIZATION, -1 when absent */
+  unsigned num_params;
+  unsigned param_size[64];
+  unsigned param_offset[64]; /* into params[] */
+  unsigned char params[2048];
+} tpfake_launch_record;
+
+/* The fake's CUtensorMap content (what cuTensorMapEncodeTiled wrote), for tests to decode. */
+typedef struct tpfake_tensor_map {
+  uint32_t magic; /* 0x50414d54 "TMAP" */
+  int32_t data_type;
+  uint32_t rank;
+  int32_t interleave, swizzle, l2_promotion, oob_fill;
+  uint32_t box_dim[5];
+  uint64_t global_address;
+  uint64_t global_dim[5];
+  uint64_t global_strides[4];
+} tpfake_tensor_map;
+
+/* Resets every state (contexts, modules, memory, records, counters) and reads the configuration:
+ * from the arguments when not NULL, else from the environment. */
+void tpfake_configure(const char* devices, unsigned driver_version, const char* fail, const char* missing);
+size_t tpfake_launch_count(void);
+int tpfake_get_launch(size_t index, tpfake_launch_record* out); /* 0 on success */
+void tpfake_clear_launches(void);
+size_t tpfake_calls(const char* entry);      /* how many times an entry point was called */
+size_t tpfake_live_allocations(void);        /* cuMemAlloc'd blocks not yet freed */
+size_t tpfake_live_modules(void);            /* loaded modules not yet unloaded */
+size_t tpfake_last_alloc_size(void);         /* size of the latest cuMemAlloc */
+int tpfake_func_attribute(const char* name, int attribute); /* value last set with cuFuncSetAttribute, -1 if never */
+int tpfake_func_cache_config(const char* name);             /* -1 if never set */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

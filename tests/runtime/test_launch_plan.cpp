@@ -1,0 +1,270 @@
+// launch.hpp / tensor_descriptor.hpp without a driver: argument types, the parameter plan
+// (folded arguments, descriptor expansion, scratch pointers), parameter assembly, scratch sizing,
+// TMA encode arguments, and the dynamic API's type checks and variant predicates.
+#include <doctest/doctest.h>
+
+#include <cstring>
+
+#include <tritonpack/launch.hpp>
+
+#include "test_util.hpp"
+
+using namespace tritonpack;
+using tptest::contains;
+
+TEST_CASE("parse_arg_type") {
+  auto p = parse_arg_type("*kfp16");
+  CHECK(p.cls == arg_class::pointer);
+  CHECK(p.size == 8);
+  CHECK(p.elem == "fp16");
+  CHECK(p.elem_size == 2);
+  CHECK(parse_arg_type("i1").cls == arg_class::boolean);
+  CHECK(parse_arg_type("u1").size == 1);
+  CHECK(parse_arg_type("i64").size == 8);
+  CHECK(parse_arg_type("u16").cls == arg_class::uint);
+  CHECK(parse_arg_type("bf16").size == 2);
+  CHECK(parse_arg_type("fp64").cls == arg_class::fp64);
+  auto d = parse_arg_type("tensordesc<fp16[64, 32]>");
+  CHECK(d.cls == arg_class::tensordesc);
+  CHECK(d.rank == 2);
+  CHECK(d.elem == "fp16");
+  CHECK(d.elem_size == 2);
+  CHECK(parse_arg_type("tensordesc<fp32[128]>").rank == 1);
+  CHECK_THROWS_AS(parse_arg_type("fp8e4nv"), error);
+  CHECK_THROWS_AS(parse_arg_type("tensordesc<fp16>"), error);
+}
+
+namespace {
+kernel_info make_kernel() {
+  kernel_info k;
+  k.name = "k";
+  k.args = {{"x", "*fp32", true}, {"n", "i32", false}, {"one", "i32", false}, {"B", "i32", false}, {"alpha", "fp32", false}};
+  return k;
+}
+}  // namespace
+
+TEST_CASE("param plan: folded arguments are dropped, two scratch pointers appended") {
+  kernel_info k = make_kernel();
+  variant_info v;
+  v.specs = {{spec_kind::divisible_16, ""}, {spec_kind::none, ""}, {spec_kind::equal_1, ""}, {spec_kind::constexpr_value, "64"},
+             {spec_kind::none, ""}};
+  launch_info li;
+  param_plan p = build_param_plan(k, v, li);
+  CHECK(p.simple);
+  CHECK(p.param_count == 5);
+  CHECK(p.param_sizes == std::vector<std::uint32_t>{8, 4, 4, 8, 8});
+  CHECK(p.pass_args == std::vector<std::uint32_t>{0, 1, 4});
+
+  float* x = reinterpret_cast<float*>(std::uintptr_t{0x1000});
+  std::int32_t n = 77, one = 1, B = 64;
+  float alpha = 2.5f;
+  const void* args[] = {&x, &n, &one, &B, &alpha};
+  void* params[5];
+  void* scratch[2] = {reinterpret_cast<void*>(std::uintptr_t{0xabc0}), nullptr};
+  assemble_params(p, k, li, args, params, nullptr, scratch, nullptr, nullptr);
+  CHECK(params[0] == &x);
+  CHECK(params[1] == &n);
+  CHECK(params[2] == &alpha);
+  CHECK(*static_cast<void**>(params[3]) == scratch[0]);
+  CHECK(*static_cast<void**>(params[4]) == nullptr);
+
+  variant_info bad;
+  bad.specs.resize(2);
+  CHECK_THROWS_AS(build_param_plan(k, bad, li), error);
+}
+
+namespace {
+struct recorded_tma {
+  int calls = 0;
+  tma_encode_args last;
+};
+void fake_encode(void* self, const tma_encode_args& a, void* map, const std::string&) {
+  auto* r = static_cast<recorded_tma*>(self);
+  ++r->calls;
+  r->last = a;
+  std::memset(map, 0xAB, 128);
+}
+}  // namespace
+
+TEST_CASE("tensor descriptor expansion: TMA form and decomposed form") {
+  kernel_info k;
+  k.name = "td";
+  k.args = {{"desc", "tensordesc<fp16[64,32]>", false}, {"y", "*fp32", false}};
+  variant_info v;
+  v.specs.resize(2);
+  tensordesc_meta m;
+  m.swizzle = 3;
+  m.elem_size = 2;
+  m.elem_type = 6;
+  m.block_size = {64, 32};
+  launch_info tma_li;
+  tma_li.tensordesc = {m};
+  launch_info dec_li;
+
+  alignas(16) static half storage_buf[16];
+  tensor_descriptor<half, 2> d;
+  d.base = storage_buf;
+  d.shape = {100, 200};
+  d.strides = {256, 1};
+  float* y = nullptr;
+  const void* args[] = {&d, &y};
+  void* scratch[2] = {nullptr, nullptr};
+
+  SUBCASE("TMA") {
+    param_plan p = build_param_plan(k, v, tma_li);
+    CHECK_FALSE(p.simple);
+    CHECK(p.uses_tma);
+    CHECK(p.param_sizes == std::vector<std::uint32_t>{128, 4, 4, 8, 8, 8, 8, 8});
+    alignas(128) unsigned char st[1024];
+    REQUIRE(p.storage_bytes <= sizeof st);
+    void* params[16];
+    recorded_tma rec;
+    assemble_params(p, k, tma_li, args, params, st, scratch, &fake_encode, &rec);
+    CHECK(rec.calls == 1);
+    CHECK(reinterpret_cast<std::uintptr_t>(params[0]) % 64 == 0);
+    CHECK(static_cast<unsigned char*>(params[0])[0] == 0xAB);
+    std::int32_t s0, s1;
+    std::int64_t t0, t1;
+    std::memcpy(&s0, params[1], 4);
+    std::memcpy(&s1, params[2], 4);
+    std::memcpy(&t0, params[3], 8);
+    std::memcpy(&t1, params[4], 8);
+    CHECK(s0 == 100);
+    CHECK(s1 == 200);
+    CHECK(t0 == 256);
+    CHECK(t1 == 1);
+    CHECK(params[5] == &y);
+    // The encode arguments, as Triton's fillTMADescriptor computes them.
+    CHECK(rec.last.rank == 2);
+    CHECK(rec.last.data_type == 6);
+    CHECK(rec.last.global_dim[0] == 200);  // innermost first
+    CHECK(rec.last.global_dim[1] == 100);
+    CHECK(rec.last.global_strides[0] == 512);  // 256 elements × 2 bytes
+    CHECK(rec.last.box_dim[0] == 32);
+    CHECK(rec.last.box_dim[1] == 64);
+    CHECK(rec.last.swizzle == 3);
+    CHECK(rec.last.oob_fill == 0);
+    CHECK(rec.last.l2_promotion == 2);
+  }
+  SUBCASE("decomposed") {
+    param_plan p = build_param_plan(k, v, dec_li);
+    CHECK_FALSE(p.uses_tma);
+    CHECK(p.param_sizes == std::vector<std::uint32_t>{8, 8, 8, 8, 8, 1, 4, 4, 8, 8, 8, 8, 8});
+    alignas(128) unsigned char st[1024];
+    void* params[16];
+    d.padding_nan = true;
+    assemble_params(p, k, dec_li, args, params, st, scratch, nullptr, nullptr);
+    std::uint64_t base;
+    std::memcpy(&base, params[0], 8);
+    CHECK(base == reinterpret_cast<std::uintptr_t>(storage_buf));
+    std::int64_t v64;
+    std::memcpy(&v64, params[1], 8);
+    CHECK(v64 == 100);
+    std::memcpy(&v64, params[2], 8);
+    CHECK(v64 == 200);
+    std::memcpy(&v64, params[3], 8);
+    CHECK(v64 == 256);
+    CHECK(*static_cast<unsigned char*>(params[5]) == 1);
+    std::int32_t v32;
+    std::memcpy(&v32, params[7], 4);
+    CHECK(v32 == 200);
+    std::memcpy(&v64, params[9], 8);
+    CHECK(v64 == 1);
+    CHECK(params[10] == &y);
+  }
+  SUBCASE("meta count must match the descriptor arguments") {
+    launch_info two = tma_li;
+    two.tensordesc.push_back(m);
+    CHECK_THROWS_AS(build_param_plan(k, v, two), error);
+  }
+}
+
+TEST_CASE("TMA encode arguments: checks name the argument") {
+  tensordesc_meta m;
+  m.elem_size = 2;
+  m.elem_type = 9;  // Triton 9 → CUtensorMapDataType 8
+  m.block_size = {16, 16};
+  m.fp4_padded = true;
+  descriptor_view d;
+  d.rank = 2;
+  d.base = 0x10000;
+  d.shape[0] = 8;
+  d.shape[1] = 64;
+  d.strides[0] = 64;
+  d.strides[1] = 1;
+  auto a = make_tma_encode_args(d, m, "A");
+  CHECK(a.data_type == 8);
+  CHECK(a.global_dim[0] == 128);  // fp4 padded doubles the innermost dimension
+  CHECK(tma_data_type(8) == 10);
+  CHECK(tma_data_type(10) == 9);
+  CHECK(tma_data_type(6) == 6);
+  d.strides[1] = 2;
+  auto e = tptest::expect_error([&] { make_tma_encode_args(d, m, "A"); });
+  CHECK(contains(e.what(), "'A'"));
+  CHECK(contains(e.what(), "innermost stride"));
+  d.strides[1] = 1;
+  d.strides[0] = 3;  // 6 bytes: not a multiple of 16
+  CHECK_THROWS_AS(make_tma_encode_args(d, m, "A"), error);
+  d.strides[0] = 64;
+  d.base = 0x10008;
+  CHECK_THROWS_AS(make_tma_encode_args(d, m, "A"), error);
+}
+
+TEST_CASE("scratch sizing: grid × num_ctas × size, aligned") {
+  launch_info li;
+  CHECK(compute_scratch(li, {4, 1, 1}).total == 0);
+  li.global_scratch_size = 128;
+  li.global_scratch_align = 128;
+  li.num_ctas = 2;
+  auto s = compute_scratch(li, {4, 3, 2});
+  CHECK(s.global_bytes == 4u * 3 * 2 * 2 * 128);
+  CHECK(s.total == s.global_bytes);
+  CHECK(s.align == 128);
+  li.profile_scratch_size = 24;
+  li.profile_scratch_align = 64;
+  li.num_ctas = 1;
+  s = compute_scratch(li, {3, 1, 1});
+  CHECK(s.global_bytes == 384);
+  CHECK(s.profile_bytes == 72);
+  CHECK(s.profile_offset == 384);
+  CHECK(s.total == 456);
+  li.global_scratch_size = std::uint64_t{1} << 40;
+  CHECK_THROWS_AS(compute_scratch(li, {1u << 30, 65535, 65535}), error);
+}
+
+TEST_CASE("dynamic API checks: types and sizes, and the variant predicates") {
+  float f = 1;
+  double dd = 1;
+  std::int32_t i32 = 16;
+  std::int64_t i64 = 16;
+  std::uint64_t devptr = 0x1000;
+  half h(1.0f);
+  CHECK(check_host_arg(parse_arg_type("*fp32"), describe_host_arg(&f)).empty());
+  CHECK(check_host_arg(parse_arg_type("*fp32"), describe_host_arg(devptr)).empty());  // CUdeviceptr
+  CHECK(contains(check_host_arg(parse_arg_type("*fp16"), describe_host_arg(&f)), "2-byte"));
+  CHECK(check_host_arg(parse_arg_type("fp32"), describe_host_arg(f)).empty());
+  CHECK(contains(check_host_arg(parse_arg_type("fp32"), describe_host_arg(dd)), "double"));
+  CHECK(check_host_arg(parse_arg_type("i32"), describe_host_arg(i32)).empty());
+  CHECK(contains(check_host_arg(parse_arg_type("i32"), describe_host_arg(i64)), "8 bytes"));
+  CHECK(check_host_arg(parse_arg_type("fp16"), describe_host_arg(h)).empty());
+  CHECK_FALSE(check_host_arg(parse_arg_type("fp16"), describe_host_arg(f)).empty());
+  CHECK(check_host_arg(parse_arg_type("i1"), describe_host_arg(true)).empty());
+  tensor_descriptor<half, 2> d2;
+  tensor_descriptor<float, 2> f2;
+  tensor_descriptor<half, 3> d3;
+  CHECK(check_host_arg(parse_arg_type("tensordesc<fp16[64,64]>"), describe_host_arg(d2)).empty());
+  CHECK(contains(check_host_arg(parse_arg_type("tensordesc<fp16[64,64]>"), describe_host_arg(d3)), "rank-2"));
+  CHECK_FALSE(check_host_arg(parse_arg_type("tensordesc<fp16[64,64]>"), describe_host_arg(f2)).empty());
+
+  const arg_type ptr = parse_arg_type("*fp32"), i = parse_arg_type("i32");
+  alignas(16) float buf[8];
+  CHECK(spec_matches({spec_kind::divisible_16, ""}, ptr, describe_host_arg(&buf[0])));
+  CHECK_FALSE(spec_matches({spec_kind::divisible_16, ""}, ptr, describe_host_arg(&buf[1])));
+  CHECK(spec_matches({spec_kind::divisible_16, ""}, i, describe_host_arg(std::int32_t{32})));
+  CHECK_FALSE(spec_matches({spec_kind::divisible_16, ""}, i, describe_host_arg(std::int32_t{33})));
+  CHECK(spec_matches({spec_kind::equal_1, ""}, i, describe_host_arg(std::int32_t{1})));
+  CHECK_FALSE(spec_matches({spec_kind::equal_1, ""}, i, describe_host_arg(std::int32_t{2})));
+  CHECK(spec_matches({spec_kind::constexpr_value, "1024"}, i, describe_host_arg(std::int32_t{1024})));
+  CHECK_FALSE(spec_matches({spec_kind::constexpr_value, "1024"}, i, describe_host_arg(std::int32_t{1023})));
+  CHECK(spec_matches({spec_kind::none, ""}, i, describe_host_arg(std::int32_t{5})));
+}

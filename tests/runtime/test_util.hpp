@@ -1,0 +1,205 @@
+// Helpers shared by the run-time tests: the fake driver's control functions, containers built from
+// the real fixtures (tests/data/artifacts) or synthesised, and PTX/cubin makers.
+#pragma once
+
+#include <dlfcn.h>
+#include <ftw.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <tritonpack/pack/container_writer.hpp>
+#include <tritonpack/pack/manifest.hpp>
+#include <tritonpack/tritonpack.hpp>
+
+#include "fake_cuda/fake_cuda_control.h"
+#include "fake_cuda/fake_elf.hpp"
+
+namespace tptest {
+
+// The fake driver's control interface, from the same library the run time dlopens.
+struct fake_driver {
+  void (*configure)(const char*, unsigned, const char*, const char*);
+  size_t (*launch_count)();
+  int (*get_launch)(size_t, tpfake_launch_record*);
+  void (*clear_launches)();
+  size_t (*calls)(const char*);
+  size_t (*live_allocations)();
+  size_t (*live_modules)();
+  size_t (*last_alloc_size)();
+  int (*func_attribute)(const char*, int);
+  int (*func_cache_config)(const char*);
+
+  static fake_driver& get() {
+    static fake_driver f = [] {
+      void* h = dlopen(TP_FAKE_CUDA_PATH, RTLD_NOW | RTLD_LOCAL);
+      if (!h) throw std::runtime_error(std::string("cannot open the fake driver: ") + dlerror());
+      fake_driver d;
+      auto sym = [h](const char* n) {
+        void* p = dlsym(h, n);
+        if (!p) throw std::runtime_error(std::string("fake driver lacks ") + n);
+        return p;
+      };
+      d.configure = reinterpret_cast<decltype(d.configure)>(sym("tpfake_configure"));
+      d.launch_count = reinterpret_cast<decltype(d.launch_count)>(sym("tpfake_launch_count"));
+      d.get_launch = reinterpret_cast<decltype(d.get_launch)>(sym("tpfake_get_launch"));
+      d.clear_launches = reinterpret_cast<decltype(d.clear_launches)>(sym("tpfake_clear_launches"));
+      d.calls = reinterpret_cast<decltype(d.calls)>(sym("tpfake_calls"));
+      d.live_allocations = reinterpret_cast<decltype(d.live_allocations)>(sym("tpfake_live_allocations"));
+      d.live_modules = reinterpret_cast<decltype(d.live_modules)>(sym("tpfake_live_modules"));
+      d.last_alloc_size = reinterpret_cast<decltype(d.last_alloc_size)>(sym("tpfake_last_alloc_size"));
+      d.func_attribute = reinterpret_cast<decltype(d.func_attribute)>(sym("tpfake_func_attribute"));
+      d.func_cache_config = reinterpret_cast<decltype(d.func_cache_config)>(sym("tpfake_func_cache_config"));
+      return d;
+    }();
+    return f;
+  }
+
+  std::vector<tpfake_launch_record> launches() const {
+    std::vector<tpfake_launch_record> out(launch_count());
+    for (size_t i = 0; i < out.size(); ++i) get_launch(i, &out[i]);
+    return out;
+  }
+};
+
+// Resets the fake to `devices` / `version` (and failures) and makes the run time load it afresh.
+inline fake_driver& setup(const char* devices = "sm_90", unsigned version = 13000, const char* fail = "",
+                          const char* missing = "") {
+  fake_driver& f = fake_driver::get();
+  f.configure(devices, version, fail, missing);
+  tritonpack::testing::reset_backend();
+  return f;
+}
+
+// Reads parameter `i` of a launch record as T.
+template <class T>
+T param(const tpfake_launch_record& r, unsigned i) {
+  T v{};
+  if (i >= r.num_params || r.param_size[i] != sizeof(T)) throw std::runtime_error("param " + std::to_string(i) + " has size " +
+                                                                                   std::to_string(r.param_size[i]));
+  std::memcpy(&v, r.params + r.param_offset[i], sizeof(T));
+  return v;
+}
+
+// The fixtures' container: every kernel of tests/data/artifacts packed with the real packer.
+inline const std::vector<std::uint8_t>& fixture_container() {
+  static const std::vector<std::uint8_t> bytes = [] {
+    auto m = tritonpack::pack::load_manifest(std::string(TP_ARTIFACTS_DIR) + "/manifest.json");
+    return tritonpack::pack::write_container(m.info, m.image_bytes);
+  }();
+  return bytes;
+}
+
+inline std::string ptx_version_string(unsigned isa) { return std::to_string(isa / 10) + "." + std::to_string(isa % 10); }
+
+// A PTX module with one entry; `params` are PTX parameter declarations without names
+// (".u64 .ptr .global .align 1", ".u32", ".f32", ".align 64 .b8 [128]" → use "b8[128]" form).
+inline std::string make_ptx(const std::string& target, unsigned isa, const std::string& name,
+                            const std::vector<std::string>& params, const std::string& directives = "") {
+  std::string s = "//\n// synthetic PTX\n//\n.version " + ptx_version_string(isa) + "\n.target " + target +
+                  "\n.address_size 64\n\n.visible .entry " + name + "(\n";
+  for (size_t i = 0; i < params.size(); ++i) {
+    std::string p = params[i];
+    const auto br = p.find('[');
+    std::string decl;
+    if (br != std::string::npos)
+      decl = "\t.param " + p.substr(0, br) + " " + name + "_param_" + std::to_string(i) + p.substr(br);
+    else
+      decl = "\t.param " + p + " " + name + "_param_" + std::to_string(i);
+    s += decl + (i + 1 < params.size() ? ",\n" : "\n");
+  }
+  s += ")\n" + directives + "\n{\n\tret;\n}\n";
+  return s;
+}
+
+inline std::vector<std::uint8_t> bytes_of(const std::string& s) { return std::vector<std::uint8_t>(s.begin(), s.end()); }
+
+// A one-kernel container assembled in code.
+struct synth {
+  tritonpack::container_info info;
+  std::vector<std::vector<std::uint8_t>> images;
+
+  explicit synth(const std::string& kernel_name = "k") {
+    info.name = "synth";
+    info.triton_version = "3.6.0";
+    tritonpack::kernel_info k;
+    k.name = kernel_name;
+    k.source = "synthetic.py:" + kernel_name;
+    info.kernels.push_back(k);
+  }
+  tritonpack::kernel_info& kernel() { return info.kernels[0]; }
+  void arg(const std::string& name, const std::string& type, bool is_const = false) {
+    kernel().args.push_back({name, type, is_const});
+  }
+  // Adds a variant with the given specs (default: none for every argument); returns its index.
+  size_t variant(std::vector<tritonpack::arg_spec> specs = {}, unsigned num_warps = 4) {
+    tritonpack::variant_info v;
+    v.specs = specs.empty() ? std::vector<tritonpack::arg_spec>(kernel().args.size()) : specs;
+    v.config.num_warps = num_warps;
+    kernel().variants.push_back(v);
+    return kernel().variants.size() - 1;
+  }
+  // Adds an image to variant `v`; `launch.entry` defaults to the kernel name.
+  uint32_t image(size_t v, tritonpack::image_kind kind, const std::string& arch, std::vector<std::uint8_t> bytes,
+                 tritonpack::launch_info launch = {}, unsigned ptx_version = 0) {
+    tritonpack::image_info im;
+    im.backend = kind == tritonpack::image_kind::hsaco || kind == tritonpack::image_kind::llir ? tritonpack::backend_kind::hip
+                                                                                               : tritonpack::backend_kind::cuda;
+    im.kind = kind;
+    im.arch = arch;
+    im.ptx_version = ptx_version;
+    if (launch.entry.empty()) launch.entry = kernel().name;
+    if (launch.triton_version.empty()) launch.triton_version = "3.6.0";
+    im.launch = launch;
+    info.images.push_back(im);
+    images.push_back(std::move(bytes));
+    const auto idx = static_cast<uint32_t>(info.images.size() - 1);
+    kernel().variants[v].images.push_back(idx);
+    return idx;
+  }
+  std::vector<std::uint8_t> pack() const { return tritonpack::pack::write_container(info, images); }
+};
+
+inline std::string make_temp_dir(const char* stem) {
+  std::string t = std::string("/tmp/") + stem + "-XXXXXX";
+  if (!mkdtemp(t.data())) throw std::runtime_error("mkdtemp failed");
+  return t;
+}
+
+inline void remove_tree(const std::string& dir) {
+  nftw(dir.c_str(), [](const char* p, const struct stat*, int, struct FTW*) { return ::remove(p); }, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+// Runs `f`, returns the tritonpack::error it threw (fails the test if none).
+template <class F>
+tritonpack::error expect_error(F&& f) {
+  try {
+    f();
+  } catch (const tritonpack::error& e) {
+    return e;
+  }
+  throw std::runtime_error("expected a tritonpack::error, none was thrown");
+}
+
+inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// Makes device `ordinal`'s primary context current on this thread through the fake driver (as
+// cudaSetDevice does in an application).
+inline void set_device(int ordinal) {
+  tritonpack::get_backend();  // the driver is initialised (cuInit) by the run time's first use
+  void* h = dlopen(TP_FAKE_CUDA_PATH, RTLD_NOW | RTLD_LOCAL);
+  using retain_fn = int (*)(void**, int);
+  using set_fn = int (*)(void*);
+  auto retain = reinterpret_cast<retain_fn>(dlsym(h, "cuDevicePrimaryCtxRetain"));
+  auto set = reinterpret_cast<set_fn>(dlsym(h, "cuCtxSetCurrent"));
+  void* ctx = nullptr;
+  if (retain(&ctx, ordinal) != 0 || set(ctx) != 0) throw std::runtime_error("set_device failed");
+}
+
+}  // namespace tptest
