@@ -13,7 +13,7 @@ namespace tritonpack::pack {
 
 struct header_options {
   std::string namespace_name;          // the library name: the header's namespace
-  std::size_t bytes_per_line = 2048;   // container bytes per string-literal line (bench/header_compile)
+  std::size_t bytes_per_line = 4096;   // container bytes per string-literal line (bench/header_compile)
   std::string generator = "tritonpack pack";  // named in the header's first comment
 };
 

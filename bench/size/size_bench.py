@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Container size vs CUDA's fatbinary, for the same cubins + PTX.
+
+For each kernel of a manifest (and for all of them together) this packs the CUDA images with
+`tritonpack pack` and bundles the same files with `fatbinary --compress-mode=size`, then prints
+our bytes, fatbinary's bytes and the ratio (goal: <= 0.85). The tritonpack container stays
+byte-exact (pack -> extract reproduces every file) and decodes one kernel without the others.
+
+usage: size_bench.py --tritonpack PATH [--fatbinary PATH] [--manifest PATH ...] [--level N]
+                     [--markdown FILE]
+Standard library only.
+"""
+import argparse
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+
+
+def cuda_only(manifest):
+    """The manifest restricted to CUDA cubin/PTX images (fatbinary holds nothing else)."""
+    m = copy.deepcopy(manifest)
+    for k in m["kernels"]:
+        for v in k["variants"]:
+            v["images"] = [im for im in v["images"] if im["backend"] == "cuda"]
+    return m
+
+
+def images_of(manifest):
+    out = []
+    for k in manifest["kernels"]:
+        for v in k["variants"]:
+            for im in v["images"]:
+                if im["file"] not in [o["file"] for o in out]:
+                    out.append(im)
+    return out
+
+
+def fatbinary_bytes(fatbinary, base, images, work):
+    args = [fatbinary, "--create=" + os.path.join(work, "out.fatbin"), "--compress-mode=size"]
+    for im in images:
+        sm = im["arch"][3:] if im["arch"].startswith("sm_") else im["arch"]
+        kind = "elf" if im["kind"] == "cubin" else "ptx"
+        args.append("--image3=kind=%s,sm=%s,file=%s" % (kind, sm, os.path.join(base, im["file"])))
+    subprocess.run(args, check=True, capture_output=True)
+    return os.path.getsize(os.path.join(work, "out.fatbin"))
+
+
+def tritonpack_bytes(tritonpack, base, manifest, work, level, extra):
+    """Packs `manifest`, checks extract gives back every file byte for byte, returns the size."""
+    path = os.path.join(base, ".size_bench_manifest.json")
+    with open(path, "w") as f:
+        json.dump(manifest, f)
+    try:
+        out = os.path.join(work, "tp")
+        subprocess.run([tritonpack, "pack", path, "-o", out, "--name", "bench", "--level", str(level)] + extra,
+                       check=True, capture_output=True)
+        tpk = os.path.join(out, "bench.tpk")
+        ex = os.path.join(work, "extracted")
+        subprocess.run([tritonpack, "extract", tpk, "-o", ex], check=True, capture_output=True)
+        for root, _, files in os.walk(ex):
+            for name in files:
+                rel = os.path.relpath(os.path.join(root, name), ex)
+                with open(os.path.join(ex, rel), "rb") as a, open(os.path.join(base, rel), "rb") as b:
+                    if a.read() != b.read():
+                        raise SystemExit("size_bench: extract of %s differs from the artifact" % rel)
+        return os.path.getsize(tpk)
+    finally:
+        os.remove(path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tritonpack", required=True)
+    ap.add_argument("--fatbinary", default="/usr/local/cuda/bin/fatbinary")
+    ap.add_argument("--manifest", action="append",
+                    help="manifest.json (default: bench/size/artifacts and tests/data/artifacts)")
+    ap.add_argument("--level", type=int, default=19)
+    ap.add_argument("--frames", default=None, help="pass --frames to tritonpack pack")
+    ap.add_argument("--markdown", help="also write the table as Markdown to this file")
+    a = ap.parse_args()
+    if not os.path.exists(a.fatbinary):
+        print("size_bench: %s not found; the fatbinary baseline needs the CUDA toolkit" % a.fatbinary, file=sys.stderr)
+        return 1
+    manifests = a.manifest or [os.path.join(HERE, "artifacts", "manifest.json"),
+                               os.path.join(REPO, "tests", "data", "artifacts", "manifest.json")]
+    extra = ["--frames", a.frames] if a.frames else []
+    rows = []
+    for mpath in manifests:
+        base = os.path.dirname(os.path.abspath(mpath))
+        with open(mpath) as f:
+            full = cuda_only(json.load(f))
+        sets = [(k["name"], dict(full, kernels=[k])) for k in full["kernels"]]
+        sets.append(("all of " + full["name"], full))
+        for label, m in sets:
+            ims = images_of(m)
+            if not ims:
+                continue
+            raw = sum(os.path.getsize(os.path.join(base, im["file"])) for im in ims)
+            work = tempfile.mkdtemp(prefix="tp_size_")
+            try:
+                ours = tritonpack_bytes(a.tritonpack, base, m, work, a.level, extra)
+                theirs = fatbinary_bytes(a.fatbinary, base, ims, work)
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+            archs = sorted({im["arch"] for im in ims})
+            rows.append((label, len(ims), " ".join(archs), raw, ours, theirs, ours / theirs))
+
+    head = ("kernels", "images", "targets (cubin + PTX)", "raw bytes", "tritonpack", "fatbinary -size", "ratio")
+    widths = [max(len(str(r[i])) if i != 6 else 5 for r in rows + [head]) for i in range(len(head))]
+    fmt_row = lambda r: "  ".join((("%.3f" % r[i]) if i == 6 and not isinstance(r[i], str) else str(r[i])).rjust(widths[i]) if i else str(r[i]).ljust(widths[i]) for i in range(len(r)))
+    print("zstd level %d, frames %s; goal: ratio <= 0.85" % (a.level, a.frames or "per-kernel-backend (default)"))
+    print(fmt_row(head))
+    for r in rows:
+        print(fmt_row(r))
+    if a.markdown:
+        with open(a.markdown, "w") as f:
+            f.write("| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n")
+            for r in rows:
+                f.write("| " + " | ".join(("%.3f" % x) if isinstance(x, float) else str(x) for x in r) + " |\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

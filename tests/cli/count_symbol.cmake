@@ -1,0 +1,11 @@
+# Fails unless `SYMBOL` is defined exactly once in `BINARY` (nm -C output).
+execute_process(COMMAND ${NM} -C ${BINARY} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${NM} failed on ${BINARY}")
+endif()
+string(REGEX MATCHALL "[^\n]* [A-Za-z] ${SYMBOL}\n" hits "${out}")
+list(LENGTH hits n)
+message(STATUS "${SYMBOL}: ${n} definition(s)\n${hits}")
+if(NOT n EQUAL 1)
+  message(FATAL_ERROR "${SYMBOL} is defined ${n} times in ${BINARY}, expected exactly once")
+endif()
