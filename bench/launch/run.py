@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Runs the launch benchmarks side by side on one GPU and prints one table (markdown), also
+written to --out (default bench/launch/RESULTS.md).
+
+  python3 bench/launch/run.py --build <build dir>        # binaries from bench/launch's CMake targets
+  python3 bench/launch/run.py --bench-bin B --first-bin F  # or explicit paths
+
+Measures:
+  steady launch cost   bench_launch (Google Benchmark): raw cuLaunchKernel, typed, dynamic; and
+                       Triton's Python launcher (triton_launch.py, needs torch + triton)
+  first launch         first_launch in fresh processes (median of --runs): tritonpack (decompress +
+                       load) vs raw cuModuleLoadData of the uncompressed cubin
+  PTX path             first_launch tritonpack with TRITONPACK_FORCE_IR=1: cold (no tritonpack
+                       cache, driver compute cache disabled), driver compute cache warm, tritonpack
+                       JIT cache warm
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run_json(cmd, env=None):
+    e = dict(os.environ)
+    e.update(env or {})
+    out = subprocess.run(cmd, env=e, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def first_launch(binary, mode, runs, env=None, warm=0):
+    for _ in range(warm):
+        run_json([binary, mode], env)
+    return statistics.median(run_json([binary, mode], env)["us"] for _ in range(runs))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", help="build directory holding bench/launch/{tritonpack_bench_launch,tritonpack_first_launch}")
+    ap.add_argument("--bench-bin")
+    ap.add_argument("--first-bin")
+    ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--no-triton", action="store_true", help="skip Triton's Python launcher")
+    ap.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"))
+    a = ap.parse_args()
+    bench = a.bench_bin or os.path.join(a.build, "bench", "launch", "tritonpack_bench_launch")
+    first = a.first_bin or os.path.join(a.build, "bench", "launch", "tritonpack_first_launch")
+
+    rows = []
+    tmp = tempfile.mkdtemp(prefix="tp-bench-")
+    # Steady state.
+    gb = subprocess.run([bench, "--benchmark_format=json"], check=True, capture_output=True, text=True).stdout
+    res = {}
+    for b in json.loads(gb)["benchmarks"]:
+        if b.get("aggregate_name") == "median":
+            res[b["run_name"].split("/")[0]] = b["real_time"] / 1000.0 if b["time_unit"] == "ns" else b["real_time"]
+    raw = res["BM_raw"]
+    rows.append(("steady launch", "raw cuLaunchKernel (same cubin)", raw, 1.0))
+    rows.append(("steady launch", "tritonpack typed call", res["BM_typed"], res["BM_typed"] / raw))
+    rows.append(("steady launch", "tritonpack dynamic call", res["BM_dynamic"], res["BM_dynamic"] / raw))
+    if not a.no_triton:
+        t = run_json([sys.executable, os.path.join(HERE, "triton_launch.py")])
+        rows.append(("steady launch", "Triton Python launcher (%s)" % t["triton"], t["triton_python_us"], t["triton_python_us"] / raw))
+
+    # First launch, fresh processes, cubin.
+    nocache = {"TRITONPACK_CACHE": "0"}
+    raw_first = first_launch(first, "raw", a.runs, nocache)
+    tp_first = first_launch(first, "tritonpack", a.runs, nocache)
+    rows.append(("first launch", "raw cuModuleLoadData (uncompressed cubin)", raw_first, 1.0))
+    rows.append(("first launch", "tritonpack (decompress + load)", tp_first, tp_first / raw_first))
+
+    # PTX path.
+    ir = {"TRITONPACK_FORCE_IR": "1"}
+    cold = first_launch(first, "tritonpack", max(3, a.runs // 3), {**ir, **nocache, "CUDA_CACHE_DISABLE": "1"})
+    drv_cache = {**ir, **nocache, "CUDA_CACHE_PATH": os.path.join(tmp, "nv"), "CUDA_CACHE_DISABLE": "0"}
+    drv_warm = first_launch(first, "tritonpack", a.runs, drv_cache, warm=1)
+    tp_cache = {**ir, "TRITONPACK_CACHE": "1", "TRITONPACK_CACHE_DIR": os.path.join(tmp, "tp"), "CUDA_CACHE_DISABLE": "1"}
+    tp_warm = first_launch(first, "tritonpack", a.runs, tp_cache, warm=1)
+    rows.append(("first launch", "PTX JIT, cold (no caches)", cold, cold / raw_first))
+    rows.append(("first launch", "PTX, driver compute cache warm", drv_warm, drv_warm / raw_first))
+    rows.append(("first launch", "PTX, tritonpack JIT cache warm", tp_warm, tp_warm / raw_first))
+
+    dev = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                         capture_output=True, text=True).stdout.strip()
+    lines = ["# Launch benchmarks (bench/launch)", "",
+             "GPU: %s. Kernel: vector_add of tests/gpu/kernels.py, n = 4096 (4 programs of 128 threads), "
+             "legacy default stream, synchronised every 100 launches (all rows alike). Steady rows: "
+             "median of 5 Google Benchmark repetitions; first-launch rows: median of fresh processes, "
+             "after driver and context initialisation." % (dev or "unknown"), "",
+             "| measure | path | µs | × baseline |", "|---|---|---:|---:|"]
+    for kind, name, us, ratio in rows:
+        lines.append("| %s | %s | %.2f | %.3f |" % (kind, name, us, ratio))
+    lines += ["", "Goals: steady typed call ≤ 1.03 × raw; first launch (cubin) ≤ 1.10 × raw."]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    with open(a.out, "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()
