@@ -50,7 +50,7 @@ endfunction()
 execute_process(
   COMMAND "${CMAKE_COMMAND}" -S "${proj}" -B "${build}" -G Ninja "-DCMAKE_MAKE_PROGRAM=${NINJA}"
           "-DCMAKE_CXX_COMPILER=${CXX}" "-DCMAKE_PREFIX_PATH=${PREFIX}" "-DTRITONPACK_PYTHON=${PYTHON}"
-          -DCMAKE_BUILD_TYPE=Release
+          -DCMAKE_BUILD_TYPE=
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "configure failed:\n${out}${err}")
