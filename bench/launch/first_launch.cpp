@@ -59,8 +59,30 @@ int main(int argc, char** argv) {
       tpgpu::check(fn.cuLaunchKernel(f, n / 1024, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr), "cuLaunchKernel");
       tpgpu::check(fn.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
       us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    } else if (mode == "breakdown") {
+      // Where the first launch's time goes (run with TRITONPACK_LOG=1 for decode / load times).
+      using clk = std::chrono::steady_clock;
+      auto t = clk::now();
+      auto lap = [&t] {
+        const double v = std::chrono::duration<double, std::micro>(clk::now() - t).count();
+        t = clk::now();
+        return v;
+      };
+      auto& lib = gpu_kernels::library();
+      const double ctor = lap();
+      lib.current_device();
+      const double ctx = lap();
+      lib.get("vector_add").loaded_image(0);
+      const double load = lap();
+      gpu_kernels::vector_add(px, py, po, n, 2.0f);
+      tpgpu::check(fn.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+      const double run = lap();
+      std::printf("{\"mode\": \"breakdown\", \"library\": %.1f, \"context\": %.1f, \"select_decode_load\": %.1f, "
+                  "\"launch_sync\": %.1f, \"us\": %.1f}\n",
+                  ctor, ctx, load, run, ctor + ctx + load + run);
+      return 0;
     } else {
-      std::fprintf(stderr, "usage: first_launch tritonpack|raw\n");
+      std::fprintf(stderr, "usage: first_launch tritonpack|raw|breakdown\n");
       return 2;
     }
     std::printf("{\"mode\": \"%s\", \"us\": %.1f}\n", mode.c_str(), us);

@@ -137,7 +137,9 @@ static_assert(sizeof(CUtensorMap) == 128, "CUtensorMap is 128 bytes");
 //   REQUIRED: loading fails (error no_driver, naming the entry) if the driver lacks one.
 //   OPTIONAL: may be null; callers check before use and explain what is unavailable.
 // api_version is what cuGetProcAddress is asked for: 12000 pins the CUDA 12.0 ABI of every
-// entry (the _v2 variants); newer entries ask for the version that introduced them.
+// entry (the _v2 variants); newer entries ask for the version that introduced them. Where cuda.h
+// renames a function to a *different* name (cuGraphInstantiate → cuGraphInstantiateWithFlags),
+// the new name is used: asking for the old one returns its old, 5-argument ABI.
 #define TRITONPACK_CUDA_REQUIRED(X)                                                                    \
   X(cuGetErrorName, 12000, (CUresult, const char**))                                                   \
   X(cuGetErrorString, 12000, (CUresult, const char**))                                                 \
@@ -200,7 +202,7 @@ static_assert(sizeof(CUtensorMap) == 128, "CUtensorMap is 128 bytes");
   X(cuStreamSynchronize, 12000, (CUstream))                                                            \
   X(cuStreamBeginCapture, 12000, (CUstream, int))                                                      \
   X(cuStreamEndCapture, 12000, (CUstream, CUgraph*))                                                   \
-  X(cuGraphInstantiate, 12000, (CUgraphExec*, CUgraph, unsigned long long))                            \
+  X(cuGraphInstantiateWithFlags, 12000, (CUgraphExec*, CUgraph, unsigned long long))                          \
   X(cuGraphLaunch, 12000, (CUgraphExec, CUstream))                                                     \
   X(cuGraphExecDestroy, 12000, (CUgraphExec))                                                          \
   X(cuGraphDestroy, 12000, (CUgraph))                                                                  \

@@ -15,6 +15,7 @@
 #include "tritonpack/cuda_api.hpp"
 #include "tritonpack/dynlib.hpp"
 #include "tritonpack/env.hpp"
+#include "tritonpack/image_decode.hpp"
 #include "tritonpack/jit_cache.hpp"
 #include "tritonpack/log.hpp"
 #include "tritonpack/selection.hpp"
@@ -133,7 +134,7 @@ class driver {
     d->check(d->fn.cuDriverGetVersion(&ver), "cuDriverGetVersion");
     d->version = static_cast<std::uint32_t>(ver);
     detail::register_exit_handler();
-    log::line("CUDA driver " + d->library + " (" + d->version_string() + "), " + std::to_string(count) + " device(s)");
+    if (log::enabled()) log::line("CUDA driver " + d->library + " (" + d->version_string() + "), " + std::to_string(count) + " device(s)");
     return d;
   }
 };
@@ -179,7 +180,7 @@ class context final : public context_state {
     char name[256] = {};
     d.check(d.fn.cuDeviceGetName(name, sizeof name - 1, dev), "cuDeviceGetName");
     props_.name = name;
-    log::line("context " + ptr_hex(ctx) + " on " + props_.describe());
+    if (log::enabled()) log::line("context " + ptr_hex(ctx) + " on " + props_.describe());
   }
 
   std::unique_ptr<loaded_function> load(const container& c, std::uint32_t kernel_index, std::uint32_t variant) override;
@@ -409,8 +410,8 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
     throw error(errc::unsupported, who + " takes TMA tensor descriptors; the driver lacks cuTensorMapEncodeTiled");
 
   const auto t1 = std::chrono::steady_clock::now();
-  const std::vector<std::uint8_t> bytes = c.decode_image(*choice.image);
-  const std::string decode_time = log::ms_since(t1);
+  const std::vector<std::uint8_t> bytes = decode_image_for_load(c, *choice.image);
+  const std::string decode_time = log::enabled() ? log::ms_since(t1) : std::string();
   std::string how;
   const auto t2 = std::chrono::steady_clock::now();
   f->module = load_module(bytes, *f->image, k, choice.jit, how);
@@ -421,7 +422,7 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
       if (f) d.fn.cuModuleUnload(f->module);
     }
   } guard{d_, f.get()};
-  const std::string load_time = log::ms_since(t2);
+  const std::string load_time = log::enabled() ? log::ms_since(t2) : std::string();
 
   d_.check(d_.fn.cuModuleGetFunction(&f->fn, f->module, li.entry.c_str()),
            who + ": cuModuleGetFunction(\"" + li.entry + "\")");
@@ -467,7 +468,7 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
   }
   check_abi(*f, k);
   guard.f = nullptr;
-  log::line("kernel " + k.name + " variant " + std::to_string(variant) + " on " + props_.describe() + ": image [" +
+  if (log::enabled()) log::line("kernel " + k.name + " variant " + std::to_string(variant) + " on " + props_.describe() + ": image [" +
             std::to_string(*choice.image) + "] " + image_kind_name(f->image->kind) + " " + f->image->arch + " — " +
             choice.reason + "; " + how + "; decode " + decode_time + ", load " + load_time + ", total " + log::ms_since(t0));
   return f;

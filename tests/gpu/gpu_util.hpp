@@ -86,7 +86,7 @@ class graph {
   }
   void end() {
     check(need(drv().fn.cuStreamEndCapture, "cuStreamEndCapture")(s_, &g_), "cuStreamEndCapture");
-    check(need(drv().fn.cuGraphInstantiate, "cuGraphInstantiate")(&e_, g_, 0), "cuGraphInstantiate");
+    check(need(drv().fn.cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags")(&e_, g_, 0), "cuGraphInstantiateWithFlags");
   }
   void launch() { check(need(drv().fn.cuGraphLaunch, "cuGraphLaunch")(e_, s_), "cuGraphLaunch"); }
   ~graph() {

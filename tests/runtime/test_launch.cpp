@@ -29,7 +29,7 @@ struct stream_api {
     a.destroy = reinterpret_cast<decltype(a.destroy)>(dlsym(h, "cuStreamDestroy"));
     a.begin = reinterpret_cast<decltype(a.begin)>(dlsym(h, "cuStreamBeginCapture"));
     a.end = reinterpret_cast<decltype(a.end)>(dlsym(h, "cuStreamEndCapture"));
-    a.instantiate = reinterpret_cast<decltype(a.instantiate)>(dlsym(h, "cuGraphInstantiate"));
+    a.instantiate = reinterpret_cast<decltype(a.instantiate)>(dlsym(h, "cuGraphInstantiateWithFlags"));
     a.launch = reinterpret_cast<decltype(a.launch)>(dlsym(h, "cuGraphLaunch"));
     return a;
   }

@@ -3,10 +3,14 @@
 // devices, preload and unload, ABI and limit checks at load time.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <thread>
 #include <vector>
+
+#include <tritonpack/image_decode.hpp>
 
 #include "test_util.hpp"
 
@@ -284,4 +288,51 @@ TEST_CASE("load-time checks: shared memory above the device limit, block size, A
     CHECK(contains(e.what(), "JIT log"));
     CHECK(contains(e.what(), "ptxas fatal"));
   }
+}
+
+TEST_CASE("the load-time decode fast path gives the reader's bytes, and its errors") {
+  const auto& bytes = tptest::fixture_container();
+  const auto c = container::parse(bytes.data(), bytes.size());
+  for (std::uint32_t i = 0; i < c.info().images.size(); ++i) {
+    CAPTURE(i);
+    REQUIRE(decode_image_for_load(c, i) == c.decode_image(i));
+  }
+  // Damage the middle of the first frame's compressed data: the fast path must not return bytes,
+  // and the error is the reader's (bad_container).
+  std::vector<std::uint8_t> damaged = bytes;
+  const auto& f = c.frames()[0];
+  damaged[f.offset + f.stored_size / 2] ^= 0x5a;
+  const auto d = container::parse(damaged.data(), damaged.size());
+  auto e = tptest::expect_error([&] { decode_image_for_load(d, 0); });
+  CHECK(e.code() == errc::bad_container);
+  CHECK_THROWS_AS(decode_image_for_load(c, 100000), error);
+}
+
+TEST_CASE("TRITONPACK_LOG=1 logs every decision (checked in a child process)") {
+  if (std::getenv("TP_LOG_CHILD")) {
+    // The child: one launch with logging on.
+    tptest::setup("sm_86");
+    const auto& bytes = tptest::fixture_container();
+    library lib(bytes.data(), bytes.size());
+    launch_vector_add(lib);
+    CHECK(lib.get("vector_add").loaded_image(0).arch == "sm_80");
+    return;
+  }
+  const std::string cmd = "TP_LOG_CHILD=1 TRITONPACK_LOG=1 /proc/" + std::to_string(getpid()) +
+                          "/exe --test-case='*TRITONPACK_LOG*' 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  const int rc = pclose(p);
+  CHECK(rc == 0);
+  CAPTURE(out);
+  CHECK(contains(out, "tritonpack: CUDA driver"));
+  CHECK(contains(out, "no current context: retained device 0's primary context"));
+  CHECK(contains(out, "Fake GPU sm_86"));
+  CHECK(contains(out, "kernel vector_add variant 0 on device 0"));
+  CHECK(contains(out, "cubin sm_80 runs on sm_86 (same major, lower minor)"));
+  CHECK(contains(out, "decode "));
+  CHECK(contains(out, "total "));
 }

@@ -921,8 +921,8 @@ TP_EXPORT CUresult cuStreamEndCapture(CUstream_st* s, CUgraph_st** g) {
   s->captured.clear();
   return OK;
 }
-TP_EXPORT CUresult cuGraphInstantiate(CUgraphExec_st** e, CUgraph_st* g, unsigned long long) {
-  ENTER(cuGraphInstantiate);
+TP_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec_st** e, CUgraph_st* g, unsigned long long) {
+  ENTER(cuGraphInstantiateWithFlags);
   NEED_INIT();
   *e = new CUgraphExec_st();
   (*e)->nodes = g->nodes;
@@ -1067,7 +1067,7 @@ void* lookup(const char* name) {
       E(cuFuncGetAttribute), E(cuFuncSetAttribute), E(cuFuncSetCacheConfig), E(cuFuncGetParamInfo), E(cuLaunchKernel),
       E(cuLaunchKernelEx), E(cuMemAlloc), E(cuMemFree), E(cuMemcpyHtoD), E(cuMemcpyDtoH), E(cuMemsetD8),
       E(cuStreamCreate), E(cuStreamDestroy), E(cuStreamSynchronize), E(cuStreamGetId), E(cuStreamIsCapturing),
-      E(cuThreadExchangeStreamCaptureMode), E(cuStreamBeginCapture), E(cuStreamEndCapture), E(cuGraphInstantiate),
+      E(cuThreadExchangeStreamCaptureMode), E(cuStreamBeginCapture), E(cuStreamEndCapture), E(cuGraphInstantiateWithFlags),
       E(cuGraphLaunch), E(cuGraphExecDestroy), E(cuGraphDestroy), E(cuEventCreate), E(cuEventRecord), E(cuEventQuery),
       E(cuEventSynchronize), E(cuEventDestroy), E(cuEventElapsedTime), E(cuTensorMapEncodeTiled), E(cuLinkCreate),
       E(cuLinkAddData), E(cuLinkComplete), E(cuLinkDestroy)};
