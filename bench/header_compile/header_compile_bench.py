@@ -24,8 +24,10 @@ def measure(cmd):
         raise SystemExit("compile failed: %s\n%s" % (" ".join(cmd), r.stderr[-3000:]))
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", r.stderr)
     secs = (int(wall.group(1) or 0) * 3600 + int(wall.group(2)) * 60 + float(wall.group(3)))
+    cpu = float(re.search(r"User time \(seconds\): ([\d.]+)", r.stderr).group(1)) + \
+        float(re.search(r"System time \(seconds\): ([\d.]+)", r.stderr).group(1))
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", r.stderr).group(1))
-    return secs, rss / 1024.0
+    return secs, cpu, rss / 1024.0
 
 
 def data_only_tu(header_text, path):
@@ -53,7 +55,7 @@ def main():
 
     def best(cmd):
         runs = [measure(cmd) for _ in range(a.repeat)]
-        return min(r[0] for r in runs), min(r[1] for r in runs)
+        return tuple(min(r[i] for r in runs) for i in range(3))
 
     have_runtime = a.include and os.path.exists(os.path.join(a.include, "tritonpack", "tritonpack.hpp"))
     for mb in [float(x) for x in a.sizes.split(",") if x]:
@@ -64,32 +66,33 @@ def main():
                 text = f.read()
             tu = os.path.join(work, "data.cpp")
             data_only_tu(text, tu)
-            t, m = best([a.cxx, "-std=c++17", "-O2", "-c", tu, "-o", os.path.join(work, "data.o")])
-            rows.append(("string literal, %d B/line" % per_line, size, os.path.getsize(hpp), "data only", t, m))
+            t, c, m = best([a.cxx, "-std=c++17", "-O2", "-c", tu, "-o", os.path.join(work, "data.o")])
+            rows.append(("string literal, %d B/line" % per_line, size, os.path.getsize(hpp), "data only", t, c, m))
             if have_runtime:
                 full = os.path.join(work, "full.cpp")
                 with open(full, "w") as f:
                     f.write('#include "bench.hpp"\nvoid use() { bench::library(); }\n')
-                t, m = best([a.cxx, "-std=c++17", "-O2", "-I", a.include, "-I", work, "-c", full, "-o", os.path.join(work, "full.o")])
-                rows.append(("string literal, %d B/line" % per_line, size, os.path.getsize(hpp), "whole header", t, m))
+                t, c, m = best([a.cxx, "-std=c++17", "-O2", "-I", a.include, "-I", work, "-c", full, "-o", os.path.join(work, "full.o")])
+                rows.append(("string literal, %d B/line" % per_line, size, os.path.getsize(hpp), "whole header", t, c, m))
     for mb in [float(x) for x in a.hex_sizes.split(",") if x]:
         hpp = os.path.join(work, "hex.hpp")
         size = int(subprocess.run([a.gen, str(mb), "0", hpp, "--hex-list"], check=True, capture_output=True, text=True).stdout)
         tu = os.path.join(work, "hex.cpp")
         with open(tu, "w") as f:
             f.write('#include "hex.hpp"\nconst unsigned char* use() { return bench::detail::container_data; }\n')
-        t, m = measure([a.cxx, "-std=c++17", "-O2", "-I", work, "-c", tu, "-o", os.path.join(work, "hex.o")])
-        rows.append(("{0x..,} list (baseline)", size, os.path.getsize(hpp), "data only", t, m))
+        t, c, m = measure([a.cxx, "-std=c++17", "-O2", "-I", work, "-c", tu, "-o", os.path.join(work, "hex.o")])
+        rows.append(("{0x..,} list (baseline)", size, os.path.getsize(hpp), "data only", t, c, m))
 
-    head = ("encoding", "container bytes", "header bytes", "compiled", "g++ -O2 wall s", "peak RSS MB")
-    print("%-28s %16s %14s %13s %14s %12s" % head)
+    head = ("encoding", "container bytes", "header bytes", "compiled", "wall s", "CPU s", "peak RSS MB")
+    print("compiler: %s -std=c++17 -O2 -c; best of %d runs" % (a.cxx, a.repeat))
+    print("%-28s %16s %14s %13s %8s %8s %12s" % head)
     for r in rows:
-        print("%-28s %16d %14d %13s %14.2f %12.1f" % r)
+        print("%-28s %16d %14d %13s %8.2f %8.2f %12.1f" % r)
     if a.markdown:
         with open(a.markdown, "w") as f:
             f.write("| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n")
             for r in rows:
-                f.write("| %s | %d | %d | %s | %.2f | %.1f |\n" % r)
+                f.write("| %s | %d | %d | %s | %.2f | %.2f | %.1f |\n" % r)
     return 0
 
 
