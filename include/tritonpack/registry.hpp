@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "tritonpack/backend.hpp"
 #include "tritonpack/cuda_backend.hpp"
@@ -21,6 +22,7 @@ namespace detail {
 struct backend_state {
   std::mutex mutex;
   backend* instance = nullptr;  // leaked on purpose
+  std::vector<backend*> retired;  // testing::reset_backend(): still reachable (libraries may use them)
   bool failed = false;
   errc code = errc::no_driver;
   std::string message;
@@ -70,6 +72,7 @@ namespace testing {
 inline void reset_backend() {
   auto& s = detail::backend_registry();
   std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.instance) s.retired.push_back(s.instance);
   s.instance = nullptr;
   s.failed = false;
   s.message.clear();

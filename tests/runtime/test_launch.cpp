@@ -22,6 +22,8 @@ struct stream_api {
   int (*end)(CUstream, void**);
   int (*instantiate)(void**, void*, unsigned long long);
   int (*launch)(void*, CUstream);
+  int (*exec_destroy)(void*);
+  int (*graph_destroy)(void*);
   static stream_api get() {
     void* h = dlopen(TP_FAKE_CUDA_PATH, RTLD_NOW | RTLD_LOCAL);
     stream_api a;
@@ -31,6 +33,8 @@ struct stream_api {
     a.end = reinterpret_cast<decltype(a.end)>(dlsym(h, "cuStreamEndCapture"));
     a.instantiate = reinterpret_cast<decltype(a.instantiate)>(dlsym(h, "cuGraphInstantiateWithFlags"));
     a.launch = reinterpret_cast<decltype(a.launch)>(dlsym(h, "cuGraphLaunch"));
+    a.exec_destroy = reinterpret_cast<decltype(a.exec_destroy)>(dlsym(h, "cuGraphExecDestroy"));
+    a.graph_destroy = reinterpret_cast<decltype(a.graph_destroy)>(dlsym(h, "cuGraphDestroy"));
     return a;
   }
 };
@@ -296,6 +300,8 @@ TEST_CASE("graph capture: no allocation outside relaxed mode, captured launches 
   // A direct launch on the same stream after capture does not share the graph's buffer.
   k.launch(st, {8, 1, 1}, x, y, std::int32_t{1}, 1.0f);
   CHECK(param<void*>(f.launches().back(), 4) != scratch);
+  CHECK(sa.exec_destroy(exec) == 0);
+  CHECK(sa.graph_destroy(graph) == 0);
   sa.destroy(st);
   lib.unload();
   CHECK(f.live_allocations() == 0);
