@@ -242,21 +242,24 @@ inline void kernel::launch_variant(std::size_t variant, grid3 grid, stream_t str
 
 inline std::size_t kernel::pick_variant(const host_arg* descs, std::size_t n) const {
   const auto& vs = info_->variants;
-  std::string why;
+  // Fast pass, no strings: this runs on every dynamic launch.
   for (std::size_t v = 0; v < vs.size(); ++v) {
     bool ok = true;
-    for (std::size_t i = 0; i < n && ok; ++i) {
-      if (!spec_matches(vs[v].specs[i], types_[i], descs[i])) {
-        ok = false;
-        const arg_spec& s = vs[v].specs[i];
-        std::string need = s.kind == spec_kind::divisible_16 ? (types_[i].cls == arg_class::pointer ? "16-byte aligned" : "divisible by 16")
-                           : s.kind == spec_kind::equal_1     ? "equal to 1"
-                                                              : "equal to " + s.value;
-        std::string got = descs[i].has_int ? std::to_string(descs[i].int_value) : std::to_string(descs[i].address);
-        why += "\n  variant " + std::to_string(v) + " needs '" + info_->args[i].name + "' " + need + " (got " + got + ")";
-      }
-    }
+    for (std::size_t i = 0; i < n && ok; ++i) ok = spec_matches(vs[v].specs[i], types_[i], descs[i]);
     if (ok) return v;
+  }
+  std::string why;
+  for (std::size_t v = 0; v < vs.size(); ++v) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (spec_matches(vs[v].specs[i], types_[i], descs[i])) continue;
+      const arg_spec& s = vs[v].specs[i];
+      std::string need = s.kind == spec_kind::divisible_16 ? (types_[i].cls == arg_class::pointer ? "16-byte aligned" : "divisible by 16")
+                         : s.kind == spec_kind::equal_1     ? "equal to 1"
+                                                            : "equal to " + s.value;
+      std::string got = descs[i].has_int ? std::to_string(descs[i].int_value) : std::to_string(descs[i].address);
+      why += "\n  variant " + std::to_string(v) + " needs '" + info_->args[i].name + "' " + need + " (got " + got + ")";
+      break;
+    }
   }
   throw error(errc::bad_argument, "kernel " + info_->name + ": no variant accepts these argument values:" + why);
 }

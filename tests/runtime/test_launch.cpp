@@ -452,3 +452,26 @@ TEST_CASE("launch errors: failure with kernel name and grid; out of memory for s
   e = tptest::expect_error([&] { lib3.get("vector_add").launch(nullptr, {1, 70000, 1}, p, p, p, std::int32_t{16}, 1.0f); });
   CHECK(e.code() == errc::bad_argument);
 }
+
+TEST_CASE("dynamic API: no variant matching the values is an error naming the predicate") {
+  tptest::setup("sm_90");
+  tptest::synth s;
+  s.arg("x", "*fp32");
+  s.arg("n", "i32");
+  s.variant({{spec_kind::divisible_16, ""}, {spec_kind::equal_1, ""}});
+  s.image(0, image_kind::cubin, "sm_90a", tpfake::make_cubin(90, true, {{"k", {8, 8, 8}, 128}}));
+  auto bytes = s.pack();
+  library lib(bytes.data(), bytes.size());
+  alignas(16) float buf[8];
+  float* misaligned = buf + 1;
+  auto e = tptest::expect_error([&] { lib.get("k").launch(nullptr, {1, 1, 1}, misaligned, std::int32_t{1}); });
+  CHECK(e.code() == errc::bad_argument);
+  CHECK(contains(e.what(), "variant 0 needs 'x' 16-byte aligned"));
+  float* aligned = buf;
+  e = tptest::expect_error([&] { lib.get("k").launch(nullptr, {1, 1, 1}, aligned, std::int32_t{2}); });
+  CHECK(contains(e.what(), "variant 0 needs 'n' equal to 1 (got 2)"));
+  lib.get("k").launch(nullptr, {1, 1, 1}, aligned, std::int32_t{1});  // folded n: only x is passed
+  auto& f = tptest::fake_driver::get();
+  REQUIRE(f.launches().size() == 1);
+  CHECK(f.launches()[0].num_params == 3);
+}
