@@ -336,3 +336,16 @@ TEST_CASE("TRITONPACK_LOG=1 logs every decision (checked in a child process)") {
   CHECK(contains(out, "decode "));
   CHECK(contains(out, "total "));
 }
+
+TEST_CASE("a static library (as in a generated header) is torn down at exit without crashing") {
+  if (std::getenv("TP_EXIT_CHILD")) {
+    tptest::setup("sm_90");
+    static library lib(tptest::fixture_container().data(), tptest::fixture_container().size());
+    launch_vector_add(lib);
+    const bool launched = tptest::fake_driver::get().launches().size() == 1;
+    std::fflush(nullptr);
+    std::exit(launched ? 0 : 3);  // static destructors and atexit handlers run now
+  }
+  const std::string cmd = "TP_EXIT_CHILD=1 /proc/" + std::to_string(getpid()) + "/exe --test-case='*torn down at exit*' >/dev/null 2>&1";
+  CHECK(std::system(cmd.c_str()) == 0);
+}
