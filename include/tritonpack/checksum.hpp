@@ -85,4 +85,89 @@ inline std::uint64_t xxh64(const void* data, std::size_t size, std::uint64_t see
   return h;
 }
 
+// XXH64 over data given in pieces; digest() equals xxh64() of the concatenation. The reader uses
+// it to hash the container's tables with the checksum field read as zero, without copying them.
+class xxh64_stream {
+ public:
+  explicit xxh64_stream(std::uint64_t seed = 0) noexcept : seed_(seed) {
+    using namespace detail_xxh64;
+    v_[0] = seed + prime1 + prime2;
+    v_[1] = seed + prime2;
+    v_[2] = seed;
+    v_[3] = seed - prime1;
+  }
+
+  void update(const void* data, std::size_t size) noexcept {
+    using namespace detail_xxh64;
+    const auto* p = static_cast<const std::uint8_t*>(data);
+    total_ += size;
+    if (buffered_ + size < 32) {
+      for (std::size_t i = 0; i < size; ++i) buf_[buffered_ + i] = p[i];
+      buffered_ += size;
+      return;
+    }
+    if (buffered_ != 0) {  // complete the pending stripe
+      const std::size_t fill = 32 - buffered_;
+      for (std::size_t i = 0; i < fill; ++i) buf_[buffered_ + i] = p[i];
+      stripe(buf_);
+      p += fill;
+      size -= fill;
+      buffered_ = 0;
+    }
+    while (size >= 32) {
+      stripe(p);
+      p += 32;
+      size -= 32;
+    }
+    for (std::size_t i = 0; i < size; ++i) buf_[i] = p[i];
+    buffered_ = size;
+  }
+
+  std::uint64_t digest() const noexcept {
+    using namespace detail_xxh64;
+    std::uint64_t h;
+    if (total_ >= 32) {
+      h = rotl(v_[0], 1) + rotl(v_[1], 7) + rotl(v_[2], 12) + rotl(v_[3], 18);
+      for (int i = 0; i < 4; ++i) h = merge_round(h, v_[i]);
+    } else {
+      h = seed_ + prime5;
+    }
+    h += total_;
+    const std::uint8_t* p = buf_;
+    const std::uint8_t* const end = buf_ + buffered_;
+    while (end - p >= 8) {
+      h ^= round(0, byte_io::load_u64(p));
+      h = rotl(h, 27) * prime1 + prime4;
+      p += 8;
+    }
+    if (end - p >= 4) {
+      h ^= static_cast<std::uint64_t>(byte_io::load_u32(p)) * prime1;
+      h = rotl(h, 23) * prime2 + prime3;
+      p += 4;
+    }
+    while (p < end) {
+      h ^= static_cast<std::uint64_t>(*p) * prime5;
+      h = rotl(h, 11) * prime1;
+      ++p;
+    }
+    h ^= h >> 33;
+    h *= prime2;
+    h ^= h >> 29;
+    h *= prime3;
+    h ^= h >> 32;
+    return h;
+  }
+
+ private:
+  void stripe(const std::uint8_t* p) noexcept {
+    for (int i = 0; i < 4; ++i) v_[i] = detail_xxh64::round(v_[i], byte_io::load_u64(p + 8 * i));
+  }
+
+  std::uint64_t seed_;
+  std::uint64_t v_[4];
+  std::uint8_t buf_[32] = {};
+  std::size_t buffered_ = 0;
+  std::uint64_t total_ = 0;
+};
+
 }  // namespace tritonpack

@@ -91,45 +91,80 @@ inline const char* check_zstd_frame(const std::uint8_t* p, std::uint64_t stored,
   return nullptr;
 }
 
+// One decompression context per thread, reused: creating one (and its window buffers) costs
+// more than decoding a small cubin, and the run time decodes on the thread that first launches.
+inline ZSTD_DCtx* thread_dctx() {
+  thread_local dctx_ptr ctx(ZSTD_createDCtx());
+  return ctx.get();
+}
+
+// Size of a zstd frame header (magic, descriptor, window, dictionary id, content size), from the
+// frame format (RFC 8878 §3.1.1.1); 0 when it does not fit in `n` bytes. The stable zstd API has
+// no call for it.
+inline std::size_t frame_header_size(const std::uint8_t* p, std::size_t n) noexcept {
+  if (n < 5) return 0;
+  const unsigned fhd = p[4];
+  const bool single_segment = (fhd >> 5) & 1;
+  static const std::size_t did_size[4] = {0, 1, 2, 4};
+  static const std::size_t fcs_size[4] = {0, 2, 4, 8};
+  const unsigned fcs_flag = fhd >> 6;
+  const std::size_t size = 5 + (single_segment ? 0 : 1) + did_size[fhd & 3] +
+                           (fcs_flag == 0 && single_segment ? 1 : fcs_size[fcs_flag]);
+  return size <= n ? size : 0;
+}
+
 // Decodes the first `out_size` bytes of the zstd frame (`stored` bytes at `p`, `raw` bytes of
-// content) into `out`. When the whole frame is asked for, also runs it to its end so zstd checks
-// its content checksum and so a frame longer than recorded is refused. `image` and `frame` name
-// the request in messages. Never writes past `out_size` bytes.
+// content) into `out`. When the whole frame is asked for it is decoded in one shot (zstd then
+// checks its content checksum and refuses a frame holding more than `raw` bytes); otherwise it is
+// streamed only as far as `out_size`. `image` and `frame` name the request in messages. Never
+// writes past `out_size` bytes.
 inline void decode_zstd_prefix(const std::uint8_t* p, std::uint64_t stored, std::uint64_t raw, const ZSTD_DDict* ddict,
                                std::uint8_t* out, std::size_t out_size, std::uint32_t image, std::uint32_t frame) {
   char where[64];
   std::snprintf(where, sizeof where, "images[%u] (frames[%u]): ", image, frame);
-  dctx_ptr dctx(ZSTD_createDCtx());
+  ZSTD_DCtx* dctx = thread_dctx();
   if (!dctx) fail(errc::out_of_memory, where, "could not allocate a zstd decompression context");
+  // A previous, possibly failed, decode on this thread must not leak state into this one.
+  ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);
+  if (out_size == raw) {
+    const std::size_t r = ddict ? ZSTD_decompress_usingDDict(dctx, out, out_size, p, static_cast<std::size_t>(stored), ddict)
+                                : ZSTD_decompressDCtx(dctx, out, out_size, p, static_cast<std::size_t>(stored));
+    if (ZSTD_isError(r)) fail(errc::bad_container, where, "zstd: %s", ZSTD_getErrorName(r));
+    if (r != out_size)
+      fail(errc::bad_container, where, "zstd frame holds %zu bytes, raw_size says %llu", r, static_cast<unsigned long long>(raw));
+    return;
+  }
   if (ddict) {
-    const std::size_t r = ZSTD_DCtx_refDDict(dctx.get(), ddict);
+    const std::size_t r = ZSTD_DCtx_refDDict(dctx, ddict);
     if (ZSTD_isError(r)) fail(errc::bad_container, where, "%s", ZSTD_getErrorName(r));
   }
-  ZSTD_inBuffer in{p, static_cast<std::size_t>(stored), 0};
+  // Feed the decoder one block at a time (3-byte block headers, RFC 8878 §3.1.1.2): it can only
+  // decode what it has been given, so decoding stops with the block that completes the prefix —
+  // the packer ends a block at every image boundary — instead of running on into the next one.
+  const std::size_t n = static_cast<std::size_t>(stored);
+  std::size_t limit = frame_header_size(p, n);
+  if (limit == 0) fail(errc::bad_container, where, "zstd frame header is truncated");
+  ZSTD_inBuffer in{p, limit, 0};
   ZSTD_outBuffer ob{out, out_size, 0};
-  std::size_t ret = 1;
   while (ob.pos < ob.size) {
+    if (in.pos == in.size) {
+      if (limit + 3 > n) fail(errc::bad_container, where, "zstd frame ended after %zu bytes, raw_size says %llu", ob.pos,
+                              static_cast<unsigned long long>(raw));
+      const std::uint32_t bh = static_cast<std::uint32_t>(p[limit]) | (static_cast<std::uint32_t>(p[limit + 1]) << 8) |
+                               (static_cast<std::uint32_t>(p[limit + 2]) << 16);
+      const unsigned type = (bh >> 1) & 3;
+      const std::size_t body = type == 1 ? 1 : (bh >> 3);  // RLE blocks store one byte
+      if (type == 3 || body > n - limit - 3) fail(errc::bad_container, where, "zstd block at %zu is malformed", limit);
+      limit += 3 + body;
+      in.size = limit;
+    }
     const std::size_t before_in = in.pos, before_out = ob.pos;
-    ret = ZSTD_decompressStream(dctx.get(), &ob, &in);
+    const std::size_t ret = ZSTD_decompressStream(dctx, &ob, &in);
     if (ZSTD_isError(ret)) fail(errc::bad_container, where, "zstd: %s", ZSTD_getErrorName(ret));
     if (ret == 0 && ob.pos < ob.size)
       fail(errc::bad_container, where, "zstd frame ended after %zu bytes, raw_size says %llu", ob.pos,
            static_cast<unsigned long long>(raw));
-    if (in.pos == before_in && ob.pos == before_out) fail(errc::bad_container, where, "zstd frame is truncated");
-  }
-  if (out_size == raw) {
-    // Drain the rest of the frame (block end, checksum) into a one-byte sink: any byte that comes
-    // out means the frame holds more than raw_size.
-    std::uint8_t sink = 0;
-    while (ret != 0) {
-      ZSTD_outBuffer extra{&sink, 1, 0};
-      const std::size_t before_in = in.pos;
-      ret = ZSTD_decompressStream(dctx.get(), &extra, &in);
-      if (ZSTD_isError(ret)) fail(errc::bad_container, where, "zstd: %s", ZSTD_getErrorName(ret));
-      if (extra.pos != 0)
-        fail(errc::bad_container, where, "zstd frame holds more than raw_size (%llu) bytes", static_cast<unsigned long long>(raw));
-      if (ret != 0 && in.pos == before_in) fail(errc::bad_container, where, "zstd frame is truncated");
-    }
+    if (in.pos == before_in && ob.pos == before_out && in.pos < in.size) fail(errc::bad_container, where, "zstd decoder made no progress");
   }
 }
 

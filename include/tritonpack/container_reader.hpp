@@ -256,11 +256,11 @@ class container::parser {
     const std::uint64_t recorded = u64v(d_ + H::tables_checksum);
     const std::size_t covered = static_cast<std::size_t>(sec_[format::sec_data].offset);
     static const std::uint8_t zeros[8] = {};
-    // XXH64 over three pieces (before, zeros, after) without copying the tables.
-    std::vector<std::uint8_t> head(d_, d_ + H::size);
-    std::memcpy(head.data() + H::tables_checksum, zeros, 8);
-    head.insert(head.end(), d_ + H::size, d_ + covered);
-    const std::uint64_t actual = xxh64(head.data(), head.size());
+    xxh64_stream hash;
+    hash.update(d_, H::tables_checksum);
+    hash.update(zeros, 8);
+    hash.update(d_ + H::tables_checksum + 8, covered - (H::tables_checksum + 8));
+    const std::uint64_t actual = hash.digest();
     if (actual != recorded)
       fail({"header", no_index, "tables_checksum"}, "is 0x%016llx but the header and tables hash to 0x%016llx (the container is damaged)",
            static_cast<u64>(recorded), static_cast<u64>(actual));

@@ -36,3 +36,23 @@ TEST_CASE("xxh64: agrees with zstd's frame checksums for every length 0..600 and
   }
   ZSTD_freeCCtx(cctx);
 }
+
+TEST_CASE("xxh64_stream: any split of the input gives the one-shot hash") {
+  std::mt19937 rng(9);
+  for (std::size_t n : {0u, 1u, 31u, 32u, 33u, 63u, 64u, 100u, 1000u, 4097u}) {
+    std::vector<std::uint8_t> v(n);
+    for (auto& b : v) b = static_cast<std::uint8_t>(rng());
+    const std::uint64_t want = tritonpack::xxh64(v.data(), v.size());
+    for (int trial = 0; trial < 20; ++trial) {
+      tritonpack::xxh64_stream s;
+      std::size_t pos = 0;
+      while (pos < n) {
+        const std::size_t take = std::min<std::size_t>(n - pos, rng() % 40);
+        s.update(v.data() + pos, take);
+        pos += take;
+      }
+      CAPTURE(n);
+      CHECK(s.digest() == want);
+    }
+  }
+}

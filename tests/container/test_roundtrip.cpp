@@ -228,3 +228,23 @@ TEST_CASE("decode_image stops at the image inside a multi-image frame") {
   CHECK(c.frame_offset(3) == 4096 + 0 + 1);
   CHECK(c.decode_image(3) == bytes[3]);
 }
+
+TEST_CASE("an image decodes without touching the blocks of the images after it in its frame") {
+  // The writer ends a zstd block at every image boundary, so decoding the first image of a frame
+  // reads only its own blocks: damage in the last image's bytes does not affect it.
+  const auto in = tp_test::sample_info();
+  auto bytes = tp_test::sample_images();
+  bytes[2] = tp_test::pattern_bytes(30000, 77);  // make the frame's last image big enough to have its own blocks
+  auto blob = pack::write_container(in, bytes);
+  const container good = container::parse(blob.data(), blob.size());
+  const frame_view f = good.frames()[0];
+  REQUIRE(f.codec == format::codec_zstd);
+  REQUIRE(f.image_count == 3);
+  // Flip a byte near the end of the frame's stored bytes (inside the last image's block, before
+  // the 4-byte content checksum).
+  blob[static_cast<std::size_t>(f.offset + f.stored_size - 40)] ^= 0x55;
+  const container c = container::parse(blob.data(), blob.size());  // the data is not in the tables checksum
+  CHECK(c.decode_image(0) == bytes[0]);
+  CHECK(c.decode_image(1) == bytes[1]);
+  CHECK_THROWS_AS(c.decode_image(2), error);
+}

@@ -77,35 +77,49 @@ struct frame_out {
   bool dictionary = false;
 };
 
-frame_out compress_frame(const std::vector<std::uint8_t>& raw, int level, const ZSTD_CDict* cdict) {
+// Compresses the images of one frame into one zstd frame. Each image but the last ends with a
+// flush, which closes the zstd block there: the reader's prefix decode of image k then decodes
+// the blocks up to the end of image k and no further (a block is zstd's unit of decoding, up to
+// 128 KiB). The window carries over the flush, so later images still match earlier ones.
+frame_out compress_frame(const std::vector<std::uint8_t>& raw, const std::vector<std::size_t>& image_ends, int level,
+                         const ZSTD_CDict* cdict) {
   frame_out f;
   f.raw_size = raw.size();
   if (raw.empty()) return f;  // nothing to gain: a zstd frame of nothing is still ~9 bytes
   std::unique_ptr<ZSTD_CCtx, cctx_deleter> cctx(ZSTD_createCCtx());
   if (!cctx) throw error(errc::out_of_memory, "write_container: ZSTD_createCCtx failed");
-  auto set = [&](ZSTD_cParameter p, int v) {
-    const std::size_t r = ZSTD_CCtx_setParameter(cctx.get(), p, v);
-    if (ZSTD_isError(r)) bad(fmt::format("zstd parameter {}={}: {}", static_cast<int>(p), v, ZSTD_getErrorName(r)));
+  auto check = [](std::size_t r, const char* what) {
+    if (ZSTD_isError(r)) bad(fmt::format("zstd {}: {}", what, ZSTD_getErrorName(r)));
   };
-  set(ZSTD_c_compressionLevel, level);
-  set(ZSTD_c_checksumFlag, 1);     // zstd verifies its own content checksum on a full decode
-  set(ZSTD_c_contentSizeFlag, 1);  // the reader checks the header's size against raw_size
-  set(ZSTD_c_dictIDFlag, 1);
+  check(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level), "level");
+  check(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1), "checksum flag");       // verified on a full decode
+  check(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1), "content size flag");  // checked against raw_size
+  check(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_dictIDFlag, 1), "dictionary id flag");
   // The reader's decoder keeps zstd's default window limit (2^27). No level exceeds it without
   // long-distance mode, which stays off, so every frame written here decodes.
-  if (cdict) {
-    const std::size_t r = ZSTD_CCtx_refCDict(cctx.get(), cdict);
-    if (ZSTD_isError(r)) bad(fmt::format("zstd dictionary: {}", ZSTD_getErrorName(r)));
+  check(ZSTD_CCtx_setPledgedSrcSize(cctx.get(), raw.size()), "pledged size");
+  if (cdict) check(ZSTD_CCtx_refCDict(cctx.get(), cdict), "dictionary");
+  std::vector<std::uint8_t> out(ZSTD_compressBound(raw.size()) + 64 * (image_ends.size() + 1));
+  ZSTD_outBuffer ob{out.data(), out.size(), 0};
+  std::size_t begin = 0;
+  for (std::size_t k = 0; k < image_ends.size(); ++k) {
+    const bool last = k + 1 == image_ends.size();
+    ZSTD_inBuffer in{raw.data() + begin, image_ends[k] - begin, 0};
+    const ZSTD_EndDirective mode = last ? ZSTD_e_end : ZSTD_e_flush;
+    std::size_t remaining;
+    do {
+      remaining = ZSTD_compressStream2(cctx.get(), &ob, &in, mode);
+      check(remaining, "compression");
+      if (remaining != 0 && ob.pos == ob.size) bad("zstd output buffer too small");
+    } while (remaining != 0 || in.pos < in.size);
+    begin = image_ends[k];
   }
-  std::vector<std::uint8_t> out(ZSTD_compressBound(raw.size()));
-  const std::size_t n = ZSTD_compress2(cctx.get(), out.data(), out.size(), raw.data(), raw.size());
-  if (ZSTD_isError(n)) bad(fmt::format("zstd compression failed: {}", ZSTD_getErrorName(n)));
-  if (n >= raw.size()) {
+  if (ob.pos >= raw.size()) {
     // Incompressible (tiny images): store as is.
     f.stored = raw;
     return f;
   }
-  out.resize(n);
+  out.resize(ob.pos);
   f.stored = std::move(out);
   f.codec = F::codec_zstd;
   f.dictionary = cdict != nullptr;
@@ -210,6 +224,12 @@ std::vector<std::uint8_t> write_container(const container_info& info,
       case frame_grouping::per_image: return i;
       case frame_grouping::per_kernel: return owner[i];
       case frame_grouping::per_kernel_backend: return owner[i] * 4 + static_cast<std::uint64_t>(info.images[i].backend);
+      case frame_grouping::per_kernel_backend_kind:
+        return owner[i] * 8 + static_cast<std::uint64_t>(info.images[i].backend) * 2 + (is_binary(info.images[i].kind) ? 1 : 0);
+      case frame_grouping::binaries_alone:
+        // Binaries get keys of their own (above every shared key), IR shares per kernel × backend.
+        return is_binary(info.images[i].kind) ? (std::uint64_t{1} << 62) + i
+                                              : owner[i] * 4 + static_cast<std::uint64_t>(info.images[i].backend);
     }
     return i;
   };
@@ -232,6 +252,7 @@ std::vector<std::uint8_t> write_container(const container_info& info,
     std::size_t last = first + 1;
     while (last < nimages && key(last) == key(first)) ++last;
     std::vector<std::uint8_t> raw;
+    std::vector<std::size_t> image_ends;
     std::uint64_t offset = 0;
     for (std::size_t i = first; i < last; ++i) {
       const image_info& im = info.images[i];
@@ -273,8 +294,9 @@ std::vector<std::uint8_t> write_container(const container_info& info,
       }
       raw.insert(raw.end(), bytes.begin(), bytes.end());
       offset += bytes.size();
+      image_ends.push_back(raw.size());
     }
-    frame_out f = compress_frame(raw, options.level, cdict.get());
+    frame_out f = compress_frame(raw, image_ends, options.level, cdict.get());
     dictionary_used |= f.dictionary;
     std::uint8_t* fr = frames.add();
     store_u64(fr + F::frame_rec::offset, data.size());

@@ -34,7 +34,9 @@ constexpr const char* version_text = "tritonpack 0.1.0 (container format v1)";
 constexpr const char* usage_text =
     "usage:\n"
     "  tritonpack pack MANIFEST -o OUTDIR [--name NAME] [--mode binary|ir|both] [--level N]\n"
-    "                 [--frames per-kernel-backend|per-kernel|per-image] [--dict-size BYTES]\n"
+    "                 [--frames per-kernel-backend|per-kernel-backend-kind|per-kernel|\n"
+    "                           binaries-alone|per-image]\n"
+    "                 [--dict-size BYTES]\n"
     "      Pack the artifacts of MANIFEST (written by `tritonpack compile`) into OUTDIR/NAME.tpk\n"
     "      and the generated header OUTDIR/NAME.hpp. NAME defaults to the manifest's name;\n"
     "      --mode narrows what is packed; --level is the zstd level (1..22, default 19).\n"
@@ -137,7 +139,9 @@ int cmd_pack(int argc, char** argv) {
     if (*f == "per-kernel-backend") wo.grouping = pack::frame_grouping::per_kernel_backend;
     else if (*f == "per-kernel") wo.grouping = pack::frame_grouping::per_kernel;
     else if (*f == "per-image") wo.grouping = pack::frame_grouping::per_image;
-    else throw usage_error(fmt::format("--frames must be per-kernel-backend, per-kernel or per-image, got \"{}\"", *f));
+    else if (*f == "binaries-alone") wo.grouping = pack::frame_grouping::binaries_alone;
+    else if (*f == "per-kernel-backend-kind") wo.grouping = pack::frame_grouping::per_kernel_backend_kind;
+    else throw usage_error(fmt::format("--frames must be per-kernel-backend, per-kernel-backend-kind, per-kernel, binaries-alone or per-image, got \"{}\"", *f));
   }
   if (auto d = a.get("--dict-size")) wo.dictionary_size = static_cast<std::uint32_t>(parse_int(*d, "--dict-size", 0, 1 << 24));
 

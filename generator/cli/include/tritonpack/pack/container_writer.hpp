@@ -17,6 +17,13 @@ enum class frame_grouping {
   per_image,           // one frame per image: smallest decode per image, biggest file
   per_kernel_backend,  // one frame per kernel and backend (default; see docs/format.md "Size")
   per_kernel,          // one frame per kernel
+  // Each binary (cubin, code object) alone in a frame, the IR of a kernel and backend together:
+  // loading a binary decodes exactly its own bytes; PTX for several targets still compress
+  // against each other.
+  binaries_alone,
+  // One frame for a kernel's binaries and one for its IR, per backend: loading a binary never
+  // decodes IR.
+  per_kernel_backend_kind,
 };
 
 struct write_options {
