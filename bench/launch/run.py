@@ -43,8 +43,11 @@ def main():
     ap.add_argument("--build", help="build directory holding bench/launch/{tritonpack_bench_launch,tritonpack_first_launch}")
     ap.add_argument("--bench-bin")
     ap.add_argument("--first-bin")
-    ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--runs", type=int, default=21)
     ap.add_argument("--no-triton", action="store_true", help="skip Triton's Python launcher")
+    ap.add_argument("--first-alt", action="append", default=[], metavar="LABEL=PATH",
+                    help="another first_launch build (e.g. packed with `tritonpack pack --frames binaries-alone`) "
+                         "measured in the tritonpack mode as an extra first-launch row")
     ap.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"))
     a = ap.parse_args()
     bench = a.bench_bin or os.path.join(a.build, "bench", "launch", "tritonpack_bench_launch")
@@ -53,7 +56,8 @@ def main():
     rows = []
     tmp = tempfile.mkdtemp(prefix="tp-bench-")
     # Steady state.
-    gb = subprocess.run([bench, "--benchmark_format=json"], check=True, capture_output=True, text=True).stdout
+    gb = subprocess.run([bench, "--benchmark_format=json", "--benchmark_enable_random_interleaving=true"],
+                        check=True, capture_output=True, text=True).stdout
     res = {}
     for b in json.loads(gb)["benchmarks"]:
         if b.get("aggregate_name") == "median":
@@ -72,6 +76,10 @@ def main():
     tp_first = first_launch(first, "tritonpack", a.runs, nocache)
     rows.append(("first launch", "raw cuModuleLoadData (uncompressed cubin)", raw_first, 1.0))
     rows.append(("first launch", "tritonpack (decompress + load)", tp_first, tp_first / raw_first))
+    for alt in a.first_alt:
+        label, path = alt.split("=", 1)
+        v = first_launch(path, "tritonpack", a.runs, nocache)
+        rows.append(("first launch", "tritonpack, " + label, v, v / raw_first))
 
     # PTX path.
     ir = {"TRITONPACK_FORCE_IR": "1"}
@@ -89,7 +97,7 @@ def main():
     lines = ["# Launch benchmarks (bench/launch)", "",
              "GPU: %s. Kernel: vector_add of tests/gpu/kernels.py, n = 4096 (4 programs of 128 threads), "
              "legacy default stream, synchronised every 100 launches (all rows alike). Steady rows: "
-             "median of 5 Google Benchmark repetitions; first-launch rows: median of fresh processes, "
+             "median of 10 interleaved Google Benchmark repetitions; first-launch rows: median of fresh processes, "
              "after driver and context initialisation." % (dev or "unknown"), "",
              "| measure | path | µs | × baseline |", "|---|---|---:|---:|"]
     for kind, name, us, ratio in rows:
