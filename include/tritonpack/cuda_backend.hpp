@@ -15,7 +15,6 @@
 #include "tritonpack/cuda_api.hpp"
 #include "tritonpack/dynlib.hpp"
 #include "tritonpack/env.hpp"
-#include "tritonpack/image_decode.hpp"
 #include "tritonpack/jit_cache.hpp"
 #include "tritonpack/log.hpp"
 #include "tritonpack/selection.hpp"
@@ -410,7 +409,7 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
     throw error(errc::unsupported, who + " takes TMA tensor descriptors; the driver lacks cuTensorMapEncodeTiled");
 
   const auto t1 = std::chrono::steady_clock::now();
-  const std::vector<std::uint8_t> bytes = decode_image_for_load(c, *choice.image);
+  const std::vector<std::uint8_t> bytes = c.decode_image(*choice.image);  // decodes only up to the image
   const std::string decode_time = log::enabled() ? log::ms_since(t1) : std::string();
   std::string how;
   const auto t2 = std::chrono::steady_clock::now();

@@ -8,7 +8,6 @@
 #include "tritonpack/arch.hpp"
 #include "tritonpack/selection.hpp"
 #include "tritonpack/container_reader.hpp"
-#include "tritonpack/image_decode.hpp"
 #include "tritonpack/launch.hpp"
 #include "tritonpack/tensor_descriptor.hpp"
 #include "tritonpack/backend.hpp"

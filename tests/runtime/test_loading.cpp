@@ -10,8 +10,6 @@
 #include <thread>
 #include <vector>
 
-#include <tritonpack/image_decode.hpp>
-
 #include "test_util.hpp"
 
 using namespace tritonpack;
@@ -288,24 +286,6 @@ TEST_CASE("load-time checks: shared memory above the device limit, block size, A
     CHECK(contains(e.what(), "JIT log"));
     CHECK(contains(e.what(), "ptxas fatal"));
   }
-}
-
-TEST_CASE("the load-time decode fast path gives the reader's bytes, and its errors") {
-  const auto& bytes = tptest::fixture_container();
-  const auto c = container::parse(bytes.data(), bytes.size());
-  for (std::uint32_t i = 0; i < c.info().images.size(); ++i) {
-    CAPTURE(i);
-    REQUIRE(decode_image_for_load(c, i) == c.decode_image(i));
-  }
-  // Damage the middle of the first frame's compressed data: the fast path must not return bytes,
-  // and the error is the reader's (bad_container).
-  std::vector<std::uint8_t> damaged = bytes;
-  const auto& f = c.frames()[0];
-  damaged[f.offset + f.stored_size / 2] ^= 0x5a;
-  const auto d = container::parse(damaged.data(), damaged.size());
-  auto e = tptest::expect_error([&] { decode_image_for_load(d, 0); });
-  CHECK(e.code() == errc::bad_container);
-  CHECK_THROWS_AS(decode_image_for_load(c, 100000), error);
 }
 
 TEST_CASE("TRITONPACK_LOG=1 logs every decision (checked in a child process)") {
