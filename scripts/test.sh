@@ -10,7 +10,8 @@
 #              this includes the package tests (find_package on an installed tree, add_subdirectory)
 #              and the quickstart run
 #   pytest     the front end's tests (tests/python)
-#   meson      configure + build + `meson test` with Meson
+#   meson      configure + build + `meson test` with Meson, then a user's project that uses
+#              tritonpack as a Meson subproject (tests/package/meson_subproject)
 #   sanitize   the container / CLI / run-time tests again under ASan + UBSan (TRITONPACK_SANITIZE)
 #   fuzz       the libFuzzer targets (clang, TRITONPACK_FUZZ) for a short while each
 #
@@ -90,7 +91,15 @@ do_meson() {
     meson setup "$dir" --buildtype=plain -Dtriton_python="$TRITONPACK_PYTHON" || return $?
   fi
   meson compile -C "$dir" -j "$JOBS" &&
-  meson test -C "$dir" --no-suite gpu --print-errorlogs --num-processes "$JOBS"
+  meson test -C "$dir" --no-suite gpu --print-errorlogs --num-processes "$JOBS" || return $?
+  # tritonpack as a Meson subproject of a user's project (tests/package/meson_subproject).
+  local sub="$BUILD_ROOT/meson-subproject"
+  rm -rf "$sub" && mkdir -p "$sub/subprojects" &&
+  cp tests/package/meson_subproject/meson.build tests/package/meson_subproject/meson_options.txt "$sub/" &&
+  cp -r tests/package/common "$sub/common" && ln -s "$TP_ROOT" "$sub/subprojects/tritonpack" &&
+  meson setup "$sub/build" "$sub" -Dtriton_python="$TRITONPACK_PYTHON" >/dev/null &&
+  meson compile -C "$sub/build" -j "$JOBS" &&
+  meson test -C "$sub/build" --print-errorlogs
 }
 
 do_sanitize() {
