@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# scripts/gpu-check.sh — everything that needs a GPU, in one call, on a machine with an NVIDIA GPU
+# and its driver, cmake, ninja, a C++17 compiler, the Debian/Ubuntu -dev packages of zstd, fmt,
+# nlohmann-json, doctest and Google Benchmark, and a python3 with triton (torch only for the
+# Triton-launcher row of the launch benchmark). Nothing is downloaded.
+#
+#   bash scripts/gpu-check.sh [BUILD_DIR]
+#
+# Builds everything with kernels compiled by the in-tree front end, runs the CPU tests and the GPU
+# tests (`ctest -L gpu`: cubin path and forced PTX path), the quickstart, the front end's GPU test,
+# and the launch benchmarks, then prints one summary table. Logs go to $OUT when it is set.
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${1:-$ROOT/build-gpu}
+LOGS=${OUT:-$BUILD/logs}
+mkdir -p "$LOGS"
+PY=${TRITONPACK_PYTHON:-python3}
+declare -a ROWS=()
+FAILED=0
+row() { ROWS+=("$(printf '%-28s %-8s %s' "$1" "$2" "$3")"); }
+run_step() {  # run_step NAME LOGFILE CMD...
+  local name=$1 log=$2; shift 2
+  local t0=$SECONDS
+  "$@" >"$LOGS/$log" 2>&1; local rc=$?
+  if [ $rc -eq 0 ]; then row "$name" ok "$((SECONDS - t0))s"; else row "$name" FAILED "exit $rc, $((SECONDS - t0))s, see $log"; FAILED=1; tail -40 "$LOGS/$log"; fi
+  return $rc
+}
+
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+run_step configure configure.log cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DTRITONPACK_PYTHON="$PY" -DTRITONPACK_FUZZ=OFF
+run_step build build.log cmake --build "$BUILD" -j "$(nproc)"
+run_step "ctest -L gpu" ctest_gpu.log bash -c "cd '$BUILD' && ctest -L gpu --output-on-failure --timeout 600"
+run_step "ctest cpu" ctest_cpu.log bash -c "cd '$BUILD' && ctest -LE 'gpu|fuzz|package' -j $(nproc) --output-on-failure --timeout 600"
+QS=$(find "$BUILD" -type f -name quickstart -perm -u+x | head -1)
+if [ -n "$QS" ]; then run_step quickstart quickstart.log "$QS"; else row quickstart FAILED "binary not built"; FAILED=1; fi
+run_step "pytest gpu launch" pytest_gpu.log env PYTHONPATH="$ROOT/generator/python" \
+  "$PY" -m pytest -q -p no:cacheprovider "$ROOT/tests/python/test_gpu_launch.py"
+run_step "launch bench" bench_launch.log "$PY" "$ROOT/bench/launch/run.py" --build "$BUILD" --out "$LOGS/RESULTS_launch.md"
+
+echo; echo "=== GPU test counts ==="; grep -E 'tests passed|Total Test' "$LOGS/ctest_gpu.log" "$LOGS/ctest_cpu.log"
+echo; echo "=== quickstart ==="; cat "$LOGS/quickstart.log" 2>/dev/null | tail -30
+echo; echo "=== launch benchmarks ==="; cat "$LOGS/RESULTS_launch.md" 2>/dev/null | sed -n '/^| measure/,/^$/p'
+echo; echo "=== summary ==="; printf '%s\n' "${ROWS[@]}"
+exit $FAILED
