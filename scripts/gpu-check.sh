@@ -14,7 +14,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${1:-$ROOT/build-gpu}
 LOGS=${OUT:-$BUILD/logs}
 mkdir -p "$LOGS"
-PY=${TRITONPACK_PYTHON:-python3}
+PY=${TRITONPACK_PYTHON:-$(command -v python3)}
 declare -a ROWS=()
 FAILED=0
 row() { ROWS+=("$(printf '%-28s %-8s %s' "$1" "$2" "$3")"); }
