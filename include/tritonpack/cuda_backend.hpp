@@ -182,10 +182,14 @@ class context final : public context_state {
     if (log::enabled()) log::line("context " + ptr_hex(ctx) + " on " + props_.describe());
   }
 
-  std::unique_ptr<loaded_function> load(const container& c, std::uint32_t kernel_index, std::uint32_t variant) override;
-  void launch(loaded_function& f, grid3 grid, stream_t stream, const void* const* args) override;
-  void unload(loaded_function& f) noexcept override;
-  void release() noexcept override;
+  // Declared `inline` here, not only at the out-of-class definitions: otherwise load() would be
+  // this class's key function (Itanium C++ ABI) and every translation unit including this header
+  // would emit the vtable and, through it, the whole CUDA back end (≈ 6 s of g++ -O2 per TU).
+  inline std::unique_ptr<loaded_function> load(const container& c, std::uint32_t kernel_index,
+                                               std::uint32_t variant) override;
+  inline void launch(loaded_function& f, grid3 grid, stream_t stream, const void* const* args) override;
+  inline void unload(loaded_function& f) noexcept override;
+  inline void release() noexcept override;
 
   static std::string ptr_hex(const void* p) {
     char b[32];
