@@ -35,6 +35,32 @@ inline std::uint64_t merge_round(std::uint64_t acc, std::uint64_t val) noexcept 
   acc ^= round(0, val);
   return acc * prime1 + prime4;
 }
+
+// The last step shared by the one-shot and the streaming form: fold in the final < 32 bytes,
+// then avalanche.
+inline std::uint64_t finish(std::uint64_t h, const std::uint8_t* p, const std::uint8_t* end) noexcept {
+  while (end - p >= 8) {
+    h ^= round(0, byte_io::load_u64(p));
+    h = rotl(h, 27) * prime1 + prime4;
+    p += 8;
+  }
+  if (end - p >= 4) {
+    h ^= static_cast<std::uint64_t>(byte_io::load_u32(p)) * prime1;
+    h = rotl(h, 23) * prime2 + prime3;
+    p += 4;
+  }
+  while (p < end) {
+    h ^= static_cast<std::uint64_t>(*p) * prime5;
+    h = rotl(h, 11) * prime1;
+    ++p;
+  }
+  h ^= h >> 33;
+  h *= prime2;
+  h ^= h >> 29;
+  h *= prime3;
+  h ^= h >> 32;
+  return h;
+}
 }  // namespace detail_xxh64
 
 // XXH64 of `size` bytes at `data` with the given seed (the container always uses seed 0).
@@ -62,27 +88,7 @@ inline std::uint64_t xxh64(const void* data, std::size_t size, std::uint64_t see
     h = seed + prime5;
   }
   h += static_cast<std::uint64_t>(size);
-  while (end - p >= 8) {
-    h ^= round(0, byte_io::load_u64(p));
-    h = rotl(h, 27) * prime1 + prime4;
-    p += 8;
-  }
-  if (end - p >= 4) {
-    h ^= static_cast<std::uint64_t>(byte_io::load_u32(p)) * prime1;
-    h = rotl(h, 23) * prime2 + prime3;
-    p += 4;
-  }
-  while (p < end) {
-    h ^= static_cast<std::uint64_t>(*p) * prime5;
-    h = rotl(h, 11) * prime1;
-    ++p;
-  }
-  h ^= h >> 33;
-  h *= prime2;
-  h ^= h >> 29;
-  h *= prime3;
-  h ^= h >> 32;
-  return h;
+  return finish(h, p, end);
 }
 
 // XXH64 over data given in pieces; digest() equals xxh64() of the concatenation. The reader uses
@@ -135,27 +141,7 @@ class xxh64_stream {
     h += total_;
     const std::uint8_t* p = buf_;
     const std::uint8_t* const end = buf_ + buffered_;
-    while (end - p >= 8) {
-      h ^= round(0, byte_io::load_u64(p));
-      h = rotl(h, 27) * prime1 + prime4;
-      p += 8;
-    }
-    if (end - p >= 4) {
-      h ^= static_cast<std::uint64_t>(byte_io::load_u32(p)) * prime1;
-      h = rotl(h, 23) * prime2 + prime3;
-      p += 4;
-    }
-    while (p < end) {
-      h ^= static_cast<std::uint64_t>(*p) * prime5;
-      h = rotl(h, 11) * prime1;
-      ++p;
-    }
-    h ^= h >> 33;
-    h *= prime2;
-    h ^= h >> 29;
-    h *= prime3;
-    h ^= h >> 32;
-    return h;
+    return detail_xxh64::finish(h, p, end);
   }
 
  private:
