@@ -6,10 +6,13 @@
 //                             TRITONPACK_FORCE_IR=1) + launch + sync
 //   first_launch raw          cuModuleLoadData of the uncompressed cubin already in memory (as if
 //                             embedded) + cuModuleGetFunction + cuLaunchKernel + sync
+//   first_launch steps        the run time's load sequence replayed call by call, each step timed
+//   first_launch steps-warm-zstd  the same after an untimed decode of another image
 // Prints one JSON object: {"mode": ..., "us": ...}.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "gpu_kernels.hpp"
@@ -59,30 +62,82 @@ int main(int argc, char** argv) {
       tpgpu::check(fn.cuLaunchKernel(f, n / 1024, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr), "cuLaunchKernel");
       tpgpu::check(fn.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
       us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
-    } else if (mode == "breakdown") {
-      // Where the first launch's time goes (run with TRITONPACK_LOG=1 for decode / load times).
+    } else if (mode == "steps" || mode == "steps-warm-zstd") {
+      // Where the first launch's time goes: the run time's load sequence replayed step by step
+      // with the same calls (cuda_backend.hpp context::context and context::load), each timed.
+      // steps-warm-zstd decodes another image first (untimed) to separate zstd's first-touch cost
+      // from the decode itself.
       using clk = std::chrono::steady_clock;
       auto t = clk::now();
-      auto lap = [&t] {
+      std::string out = "{\"mode\": \"" + mode + "\"";
+      double total = 0;
+      auto lap = [&](const char* name) {
         const double v = std::chrono::duration<double, std::micro>(clk::now() - t).count();
+        char b[64];
+        std::snprintf(b, sizeof b, ", \"%s\": %.1f", name, v);
+        out += b;
+        total += v;
         t = clk::now();
-        return v;
       };
-      auto& lib = gpu_kernels::library();
-      const double ctor = lap();
-      lib.current_device();
-      const double ctx = lap();
-      lib.get("vector_add").loaded_image(0);
-      const double load = lap();
-      gpu_kernels::vector_add(px, py, po, n, 2.0f);
+      const auto* data = reinterpret_cast<const std::uint8_t*>(gpu_kernels::detail::container_data);
+      std::optional<tritonpack::container> warm;
+      if (mode == "steps-warm-zstd") {
+        warm.emplace(tritonpack::container::parse(data, gpu_kernels::detail::container_size));
+        warm->decode_image(static_cast<std::uint32_t>(warm->info().images.size() - 1));
+      }
+      t = clk::now();
+      const auto c = tritonpack::container::parse(data, gpu_kernels::detail::container_size);
+      lap("parse");
+      tritonpack::cuda::CUcontext ctx = nullptr;
+      tpgpu::check(fn.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent");
+      tritonpack::cuda::CUdevice dev = 0;
+      tpgpu::check(fn.cuCtxGetDevice(&dev), "cuCtxGetDevice");
+      int major = 0, minor = 0, v = 0;
+      tpgpu::check(fn.cuDeviceGetAttribute(&major, tritonpack::cuda::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev), "attr");
+      tpgpu::check(fn.cuDeviceGetAttribute(&minor, tritonpack::cuda::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev), "attr");
+      lap("device_cc");
+      for (int a : {tritonpack::cuda::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
+                    tritonpack::cuda::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                    tritonpack::cuda::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, tritonpack::cuda::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH})
+        tpgpu::check(fn.cuDeviceGetAttribute(&v, a, dev), "attr");
+      char name[256] = {};
+      tpgpu::check(fn.cuDeviceGetName(name, 255, dev), "cuDeviceGetName");
+      lap("device_rest");
+      const auto& info = c.info();
+      tritonpack::device_target target;
+      target.arch = "sm_" + std::to_string(major * 10 + minor);
+      target.driver_version = tpgpu::drv().version;
+      const auto choice = tritonpack::select_image(info, info.kernels[0].variants[0], target);
+      if (!choice.image || choice.jit) throw std::runtime_error("no cubin for this device: " + choice.reason);
+      lap("select");
+      const auto bytes = c.decode_image(*choice.image);
+      lap("decode");
+      tritonpack::cuda::CUmodule m = nullptr;
+      tritonpack::cuda::CUfunction f = nullptr;
+      tpgpu::check(fn.cuModuleLoadData(&m, bytes.data()), "cuModuleLoadData");
+      lap("module_load");
+      tpgpu::check(fn.cuModuleGetFunction(&f, m, info.images[*choice.image].launch.entry.c_str()), "cuModuleGetFunction");
+      lap("get_function");
+      tpgpu::check(fn.cuFuncGetAttribute(&v, tritonpack::cuda::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f), "cuFuncGetAttribute");
+      lap("func_attr");
+      if (fn.cuFuncGetParamInfo)
+        for (std::size_t i = 0; i < 64; ++i) {
+          std::size_t off = 0, size = 0;
+          if (fn.cuFuncGetParamInfo(f, i, &off, &size) != tritonpack::cuda::CUDA_SUCCESS) break;
+        }
+      lap("param_info");
+      std::int32_t nn = n;
+      float alpha = 2.0f;
+      void* scratch = nullptr;
+      void* params[] = {&px, &py, &po, &nn, &alpha, &scratch, &scratch};
+      tpgpu::check(fn.cuLaunchKernel(f, n / 1024, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr), "cuLaunchKernel");
+      lap("launch");
       tpgpu::check(fn.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
-      const double run = lap();
-      std::printf("{\"mode\": \"breakdown\", \"library\": %.1f, \"context\": %.1f, \"select_decode_load\": %.1f, "
-                  "\"launch_sync\": %.1f, \"us\": %.1f}\n",
-                  ctor, ctx, load, run, ctor + ctx + load + run);
+      lap("sync");
+      std::printf("%s, \"us\": %.1f}\n", out.c_str(), total);
       return 0;
     } else {
-      std::fprintf(stderr, "usage: first_launch tritonpack|raw|breakdown\n");
+      std::fprintf(stderr, "usage: first_launch tritonpack|raw|steps|steps-warm-zstd\n");
       return 2;
     }
     std::printf("{\"mode\": \"%s\", \"us\": %.1f}\n", mode.c_str(), us);

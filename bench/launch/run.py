@@ -48,6 +48,7 @@ def main():
     ap.add_argument("--first-alt", action="append", default=[], metavar="LABEL=PATH",
                     help="another first_launch build (e.g. packed with `tritonpack pack --frames binaries-alone`) "
                          "measured in the tritonpack mode as an extra first-launch row")
+    ap.add_argument("--first-only", action="store_true", help="only the cubin first-launch rows and the step tables")
     ap.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"))
     a = ap.parse_args()
     bench = a.bench_bin or os.path.join(a.build, "bench", "launch", "tritonpack_bench_launch")
@@ -56,16 +57,19 @@ def main():
     rows = []
     tmp = tempfile.mkdtemp(prefix="tp-bench-")
     # Steady state.
-    gb = subprocess.run([bench, "--benchmark_format=json", "--benchmark_enable_random_interleaving=true"],
+    if a.first_only:
+        a.no_triton = True
+    gb = "" if a.first_only else subprocess.run([bench, "--benchmark_format=json", "--benchmark_enable_random_interleaving=true"],
                         check=True, capture_output=True, text=True).stdout
     res = {}
-    for b in json.loads(gb)["benchmarks"]:
+    for b in (json.loads(gb)["benchmarks"] if gb else []):
         if b.get("aggregate_name") == "median":
             res[b["run_name"].split("/")[0]] = b["real_time"] / 1000.0 if b["time_unit"] == "ns" else b["real_time"]
-    raw = res["BM_raw"]
-    rows.append(("steady launch", "raw cuLaunchKernel (same cubin)", raw, 1.0))
-    rows.append(("steady launch", "tritonpack typed call", res["BM_typed"], res["BM_typed"] / raw))
-    rows.append(("steady launch", "tritonpack dynamic call", res["BM_dynamic"], res["BM_dynamic"] / raw))
+    if res:
+        raw = res["BM_raw"]
+        rows.append(("steady launch", "raw cuLaunchKernel (same cubin)", raw, 1.0))
+        rows.append(("steady launch", "tritonpack typed call", res["BM_typed"], res["BM_typed"] / raw))
+        rows.append(("steady launch", "tritonpack dynamic call", res["BM_dynamic"], res["BM_dynamic"] / raw))
     if not a.no_triton:
         t = run_json([sys.executable, os.path.join(HERE, "triton_launch.py")])
         rows.append(("steady launch", "Triton Python launcher (%s)" % t["triton"], t["triton_python_us"], t["triton_python_us"] / raw))
@@ -82,15 +86,23 @@ def main():
         rows.append(("first launch", "tritonpack, " + label, v, v / raw_first))
 
     # PTX path.
-    ir = {"TRITONPACK_FORCE_IR": "1"}
-    cold = first_launch(first, "tritonpack", max(3, a.runs // 3), {**ir, **nocache, "CUDA_CACHE_DISABLE": "1"})
-    drv_cache = {**ir, **nocache, "CUDA_CACHE_PATH": os.path.join(tmp, "nv"), "CUDA_CACHE_DISABLE": "0"}
-    drv_warm = first_launch(first, "tritonpack", a.runs, drv_cache, warm=1)
-    tp_cache = {**ir, "TRITONPACK_CACHE": "1", "TRITONPACK_CACHE_DIR": os.path.join(tmp, "tp"), "CUDA_CACHE_DISABLE": "1"}
-    tp_warm = first_launch(first, "tritonpack", a.runs, tp_cache, warm=1)
-    rows.append(("first launch", "PTX JIT, cold (no caches)", cold, cold / raw_first))
-    rows.append(("first launch", "PTX, driver compute cache warm", drv_warm, drv_warm / raw_first))
-    rows.append(("first launch", "PTX, tritonpack JIT cache warm", tp_warm, tp_warm / raw_first))
+    if not a.first_only:
+        ir = {"TRITONPACK_FORCE_IR": "1"}
+        cold = first_launch(first, "tritonpack", max(3, a.runs // 3), {**ir, **nocache, "CUDA_CACHE_DISABLE": "1"})
+        drv_cache = {**ir, **nocache, "CUDA_CACHE_PATH": os.path.join(tmp, "nv"), "CUDA_CACHE_DISABLE": "0"}
+        drv_warm = first_launch(first, "tritonpack", a.runs, drv_cache, warm=1)
+        tp_cache = {**ir, "TRITONPACK_CACHE": "1", "TRITONPACK_CACHE_DIR": os.path.join(tmp, "tp"), "CUDA_CACHE_DISABLE": "1"}
+        tp_warm = first_launch(first, "tritonpack", a.runs, tp_cache, warm=1)
+        rows.append(("first launch", "PTX JIT, cold (no caches)", cold, cold / raw_first))
+        rows.append(("first launch", "PTX, driver compute cache warm", drv_warm, drv_warm / raw_first))
+        rows.append(("first launch", "PTX, tritonpack JIT cache warm", tp_warm, tp_warm / raw_first))
+
+    # Step by step (median of each step over fresh processes).
+    step_tables = []
+    for mode in ("steps", "steps-warm-zstd"):
+        runs = [run_json([first, mode], nocache) for _ in range(a.runs)]
+        keys = [k for k in runs[0] if k != "mode"]
+        step_tables.append((mode, [(k, statistics.median(r[k] for r in runs)) for k in keys]))
 
     dev = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
                          capture_output=True, text=True).stdout.strip()
@@ -103,6 +115,10 @@ def main():
     for kind, name, us, ratio in rows:
         lines.append("| %s | %s | %.2f | %.3f |" % (kind, name, us, ratio))
     lines += ["", "Goals: steady typed call ≤ 1.03 × raw; first launch (cubin) ≤ 1.10 × raw."]
+    for mode, steps in step_tables:
+        lines += ["", "First launch step by step (`first_launch %s`, median µs of %d fresh processes):" % (mode, a.runs), "",
+                  "| " + " | ".join(k for k, _ in steps) + " |", "|" + "---:|" * len(steps),
+                  "| " + " | ".join("%.1f" % v for _, v in steps) + " |"]
     text = "\n".join(lines) + "\n"
     print(text)
     with open(a.out, "w") as f:
