@@ -17,7 +17,8 @@
 # and the local modules they import (read at configure time; the spec is a configure dependency, so
 # a kernel file added to it is seen too), and on the front end's depfile (`--depfile`: the same
 # files, as the front end saw them). The pack step depends on the manifest and the packer. Nothing
-# else re-runs them; the front end's own cache (~/.cache/tritonpack/compile) skips unchanged work.
+# else re-runs them; the front end's own cache (~/.cache/tritonpack/compile, or the environment
+# variable TRITONPACK_COMPILE_CACHE_DIR at build time) skips unchanged work.
 #
 # Python: the cache variable TRITONPACK_PYTHON names an interpreter that can `import triton`. When
 # unset it is searched for (environment variable TRITONPACK_PYTHON, an active virtual environment,

@@ -32,6 +32,17 @@ def kdir(tmp_path):
     return tmp_path
 
 
+# One kernel, one target, binary mode: one compilation.
+SMALL_SPEC = """
+    name = "small"
+    targets = ["sm_80"]
+    mode = "binary"
+    [[kernel]]
+    source = "kernels.py:vector_add"
+    signatures = ["*fp32, *fp32, *fp32, i32, fp32, 128"]
+"""
+
+
 def write_spec(folder: Path, text: str, name: str = "spec.toml") -> Path:
     p = folder / name
     p.write_text(textwrap.dedent(text))

@@ -8,18 +8,9 @@ import sys
 
 import pytest
 
-from conftest import DATA, env_with_pkg, write_spec
+from conftest import DATA, SMALL_SPEC as SMALL, env_with_pkg, write_spec
 from tritonpack_compile.cli import build_main, compile_main, find_packer
 from tritonpack_compile.errors import TritonpackError
-
-SMALL = """
-    name = "small"
-    targets = ["sm_80"]
-    mode = "binary"
-    [[kernel]]
-    source = "kernels.py:vector_add"
-    signatures = ["*fp32, *fp32, *fp32, i32, fp32, 128"]
-"""
 
 
 def fake_packer(folder, rc=0):

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import DATA, env_with_pkg, write_spec
+from conftest import DATA, SMALL_SPEC, env_with_pkg, write_spec
 
 pytestmark = pytest.mark.slow
 
@@ -52,10 +52,16 @@ def scaled_copy(x, out, n, BLOCK: tl.constexpr):
 """
 
 
-def cli(args, cwd):
-    """The front end as users run it: a fresh Python process."""
+def cli(args, cwd, env=None):
+    """The front end as users run it: a fresh Python process (`env`: variables to set, None to unset)."""
+    full = env_with_pkg()
+    for k, v in (env or {}).items():
+        if v is None:
+            full.pop(k, None)
+        else:
+            full[k] = v
     t0 = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "tritonpack_compile", *args], cwd=cwd, env=env_with_pkg(),
+    r = subprocess.run([sys.executable, "-m", "tritonpack_compile", *args], cwd=cwd, env=full,
                        capture_output=True, text=True)
     return r, time.perf_counter() - t0
 
@@ -154,3 +160,53 @@ def test_depfile_lists_imported_modules(proj):
     assert target == str((proj / "out" / "manifest.json").resolve())
     for name in ("spec.toml", "kernels.py", "helper_user.py", "helpers.py"):
         assert str((proj / name).resolve()) in deps
+
+
+@pytest.fixture
+def small(kdir):
+    write_spec(kdir, SMALL_SPEC)
+    return kdir
+
+
+def test_compile_cache_dir_variable(small):
+    """TRITONPACK_COMPILE_CACHE_DIR places the cache; the run time's TRITONPACK_CACHE_DIR does not."""
+    def jobs_in(d):
+        return list((small / d).rglob("result.json"))
+    args = ["spec.toml", "-o", "out"]
+    # TRITONPACK_CACHE_DIR alone: the default ($XDG_CACHE_HOME/tritonpack/compile), not the JIT cache
+    r, _ = cli(args, small, env={"TRITONPACK_CACHE_DIR": str(small / "jit"), "TRITONPACK_COMPILE_CACHE_DIR": None,
+                                 "XDG_CACHE_HOME": str(small / "xdg")})
+    assert r.returncode == 0, r.stderr
+    assert "1 compiled, 0 cached" in summary(r)
+    assert not (small / "jit").exists()
+    assert len(jobs_in("xdg/tritonpack/compile")) == 1
+    assert "TRITONPACK_CACHE_DIR" not in r.stdout + r.stderr  # ignored quietly (docs/spec.md)
+    # the new variable wins over XDG_CACHE_HOME and over TRITONPACK_CACHE_DIR
+    env = {"TRITONPACK_CACHE_DIR": str(small / "jit"), "TRITONPACK_COMPILE_CACHE_DIR": str(small / "cc"),
+           "XDG_CACHE_HOME": str(small / "xdg")}
+    r, _ = cli(args, small, env=env)
+    assert "1 compiled, 0 cached" in summary(r)
+    assert len(jobs_in("cc")) == 1 and not (small / "jit").exists()
+    r, _ = cli(args, small, env=env)
+    assert "0 compiled, 1 cached" in summary(r)
+    # --cache-dir wins over both
+    r, _ = cli(args + ["--cache-dir", "explicit"], small, env=env)
+    assert "1 compiled, 0 cached" in summary(r)
+    assert len(jobs_in("explicit")) == 1
+
+
+def test_triton_knobs_are_in_the_key(small):
+    """A variable that changes Triton's output misses the cache; an unrelated one hits it."""
+    args = ["spec.toml", "-o", "out", "--cache-dir", "cache"]
+    base = {"TRITON_DEFAULT_FP_FUSION": None, "TRITON_DISABLE_LINE_INFO": None}
+    r, _ = cli(args, small, env=base)
+    assert "1 compiled, 0 cached" in summary(r), r.stdout + r.stderr
+    r, _ = cli(args, small, env=dict(base, TRITON_DEFAULT_FP_FUSION="0"))
+    assert "1 compiled, 0 cached" in summary(r), r.stdout + r.stderr
+    r, _ = cli(args, small, env=dict(base, TRITON_DEFAULT_FP_FUSION="0"))
+    assert "0 compiled, 1 cached" in summary(r)
+    # unrelated variables, and Triton variables that do not change the output, hit the cache
+    r, _ = cli(args, small, env=dict(base, TP_UNRELATED_VARIABLE="1", TRITON_DEBUG="1", TRITON_KERNEL_DUMP="0"))
+    assert "0 compiled, 1 cached" in summary(r), r.stdout + r.stderr
+    r, _ = cli(args, small, env=dict(base, TRITON_DISABLE_LINE_INFO="1"))
+    assert "1 compiled, 0 cached" in summary(r)

@@ -28,7 +28,8 @@ def _common(p: argparse.ArgumentParser):
     p.add_argument("--targets", nargs="+", metavar="TARGET",
                    help="replace every kernel's targets, e.g. --targets sm_80 sm_90 gfx942 (or comma-separated)")
     p.add_argument("--mode", choices=("binary", "ir", "both"), help="replace every kernel's mode")
-    p.add_argument("--cache-dir", help="compile cache (default $TRITONPACK_CACHE_DIR or ~/.cache/tritonpack/compile)")
+    p.add_argument("--cache-dir", help="compile cache (default $TRITONPACK_COMPILE_CACHE_DIR, else "
+                                       "$XDG_CACHE_HOME/tritonpack/compile or ~/.cache/tritonpack/compile)")
     p.add_argument("--no-cache", action="store_true", help="compile everything, and do not keep the results")
     p.add_argument("--depfile", metavar="FILE",
                    help="also write a make-style depfile: the manifest depends on the spec, the kernel files and "

@@ -28,6 +28,7 @@ from .progress import Progress
 from .sources import file_sha256, source_closure_hash
 from .spec import BoundKernel, Spec, bind_kernel, load_spec
 from .targets import Target
+from .tritonenv import compile_env
 
 # Bump when the layout or meaning of cached job results changes.
 CACHE_FORMAT = 1
@@ -58,8 +59,13 @@ def triton_version() -> str:
                               f"({sys.executable}); install it with `pip install triton`") from None
 
 
+# TRITONPACK_CACHE_DIR is the run time's JIT cache (include/tritonpack/jit_cache.hpp): a different
+# cache, deliberately not read here, even when this variable is unset (docs/spec.md).
+COMPILE_CACHE_ENV = "TRITONPACK_COMPILE_CACHE_DIR"
+
+
 def default_cache_dir() -> Path:
-    env = os.environ.get("TRITONPACK_CACHE_DIR")
+    env = os.environ.get(COMPILE_CACHE_ENV)
     if env:
         return Path(env)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
@@ -156,6 +162,7 @@ def _worker_payload(bk: BoundKernel, vi: int, target: Target, generic: bool) -> 
 
 def plan_jobs(kernels: List[BoundKernel], closures: Dict[str, str], tver: str) -> List[Job]:
     jobs = []
+    env = compile_env()  # the TRITON_* knobs that change the output (tritonenv.py)
     for bk in kernels:
         ks = bk.spec
         cuda = [t for t in ks.targets if t.backend == "cuda"]
@@ -167,7 +174,7 @@ def plan_jobs(kernels: List[BoundKernel], closures: Dict[str, str], tver: str) -
                 todo.append((Target("cuda", generic_cap, 32), True))
             for t, generic in todo:
                 payload = _worker_payload(bk, vi, t, generic)
-                key = _sha({"gen": generator_fingerprint(), "triton": tver,
+                key = _sha({"gen": generator_fingerprint(), "triton": tver, "env": env,
                             "closure": closures[str(ks.source_path)], **payload})
                 jobs.append(Job(key=key, kernel=bk, variant_index=vi, target=t, generic=generic, payload=payload))
     return jobs
