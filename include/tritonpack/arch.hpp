@@ -88,38 +88,37 @@ inline std::optional<cuda_arch> parse_cuda_arch(std::string_view s) {
 }
 
 // Can a cubin built for `image` run on a device of compute capability `device` (suffix ignored)?
-// On refusal, `why` says which rule refused it.
+// On refusal, `why` (when given) says which rule refused it; no string is built otherwise, as the
+// run time selects without explanations.
 inline bool cubin_runs_on(const cuda_arch& image, const cuda_arch& device, std::string* why = nullptr) {
-  auto refuse = [&](std::string r) {
-    if (why) *why = std::move(r);
-    return false;
-  };
-  const std::string dev = "sm_" + std::to_string(device.number());
-  if (image.major != device.major)
-    return refuse("cubin for " + image.str() + " cannot run on " + dev + " (a cubin runs only on its own major version)");
-  if (image.minor > device.minor)
-    return refuse("cubin for " + image.str() + " needs a newer GPU than " + dev);
-  if (image.suffix == 'a' && image.minor != device.minor)
-    return refuse("cubin for " + image.str() + " uses architecture-specific features and runs only on exactly sm_" +
-                  std::to_string(image.number()));
-  return true;
+  const bool other_major = image.major != device.major;
+  const bool newer = !other_major && image.minor > device.minor;
+  const bool specific = image.suffix == 'a' && image.minor != device.minor;
+  if (!other_major && !newer && !specific) return true;
+  if (why) {
+    const std::string dev = "sm_" + std::to_string(device.number());
+    *why = other_major ? "cubin for " + image.str() + " cannot run on " + dev + " (a cubin runs only on its own major version)"
+           : newer     ? "cubin for " + image.str() + " needs a newer GPU than " + dev
+                       : "cubin for " + image.str() + " uses architecture-specific features and runs only on exactly sm_" +
+                         std::to_string(image.number());
+  }
+  return false;
 }
 
 // Can PTX whose `.target` is `image` be JIT-compiled for `device` (ignoring the ISA version)?
 inline bool ptx_targets(const cuda_arch& image, const cuda_arch& device, std::string* why = nullptr) {
-  auto refuse = [&](std::string r) {
-    if (why) *why = std::move(r);
-    return false;
-  };
-  const std::string dev = "sm_" + std::to_string(device.number());
-  if (image.suffix == 'a' && image.number() != device.number())
-    return refuse("PTX for " + image.str() + " uses architecture-specific features and JIT-compiles only for exactly sm_" +
-                  std::to_string(image.number()));
-  if (image.suffix == 'f' && (image.major != device.major || image.minor > device.minor))
-    return refuse("PTX for " + image.str() + " is family-specific and needs sm_" + std::to_string(image.major) + "x with x >= " +
-                  std::to_string(image.minor));
-  if (image.number() > device.number()) return refuse("PTX for " + image.str() + " needs a newer GPU than " + dev);
-  return true;
+  const bool specific = image.suffix == 'a' && image.number() != device.number();
+  const bool family = !specific && image.suffix == 'f' && (image.major != device.major || image.minor > device.minor);
+  const bool newer = !specific && !family && image.number() > device.number();
+  if (!specific && !family && !newer) return true;
+  if (why) {
+    *why = specific ? "PTX for " + image.str() + " uses architecture-specific features and JIT-compiles only for exactly sm_" +
+                          std::to_string(image.number())
+           : family ? "PTX for " + image.str() + " is family-specific and needs sm_" + std::to_string(image.major) +
+                          "x with x >= " + std::to_string(image.minor)
+                    : "PTX for " + image.str() + " needs a newer GPU than sm_" + std::to_string(device.number());
+  }
+  return false;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -61,7 +61,13 @@ class loaded_function {
 class context_state {
  public:
   virtual ~context_state() = default;  // must not call the driver: release() does that
-  const device_props& props() const noexcept { return props_; }
+  // Every fact about the device. The constructor reads only what loading needs (ordinal, arch,
+  // driver version); the name and limits are read on first use here, off the first launch's
+  // path. Throws what the driver reports if that read fails.
+  const device_props& props() const {
+    std::call_once(full_once_, [this] { fill_props(props_); });
+    return props_;
+  }
   // Selects, decodes and loads `variant` of kernel `kernel_index`. Thread-safe per call (the
   // caller serialises loads of one kernel).
   virtual std::unique_ptr<loaded_function> load(const container& c, std::uint32_t kernel_index, std::uint32_t variant) = 0;
@@ -74,7 +80,13 @@ class context_state {
   virtual void release() noexcept = 0;
 
  protected:
-  device_props props_;
+  // Completes `p` (name, shared-memory limits, launch capabilities); called once, by props().
+  virtual void fill_props(device_props& p) const = 0;
+  // Set by the constructor: backend, ordinal, arch, driver_version. The rest waits for props().
+  mutable device_props props_;
+
+ private:
+  mutable std::once_flag full_once_;
 };
 
 class backend {

@@ -5,6 +5,9 @@
 // sizes, strings) without re-checking on the launch path, and a damaged or hostile container is
 // refused in one place with a message that names the offending field ("images[3].frame_offset:
 // ..."). Every offset/length pair goes through byte_io::range_within, so no arithmetic can wrap.
+// The one thing left for later is each zstd frame's own header (content size, length,
+// dictionary), checked when that frame is decoded (check_frame) or for all by verify_frames():
+// parse touches the tables, never the data section.
 //
 // The container does not own the bytes: they are usually the generated header's static array.
 // Keep them alive (and unchanged) as long as the container object is used.
@@ -85,6 +88,7 @@ class container {
     } else if (end == 0) {
       // A zero-byte image first in its frame: nothing to decode.
     } else {
+      check_frame(image_frames_[image_index]);
       out.resize(static_cast<std::size_t>(end));
       codec::decode_zstd_prefix(data_ + f.offset, f.stored_size, f.raw_size, f.uses_dictionary ? ddict_.get() : nullptr,
                                 out.data(), out.size(), image_index, image_frames_[image_index]);
@@ -96,6 +100,12 @@ class container {
                   image_index, image_frames_[image_index], static_cast<unsigned long long>(sum),
                   static_cast<unsigned long long>(im.checksum));
     return out;
+  }
+
+  // Checks every zstd frame's header against the frame table (what decode_image checks of the one
+  // frame it decodes): `tritonpack inspect` and tests call it to vet a whole container.
+  void verify_frames() const {
+    for (std::uint32_t i = 0; i < frames_.size(); ++i) check_frame(i);
   }
 
   static std::string hex(std::uint64_t v) {
@@ -114,6 +124,19 @@ class container {
   std::vector<std::uint32_t> image_frames_;
   std::vector<std::uint64_t> image_offsets_;
   codec::ddict_ptr ddict_;
+  unsigned dict_id_ = 0;
+
+  // A zstd frame's own header must agree with the frame table (one frame, exactly stored_size
+  // bytes, content size = raw_size, the container's dictionary). Checked when the frame is
+  // decoded rather than at parse time: walking every frame's block headers would touch the whole
+  // data section — every page of a large container — before the first launch.
+  void check_frame(std::uint32_t i) const {
+    const frame_view& f = frames_[i];
+    if (f.codec != format::codec_zstd) return;
+    char why[256];
+    if (codec::check_zstd_frame(data_ + f.offset, f.stored_size, f.raw_size, dict_id_, f.uses_dictionary, why))
+      codec::fail(errc::bad_container, "", "frames[%u]: %s", i, why);
+  }
 };
 
 class container::parser {
@@ -462,7 +485,7 @@ class container::parser {
     const section_range& data = sec_[sec_data];
     const section_range& dict = sec_[sec_dictionary];
     c.ddict_ = codec::make_ddict(d_ + dict.offset, static_cast<std::size_t>(dict.size));
-    const unsigned dict_id = codec::dictionary_id(d_ + dict.offset, static_cast<std::size_t>(dict.size));
+    c.dict_id_ = codec::dictionary_id(d_ + dict.offset, static_cast<std::size_t>(dict.size));
     const std::uint64_t nframes = sec_[sec_frames].count;
     c.frames_.resize(static_cast<std::size_t>(nframes));
     std::uint64_t next_offset = 0;
@@ -496,9 +519,6 @@ class container::parser {
         if (fv.raw_size / max_expansion > fv.stored_size)
           fail(F("raw_size"), "is %llu, more than zstd can encode in %llu bytes", static_cast<u64>(fv.raw_size),
                static_cast<u64>(fv.stored_size));
-        char why[256];
-        if (codec::check_zstd_frame(d_ + fv.offset, fv.stored_size, fv.raw_size, dict_id, fv.uses_dictionary, why))
-          fail({"frames", i}, "%s", why);
       } else {
         fail(F("codec"), "is %u, must be 0 (stored) or 1 (zstd)", fv.codec);
       }

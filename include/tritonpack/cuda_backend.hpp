@@ -159,27 +159,14 @@ class function final : public loaded_function {
 class context final : public context_state {
  public:
   context(const driver& d, CUcontext ctx) : d_(d), ctx_(ctx) {
-    CUdevice dev = 0;
-    d.check(d.fn.cuCtxGetDevice(&dev), "cuCtxGetDevice");
-    auto attr = [&](int a, const char* what) {
-      int v = 0;
-      d.check(d.fn.cuDeviceGetAttribute(&v, a, dev), std::string("cuDeviceGetAttribute(") + what + ")");
-      return v;
-    };
-    const int major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "COMPUTE_CAPABILITY_MAJOR");
-    const int minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "COMPUTE_CAPABILITY_MINOR");
+    d.check(d.fn.cuCtxGetDevice(&dev_), "cuCtxGetDevice");
+    const int major = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "COMPUTE_CAPABILITY_MAJOR");
+    const int minor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "COMPUTE_CAPABILITY_MINOR");
     props_.backend = backend_kind::cuda;
-    props_.ordinal = dev;
+    props_.ordinal = dev_;
     props_.arch = "sm_" + std::to_string(major * 10 + minor);
     props_.driver_version = d.version;
-    props_.max_shared_default = static_cast<std::uint32_t>(attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, "MAX_SHARED_MEMORY_PER_BLOCK"));
-    props_.max_shared_optin = static_cast<std::uint32_t>(attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"));
-    props_.cluster_launch = attr(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, "CLUSTER_LAUNCH") != 0;
-    props_.cooperative_launch = attr(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, "COOPERATIVE_LAUNCH") != 0;
-    char name[256] = {};
-    d.check(d.fn.cuDeviceGetName(name, sizeof name - 1, dev), "cuDeviceGetName");
-    props_.name = name;
-    if (log::enabled()) log::line("context " + ptr_hex(ctx) + " on " + props_.describe());
+    if (log::enabled()) log::line("context " + ptr_hex(ctx) + " on " + props().describe());
   }
 
   // Declared `inline` here, not only at the out-of-class definitions: otherwise load() would be
@@ -191,6 +178,11 @@ class context final : public context_state {
   inline void unload(loaded_function& f) noexcept override;
   inline void release() noexcept override;
 
+  // Every NVIDIA GPU since Fermi gives a block 48 KB of shared memory without the opt-in
+  // attribute, and every one allows at least that with it: only kernels above it need the
+  // device's limits (props()).
+  static constexpr std::uint32_t default_shared_bytes = 48 * 1024;
+
   static std::string ptr_hex(const void* p) {
     char b[32];
     std::snprintf(b, sizeof b, "%p", p);
@@ -198,6 +190,21 @@ class context final : public context_state {
   }
 
  private:
+  int attribute(int a, const char* what) const {
+    int v = 0;
+    d_.check(d_.fn.cuDeviceGetAttribute(&v, a, dev_), std::string("cuDeviceGetAttribute(") + what + ")");
+    return v;
+  }
+  void fill_props(device_props& p) const override {
+    p.max_shared_default = static_cast<std::uint32_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, "MAX_SHARED_MEMORY_PER_BLOCK"));
+    p.max_shared_optin = static_cast<std::uint32_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"));
+    p.cluster_launch = attribute(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, "CLUSTER_LAUNCH") != 0;
+    p.cooperative_launch = attribute(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, "COOPERATIVE_LAUNCH") != 0;
+    char name[256] = {};
+    d_.check(d_.fn.cuDeviceGetName(name, sizeof name - 1, dev_), "cuDeviceGetName");
+    p.name = name;
+  }
+
   struct scratch_buffer {
     CUstream stream = nullptr;
     unsigned long long stream_id = 0;
@@ -232,11 +239,13 @@ class context final : public context_state {
                        std::string& how);
   CUmodule jit_ptx(std::vector<std::uint8_t> ptx, const image_info& im, const kernel_info& k, std::string& how);
   void check_abi(const function& f, const kernel_info& k) const;
+  error launch_error(const function& f, grid3 g, CUresult r) const;  // the launch-failure path
   void acquire_scratch(const function& f, grid3 g, CUstream stream, void** scratch);
   static void encode_tma(void* self, const tma_encode_args& a, void* map128, const std::string& arg_name);
 
   const driver& d_;
   CUcontext ctx_;
+  CUdevice dev_ = 0;
   std::mutex scratch_mutex_;
   std::vector<scratch_buffer> scratch_;      // one per stream in use
   std::vector<retired_buffer> retired_;      // outgrown buffers, freed once their event completes
@@ -261,7 +270,7 @@ inline CUmodule context::jit_ptx(std::vector<std::uint8_t> ptx, const image_info
     if (log_text.empty()) log_text = info_log;
     return error(errc::jit_failed,
                  "kernel " + k.name + ": JIT compilation of the PTX for " + im.arch + " (ISA " + ptx_isa_string(im.ptx_version) +
-                     ") on " + props_.describe() + " failed in " + call + ": " + d_.status(r) +
+                     ") on " + props().describe() + " failed in " + call + ": " + d_.status(r) +
                      (log_text.empty() ? std::string() : "\nJIT log:\n" + log_text),
                  r);
   };
@@ -325,7 +334,7 @@ inline CUmodule context::load_module(const std::vector<std::uint8_t>& bytes, con
     errc code = r == CUDA_ERROR_OUT_OF_MEMORY ? errc::out_of_memory : errc::driver_error;
     if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE) code = errc::no_image;
     throw error(code,
-                "kernel " + k.name + ": cuModuleLoadData of the cubin for " + im.arch + " on " + props_.describe() +
+                "kernel " + k.name + ": cuModuleLoadData of the cubin for " + im.arch + " on " + props().describe() +
                     " failed: " + d_.status(r),
                 r);
   }
@@ -333,8 +342,17 @@ inline CUmodule context::load_module(const std::vector<std::uint8_t>& bytes, con
   return m;
 }
 
+// True for the Triton versions whose launch ABI this run time was verified against on a GPU
+// (shared/triton-abi.md: Triton 3.6, checked by cuFuncGetParamInfo for every kernel of the GPU
+// tests, which run with TRITONPACK_VERIFY_ABI=1). Their cubins skip the check below: it costs
+// about 30 us of driver calls in a fresh process, a tenth of a first launch.
+inline bool abi_verified(const std::string& triton_version) {
+  return triton_version.compare(0, 4, "3.6.") == 0 || triton_version == "3.6";
+}
+
 // Compares the compiled kernel's parameter list with what the plan passes (cuFuncGetParamInfo,
-// CUDA 12.4+): catches a Triton ABI change before it corrupts a launch.
+// CUDA 12.4+): catches a Triton ABI change before it corrupts a launch. Run for JIT-compiled PTX,
+// for cubins of a Triton version not verified above, and always under TRITONPACK_VERIFY_ABI=1.
 inline void context::check_abi(const function& f, const kernel_info& k) const {
   if (!d_.fn.cuFuncGetParamInfo) return;
   std::vector<std::size_t> sizes;
@@ -372,11 +390,12 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
   target.arch = props_.arch;
   target.driver_version = props_.driver_version;
   target.force_ir = env::flag(env::force_ir);
-  const image_choice choice = select_image(info, v, target);
+  image_choice choice = select_image(info, v, target, /*explain=*/log::enabled());
   if (!choice.image) {
+    choice = select_image(info, v, target, /*explain=*/true);
     const errc code = choice.failure == selection_failure::ptx_too_new ? errc::ptx_too_new : errc::no_image;
     std::string msg = "kernel " + k.name + " (variant " + std::to_string(variant) + ") has no image for " +
-                      props_.describe() + ": " + choice.reason + "\n" + describe_choice(info, choice, target);
+                      props().describe() + ": " + choice.reason + "\n" + describe_choice(info, choice, target);
     if (!msg.empty() && msg.back() == '\n') msg.pop_back();
     log::line(msg);
     throw error(code, msg);
@@ -394,9 +413,9 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
 
   // Static checks before touching the driver, so their messages are not masked by load errors.
   const std::string who = "kernel " + k.name + " (" + f->image->arch + " " + image_kind_name(f->image->kind) + ")";
-  if (li.shared > props_.max_shared_optin)
+  if (li.shared > default_shared_bytes && li.shared > props().max_shared_optin)
     throw error(errc::unsupported, who + " needs " + std::to_string(li.shared) + " bytes of shared memory per block but " +
-                                       props_.describe() + " allows at most " + std::to_string(props_.max_shared_optin) +
+                                       props().describe() + " allows at most " + std::to_string(props().max_shared_optin) +
                                        " (with opt-in); choose a config with fewer stages or smaller blocks");
   if (li.tmem_size > 512)
     throw error(errc::unsupported, who + " needs " + std::to_string(li.tmem_size) + " tensor-memory columns (at most 512)");
@@ -404,13 +423,16 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
   const bool need_ex = num_ctas > 1 || li.launch_cooperative_grid || li.launch_pdl;
   if (need_ex && !d_.fn.cuLaunchKernelEx)
     throw error(errc::unsupported, who + " needs cuLaunchKernelEx (clusters, cooperative or PDL launch), which the driver lacks");
-  if (num_ctas > 1 && !props_.cluster_launch)
-    throw error(errc::unsupported, who + " uses clusters of " + std::to_string(num_ctas) + " CTAs; " + props_.describe() +
+  if (num_ctas > 1 && !props().cluster_launch)
+    throw error(errc::unsupported, who + " uses clusters of " + std::to_string(num_ctas) + " CTAs; " + props().describe() +
                                        " does not support cluster launch");
-  if (li.launch_cooperative_grid && !props_.cooperative_launch)
-    throw error(errc::unsupported, who + " needs a cooperative launch, which " + props_.describe() + " does not support");
+  if (li.launch_cooperative_grid && !props().cooperative_launch)
+    throw error(errc::unsupported, who + " needs a cooperative launch, which " + props().describe() + " does not support");
   if (f->plan.uses_tma && !d_.fn.cuTensorMapEncodeTiled)
     throw error(errc::unsupported, who + " takes TMA tensor descriptors; the driver lacks cuTensorMapEncodeTiled");
+  const std::uint64_t block = std::uint64_t{li.warp_size ? li.warp_size : 32} * (li.num_warps ? li.num_warps : 1);
+  if (block > 1024)
+    throw error(errc::unsupported, who + " needs " + std::to_string(block) + " threads per block; CUDA allows at most 1024");
 
   const auto t1 = std::chrono::steady_clock::now();
   const std::vector<std::uint8_t> bytes = c.decode_image(*choice.image);  // decodes only up to the image
@@ -429,25 +451,20 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
 
   d_.check(d_.fn.cuModuleGetFunction(&f->fn, f->module, li.entry.c_str()),
            who + ": cuModuleGetFunction(\"" + li.entry + "\")");
-  int max_threads = 0;
-  d_.check(d_.fn.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f->fn),
-           who + ": cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)");
-  const std::uint64_t block = std::uint64_t{li.warp_size ? li.warp_size : 32} * (li.num_warps ? li.num_warps : 1);
-  if (block > static_cast<std::uint64_t>(max_threads))
-    throw error(errc::unsupported, who + " needs " + std::to_string(block) + " threads per block; the compiled function allows " +
-                                       std::to_string(max_threads));
+  // The compiled function's own thread limit (.maxntid) is not queried here: a block above it
+  // fails the launch, and launch() then asks the driver why (diagnose_launch_failure).
   f->block = static_cast<unsigned>(block);
   f->shared = li.shared;
   f->num_ctas = num_ctas;
   // Shared memory above the default 48 KB needs the opt-in attribute, sized as Triton does:
   // the device's opt-in limit minus the function's static shared memory.
-  if (li.shared > props_.max_shared_default) {
+  if (li.shared > default_shared_bytes && li.shared > props().max_shared_default) {
     int static_shared = 0;
     d_.check(d_.fn.cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f->fn),
              who + ": cuFuncGetAttribute(SHARED_SIZE_BYTES)");
     d_.check(d_.fn.cuFuncSetCacheConfig(f->fn, CU_FUNC_CACHE_PREFER_SHARED), who + ": cuFuncSetCacheConfig(PREFER_SHARED)");
     d_.check(d_.fn.cuFuncSetAttribute(f->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                      static_cast<int>(props_.max_shared_optin) - static_shared),
+                                      static_cast<int>(props().max_shared_optin) - static_shared),
              who + ": cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
   }
   if (num_ctas == 16)
@@ -469,9 +486,9 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
     f->attrs[f->attr_count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
     f->attrs[f->attr_count++].value.clusterSchedulingPolicyPreference = CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
   }
-  check_abi(*f, k);
+  if (f->jit || !abi_verified(li.triton_version) || env::flag(env::verify_abi)) check_abi(*f, k);
   guard.f = nullptr;
-  if (log::enabled()) log::line("kernel " + k.name + " variant " + std::to_string(variant) + " on " + props_.describe() + ": image [" +
+  if (log::enabled()) log::line("kernel " + k.name + " variant " + std::to_string(variant) + " on " + props().describe() + ": image [" +
             std::to_string(*choice.image) + "] " + image_kind_name(f->image->kind) + " " + f->image->arch + " — " +
             choice.reason + "; " + how + "; decode " + decode_time + ", load " + load_time + ", total " + log::ms_since(t0));
   return f;
@@ -621,15 +638,30 @@ inline void context::launch(loaded_function& lf, grid3 g, stream_t stream_, cons
     cfg.numAttrs = f.attr_count;
     r = d_.fn.cuLaunchKernelEx(&cfg, f.fn, params, nullptr);
   }
-  if (r != CUDA_SUCCESS) {
-    const errc code = r == CUDA_ERROR_OUT_OF_MEMORY ? errc::out_of_memory : errc::launch_failed;
-    throw error(code,
-                "launch of kernel " + f.kernel->name + " (" + f.image->arch + " " + image_kind_name(f.image->kind) +
-                    ") with grid " + std::to_string(g.x) + "x" + std::to_string(g.y) + "x" + std::to_string(g.z) +
-                    " programs, block " + std::to_string(f.block) + ", " + std::to_string(f.shared) +
-                    " bytes shared, on " + props_.describe() + " failed: " + d_.status(r),
-                r);
-  }
+  if (r != CUDA_SUCCESS) throw launch_error(f, g, r);
+}
+
+inline error context::launch_error(const function& f, grid3 g, CUresult r) const {
+  // A block larger than the compiled function allows (its .maxntid) is the one launch failure
+  // the load does not rule out up front (asking costs a driver call on every first launch):
+  // explain it here.
+  int max_threads = 0;
+  if (r == CUDA_ERROR_INVALID_VALUE &&
+      d_.fn.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f.fn) == CUDA_SUCCESS &&
+      f.block > static_cast<unsigned>(max_threads))
+    return error(errc::unsupported,
+                 "kernel " + f.kernel->name + " (" + f.image->arch + " " + image_kind_name(f.image->kind) + ") needs " +
+                     std::to_string(f.block) + " threads per block (num_warps x warp size); the compiled function allows " +
+                     std::to_string(max_threads) + ": the container's metadata and its image disagree (launch: " +
+                     d_.status(r) + ")",
+                 r);
+  const errc code = r == CUDA_ERROR_OUT_OF_MEMORY ? errc::out_of_memory : errc::launch_failed;
+  return error(code,
+               "launch of kernel " + f.kernel->name + " (" + f.image->arch + " " + image_kind_name(f.image->kind) +
+                   ") with grid " + std::to_string(g.x) + "x" + std::to_string(g.y) + "x" + std::to_string(g.z) +
+                   " programs, block " + std::to_string(f.block) + ", " + std::to_string(f.shared) + " bytes shared, on " +
+                   props().describe() + " failed: " + d_.status(r),
+               r);
 }
 
 inline void context::unload(loaded_function& lf) noexcept {

@@ -18,6 +18,7 @@ constexpr const char* force_ir = "TRITONPACK_FORCE_IR";          // "1": skip bi
 constexpr const char* log = "TRITONPACK_LOG";                    // "1": log every decision to stderr
 constexpr const char* cache = "TRITONPACK_CACHE";                // "0": no JIT disk cache
 constexpr const char* cache_dir = "TRITONPACK_CACHE_DIR";        // JIT cache directory
+constexpr const char* verify_abi = "TRITONPACK_VERIFY_ABI";      // "1": check every kernel's parameters with the driver
 
 // The value, or "" when unset.
 inline std::string get(const char* name) {

@@ -83,8 +83,9 @@ enum class selection_failure : std::uint8_t {
 struct image_choice {
   std::optional<std::uint32_t> image;  // index into container_info::images; nullopt: none fits
   bool jit = false;                    // the chosen image is IR (PTX) and will be JIT-compiled
-  std::string reason;                  // why this one (or, when none, a one-line summary)
-  std::vector<image_verdict> refused;  // every other image of the variant, in container order
+  std::string reason;                  // why this one (or, when none, a one-line summary); empty
+                                       // for a choice made without `explain`
+  std::vector<image_verdict> refused;  // every other image of the variant (with `explain`)
   selection_failure failure = selection_failure::none;
   std::uint32_t needed_ptx_isa = 0;    // ptx_too_new: the lowest ISA among the PTX that fit the device
 };
@@ -99,12 +100,28 @@ struct candidate {
   std::string reason;
 };
 
+// Records why images were refused (or chosen) only when an explanation was asked for: the run
+// time's first launch selects without one (no strings: a selection is then a few integer
+// compares per image) and asks again, explaining, only to log or to report a failure.
+struct explainer {
+  bool on;
+  image_choice& out;
+  template <class Why>
+  void refuse(std::uint32_t image, Why&& why) const {
+    if (on) out.refused.push_back({image, why()});
+  }
+  template <class Why>
+  std::string reason(Why&& why) const {
+    return on ? why() : std::string();
+  }
+};
+
 inline void select_cuda(const container_info& c, const variant_info& v, const device_target& dev,
-                        image_choice& out) {
+                        image_choice& out, const explainer& x) {
   std::vector<candidate> cands;
   auto d = parse_cuda_arch(dev.arch);
   if (!d) throw error(errc::bad_argument, "device arch '" + dev.arch + "' is not an NVIDIA compute capability");
-  const std::string dev_name = "sm_" + std::to_string(d->number());
+  auto dev_name = [&] { return "sm_" + std::to_string(d->number()); };
   const std::uint32_t max_isa = max_ptx_isa_for_driver(dev.driver_version);
   std::uint32_t lowest_too_new_isa = 0;
   bool any_too_new = false;
@@ -112,56 +129,62 @@ inline void select_cuda(const container_info& c, const variant_info& v, const de
   for (std::uint32_t idx : v.images) {
     if (idx >= c.images.size()) {
       // The reader validates indices; this keeps a hand-built container_info from crashing here.
-      out.refused.push_back({idx, "image index out of range"});
+      x.refuse(idx, [] { return std::string("image index out of range"); });
       continue;
     }
     const image_info& im = c.images[idx];
     std::string why;
     if (im.backend != backend_kind::cuda) {
-      out.refused.push_back({idx, std::string(backend_name(im.backend)) + " " + image_kind_name(im.kind) + " " + im.arch +
-                                      ": not for an NVIDIA GPU"});
+      x.refuse(idx, [&] {
+        return std::string(backend_name(im.backend)) + " " + image_kind_name(im.kind) + " " + im.arch + ": not for an NVIDIA GPU";
+      });
       continue;
     }
     auto a = parse_cuda_arch(im.arch);
     if (!a) {
-      out.refused.push_back({idx, std::string(image_kind_name(im.kind)) + " " + im.arch + ": unrecognised arch"});
+      x.refuse(idx, [&] { return std::string(image_kind_name(im.kind)) + " " + im.arch + ": unrecognised arch"; });
       continue;
     }
     if (im.kind == image_kind::cubin) {
       if (dev.force_ir) {
-        out.refused.push_back({idx, "cubin " + im.arch + ": skipped, the IR path is forced (TRITONPACK_FORCE_IR)"});
+        x.refuse(idx, [&] { return "cubin " + im.arch + ": skipped, the IR path is forced (TRITONPACK_FORCE_IR)"; });
         continue;
       }
-      if (!cubin_runs_on(*a, *d, &why)) {
-        out.refused.push_back({idx, why});
+      if (!cubin_runs_on(*a, *d, x.on ? &why : nullptr)) {
+        x.refuse(idx, [&] { return why; });
         continue;
       }
       const bool exact = a->minor == d->minor;
       // Exact: prefer `a` (score 2) over plain (1). Lower minor: highest minor first.
       cands.push_back({idx, exact ? 0 : 1, exact ? (a->suffix == 'a' ? 2u : a->suffix == 'f' ? 0u : 1u) : a->minor,
-                       exact ? "exact cubin " + im.arch + " for " + dev_name
-                             : "cubin " + im.arch + " runs on " + dev_name + " (same major, lower minor); no exact cubin"});
+                       x.reason([&] {
+                         return exact ? "exact cubin " + im.arch + " for " + dev_name()
+                                      : "cubin " + im.arch + " runs on " + dev_name() + " (same major, lower minor); no exact cubin";
+                       })});
     } else if (im.kind == image_kind::ptx) {
-      if (!ptx_targets(*a, *d, &why)) {
-        out.refused.push_back({idx, why});
+      if (!ptx_targets(*a, *d, x.on ? &why : nullptr)) {
+        x.refuse(idx, [&] { return why; });
         continue;
       }
       if (max_isa != 0 && im.ptx_version > max_isa) {
         any_too_new = true;
         if (lowest_too_new_isa == 0 || im.ptx_version < lowest_too_new_isa) lowest_too_new_isa = im.ptx_version;
-        out.refused.push_back({idx, "PTX " + im.arch + " has ISA " + ptx_isa_string(im.ptx_version) + " but the driver (CUDA " +
-                                        cuda_version_string(dev.driver_version) + ") accepts at most ISA " +
-                                        ptx_isa_string(max_isa) + "; it needs " + driver_needed_for_ptx_isa(im.ptx_version)});
+        x.refuse(idx, [&] {
+          return "PTX " + im.arch + " has ISA " + ptx_isa_string(im.ptx_version) + " but the driver (CUDA " +
+                 cuda_version_string(dev.driver_version) + ") accepts at most ISA " + ptx_isa_string(max_isa) + "; it needs " +
+                 driver_needed_for_ptx_isa(im.ptx_version);
+        });
         continue;
       }
       // Highest target first; at equal target an `a` PTX (exact arch, more features), then the
       // higher ISA.
       const std::uint32_t score = a->number() * 10000 + (a->suffix == 'a' ? 2000u : 0u) + im.ptx_version;
-      cands.push_back({idx, 2, score,
-                       "PTX " + im.arch + " (ISA " + ptx_isa_string(im.ptx_version) + "), JIT-compiled for " + dev_name +
-                           (dev.force_ir ? " (IR path forced)" : "; no cubin runs on this GPU")});
+      cands.push_back({idx, 2, score, x.reason([&] {
+                         return "PTX " + im.arch + " (ISA " + ptx_isa_string(im.ptx_version) + "), JIT-compiled for " + dev_name() +
+                                (dev.force_ir ? " (IR path forced)" : "; no cubin runs on this GPU");
+                       })});
     } else {
-      out.refused.push_back({idx, std::string(image_kind_name(im.kind)) + " " + im.arch + ": not a CUDA image kind"});
+      x.refuse(idx, [&] { return std::string(image_kind_name(im.kind)) + " " + im.arch + ": not a CUDA image kind"; });
     }
   }
 
@@ -170,8 +193,9 @@ inline void select_cuda(const container_info& c, const variant_info& v, const de
     if (!best || k.tier < best->tier || (k.tier == best->tier && k.score > best->score)) best = &k;
   for (const auto& k : cands) {
     if (&k == best) continue;
-    out.refused.push_back({k.image, "usable, but " + c.images[best->image].arch + " " +
-                                        image_kind_name(c.images[best->image].kind) + " is preferred"});
+    x.refuse(k.image, [&] {
+      return "usable, but " + c.images[best->image].arch + " " + image_kind_name(c.images[best->image].kind) + " is preferred";
+    });
   }
   if (best) {
     out.image = best->image;
@@ -182,61 +206,64 @@ inline void select_cuda(const container_info& c, const variant_info& v, const de
   if (any_too_new) {
     out.failure = selection_failure::ptx_too_new;
     out.needed_ptx_isa = lowest_too_new_isa;
-    out.reason = "no cubin runs on " + dev_name + ", and the PTX needs ISA " + ptx_isa_string(lowest_too_new_isa) +
+    out.reason = "no cubin runs on " + dev_name() + ", and the PTX needs ISA " + ptx_isa_string(lowest_too_new_isa) +
                  " which this driver (CUDA " + cuda_version_string(dev.driver_version) + ") cannot JIT-compile: install " +
                  driver_needed_for_ptx_isa(lowest_too_new_isa);
   } else {
     out.failure = selection_failure::no_image;
-    out.reason = "no image of this variant runs on " + dev_name +
-                 (dev.force_ir ? " with the IR path forced" : "") + "; repack with a target for " + dev_name +
+    out.reason = "no image of this variant runs on " + dev_name() +
+                 (dev.force_ir ? " with the IR path forced" : "") + "; repack with a target for " + dev_name() +
                  " or include PTX (mode ir or both)";
   }
 }
 
-inline void select_hip(const container_info& c, const variant_info& v, const device_target& dev, image_choice& out) {
+inline void select_hip(const container_info& c, const variant_info& v, const device_target& dev, image_choice& out,
+                       const explainer& x) {
   auto d = parse_amd_arch(dev.arch);
   if (!d) throw error(errc::bad_argument, "device arch '" + dev.arch + "' is not an AMD gfx target");
   std::vector<candidate> cands;
   for (std::uint32_t idx : v.images) {
     if (idx >= c.images.size()) {
-      out.refused.push_back({idx, "image index out of range"});
+      x.refuse(idx, [] { return std::string("image index out of range"); });
       continue;
     }
     const image_info& im = c.images[idx];
     if (im.backend != backend_kind::hip) {
-      out.refused.push_back({idx, std::string(backend_name(im.backend)) + " " + image_kind_name(im.kind) + " " + im.arch +
-                                      ": not for an AMD GPU"});
+      x.refuse(idx, [&] {
+        return std::string(backend_name(im.backend)) + " " + image_kind_name(im.kind) + " " + im.arch + ": not for an AMD GPU";
+      });
       continue;
     }
     auto a = parse_amd_arch(im.arch);
     if (!a) {
-      out.refused.push_back({idx, std::string(image_kind_name(im.kind)) + " " + im.arch + ": unrecognised arch"});
+      x.refuse(idx, [&] { return std::string(image_kind_name(im.kind)) + " " + im.arch + ": unrecognised arch"; });
       continue;
     }
     if (im.kind == image_kind::llir) {
-      out.refused.push_back({idx, "llir " + im.arch + ": LLVM IR is recorded but not JIT-compiled by this run time"});
+      x.refuse(idx, [&] { return "llir " + im.arch + ": LLVM IR is recorded but not JIT-compiled by this run time"; });
       continue;
     }
     if (im.kind != image_kind::hsaco) {
-      out.refused.push_back({idx, std::string(image_kind_name(im.kind)) + " " + im.arch + ": not a HIP image kind"});
+      x.refuse(idx, [&] { return std::string(image_kind_name(im.kind)) + " " + im.arch + ": not a HIP image kind"; });
       continue;
     }
     if (dev.force_ir) {
-      out.refused.push_back({idx, "hsaco " + im.arch + ": skipped, the IR path is forced (TRITONPACK_FORCE_IR)"});
+      x.refuse(idx, [&] { return "hsaco " + im.arch + ": skipped, the IR path is forced (TRITONPACK_FORCE_IR)"; });
       continue;
     }
     std::string why;
-    if (!hsaco_runs_on(*a, *d, &why)) {
-      out.refused.push_back({idx, why});
+    if (!hsaco_runs_on(*a, *d, x.on ? &why : nullptr)) {
+      x.refuse(idx, [&] { return std::string(why); });
       continue;
     }
-    cands.push_back({idx, 0, static_cast<std::uint32_t>(a->features.size()), "code object " + im.arch + " for " + d->str()});
+    cands.push_back({idx, 0, static_cast<std::uint32_t>(a->features.size()),
+                     x.reason([&] { return "code object " + im.arch + " for " + d->str(); })});
   }
   const candidate* best = nullptr;
   for (const auto& k : cands)
     if (!best || k.score > best->score) best = &k;
   for (const auto& k : cands)
-    if (&k != best) out.refused.push_back({k.image, "usable, but " + c.images[best->image].arch + " is more specific"});
+    if (&k != best) x.refuse(k.image, [&] { return "usable, but " + c.images[best->image].arch + " is more specific"; });
   if (best) {
     out.image = best->image;
     out.reason = best->reason;
@@ -252,13 +279,16 @@ inline void select_hip(const container_info& c, const variant_info& v, const dev
 
 // Chooses the image of `variant` to run on `device`. Never throws for a container that passed the
 // reader's validation (an unparsable device arch in `device` throws bad_argument).
+// With `explain` false only `image`, `jit`, `failure` and `needed_ptx_isa` are filled (no reason,
+// no refused list): the same choice, without building a string per image.
 inline image_choice select_image(const container_info& container, const variant_info& variant,
-                                 const device_target& device) {
+                                 const device_target& device, bool explain = true) {
   image_choice out;
+  const detail::explainer x{explain, out};
   if (device.backend == backend_kind::cuda)
-    detail::select_cuda(container, variant, device, out);
+    detail::select_cuda(container, variant, device, out, x);
   else
-    detail::select_hip(container, variant, device, out);
+    detail::select_hip(container, variant, device, out, x);
   return out;
 }
 

@@ -229,7 +229,7 @@ TEST_CASE("load-time checks: shared memory above the device limit, block size, A
     CHECK(contains(e.what(), "131072 bytes of shared memory"));
     CHECK(contains(e.what(), "at most 101376"));
   }
-  SUBCASE("block size must match the compiled .reqntid") {
+  SUBCASE("a block above the compiled .reqntid: the launch fails and says why") {
     tptest::setup("sm_90");
     tptest::synth s;
     s.arg("x", "*fp32");
@@ -239,25 +239,78 @@ TEST_CASE("load-time checks: shared memory above the device limit, block size, A
     s.image(0, image_kind::cubin, "sm_90a", tpfake::make_cubin(90, true, {{"k", {8, 8, 8}, 128}}), li);
     auto bytes = s.pack();
     library lib(bytes.data(), bytes.size());
+    lib.get("k").preload();  // not queried at load: it would cost every first launch a driver call
+    auto e = tptest::expect_error([&] {
+      float* x = nullptr;
+      lib.get("k").launch(nullptr, {1, 1, 1}, x);
+    });
+    CHECK(e.code() == errc::unsupported);
+    CHECK(contains(e.what(), "needs 256 threads per block"));
+    CHECK(contains(e.what(), "allows 128"));
+    CHECK(contains(e.what(), "CUDA_ERROR_INVALID_VALUE"));
+  }
+  SUBCASE("a block above CUDA's 1024 threads is refused at load") {
+    tptest::setup("sm_90");
+    tptest::synth s;
+    s.arg("x", "*fp32");
+    s.variant({}, 32);
+    launch_info li;
+    li.num_warps = 32;
+    li.warp_size = 64;
+    s.image(0, image_kind::cubin, "sm_90a", tpfake::make_cubin(90, true, {{"k", {8, 8, 8}, 2048}}), li);
+    auto bytes = s.pack();
+    library lib(bytes.data(), bytes.size());
     auto e = tptest::expect_error([&] { lib.get("k").preload(); });
     CHECK(e.code() == errc::unsupported);
-    CHECK(contains(e.what(), "256 threads"));
+    CHECK(contains(e.what(), "2048 threads per block; CUDA allows at most 1024"));
   }
-  SUBCASE("a parameter list different from Triton's ABI is caught at load") {
-    auto& f = tptest::setup("sm_90");
+  // Compiled without the two scratch pointers (an older Triton ABI).
+  auto abi_mismatch = [](const char* triton_version) {
     tptest::synth s;
     s.arg("x", "*fp32");
     s.arg("n", "i32");
     s.variant();
-    // Compiled without the two scratch pointers (an older Triton ABI).
-    s.image(0, image_kind::cubin, "sm_90a", tpfake::make_cubin(90, true, {{"k", {8, 4}, 128}}));
-    auto bytes = s.pack();
+    launch_info li;
+    li.triton_version = triton_version;
+    s.image(0, image_kind::cubin, "sm_90a", tpfake::make_cubin(90, true, {{"k", {8, 4}, 128}}), li);
+    return s.pack();
+  };
+  auto check_caught = [](tptest::fake_driver& f, const std::vector<std::uint8_t>& bytes) {
     library lib(bytes.data(), bytes.size());
     auto e = tptest::expect_error([&] { lib.get("k").preload(); });
     CHECK(e.code() == errc::bad_container);
     CHECK(contains(e.what(), "[8,4]"));
     CHECK(contains(e.what(), "[8,4,8,8]"));
     CHECK(f.live_modules() == 0);  // the module was unloaded again
+  };
+  SUBCASE("a parameter list different from Triton's ABI is caught at load (Triton version not verified)") {
+    auto& f = tptest::setup("sm_90");
+    check_caught(f, abi_mismatch("3.7.0"));
+  }
+  SUBCASE("Triton 3.6 cubins skip the driver's parameter check unless TRITONPACK_VERIFY_ABI=1") {
+    auto& f = tptest::setup("sm_90");
+    const auto bytes = abi_mismatch("3.6.0");
+    {
+      library lib(bytes.data(), bytes.size());
+      lib.get("k").preload();  // the verified ABI is trusted: no cuFuncGetParamInfo
+      CHECK(f.calls("cuFuncGetParamInfo") == 0);
+    }
+    env_guard g("TRITONPACK_VERIFY_ABI", "1");
+    check_caught(f, bytes);
+  }
+  SUBCASE("a JIT-compiled image is always checked") {
+    auto& f = tptest::setup("sm_90");
+    tptest::synth s;
+    s.arg("x", "*fp32");
+    s.arg("n", "i32");
+    s.variant();
+    s.image(0, image_kind::ptx, "sm_90", tptest::bytes_of(tptest::make_ptx("sm_90", 87, "k", {".u64", ".u32"})), {}, 87);
+    auto bytes = s.pack();
+    library lib(bytes.data(), bytes.size());
+    auto e = tptest::expect_error([&] { lib.get("k").preload(); });
+    CHECK(e.code() == errc::bad_container);
+    CHECK(contains(e.what(), "[8,4]"));
+    CHECK(f.live_modules() == 0);
   }
   SUBCASE("a cubin the driver refuses is reported as no_image with the driver's status") {
     tptest::setup("sm_90");

@@ -31,7 +31,20 @@ struct table {
     device_target t = parse_device_target(dev);
     t.driver_version = driver;
     t.force_ir = force_ir;
-    return select_image(c, v, t);
+    const image_choice full = select_image(c, v, t);
+    // Every selection in this file is also made without an explanation (as the run time's first
+    // launch makes it): the same choice, and no strings.
+    const image_choice quick = select_image(c, v, t, /*explain=*/false);
+    CHECK(quick.image == full.image);
+    CHECK(quick.jit == full.jit);
+    CHECK(quick.failure == full.failure);
+    CHECK(quick.needed_ptx_isa == full.needed_ptx_isa);
+    CHECK(quick.refused.empty());
+    CHECK((full.image ? quick.reason.empty() : quick.reason == full.reason));
+    // Explained: every image of the variant is either the choice or refused with a reason.
+    CHECK(full.refused.size() + (full.image ? 1 : 0) == v.images.size());
+    for (const auto& r : full.refused) CHECK(!r.reason.empty());
+    return full;
   }
   std::string chosen(const std::string& dev, unsigned driver = 13000, bool force_ir = false) const {
     auto ch = pick(dev, driver, force_ir);

@@ -39,7 +39,7 @@ void scan(const std::vector<std::uint8_t>& bytes, search_result& r) {
       continue;
     }
     try {
-      (void)container::parse(p, static_cast<std::size_t>(total));
+      container::parse(p, static_cast<std::size_t>(total)).verify_frames();  // the whole container, frames included
       r.containers.push_back({off, std::vector<std::uint8_t>(p, p + total)});
       p += total;  // a valid container: skip past it
     } catch (const error& e) {

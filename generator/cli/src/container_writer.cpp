@@ -332,7 +332,7 @@ std::vector<std::uint8_t> write_container(const container_info& info,
 
   // Self-check: what we write, the run time must accept.
   try {
-    (void)container::parse(out.data(), out.size());
+    container::parse(out.data(), out.size()).verify_frames();
   } catch (const error& e) {
     bad(fmt::format("the model does not make a valid container: {}", e.what()));
   }
