@@ -4,13 +4,15 @@
 #                          [NAME <namespace>]            # default: the spec's `name`, else its stem
 #                          [TARGETS <t>...]              # override the spec's targets (sm_80 gfx942 …)
 #                          [MODE binary|ir|both]         # packaging mode (default: the spec's)
+#                          [PACK_OPTIONS <opt>...]       # more `tritonpack pack` options, e.g.
+#                                                        #   --store-binaries, --level 22, --frames …
 #                          [PUBLIC]                      # put the header dir on the target's usage
 #                                                        #   requirements too (for libraries)
 #                          [OUTPUT_DIRECTORY <dir>])     # default: <binary dir>/tritonpack/<target>
 #
 # Two custom commands, run by the build tool:
 #   1. ${TRITONPACK_PYTHON} -m tritonpack_compile SPEC -o <artifacts>   (Triton, no GPU needed)
-#   2. tritonpack pack <artifacts>/manifest.json -o <include> --name NAME [--mode MODE]
+#   2. tritonpack pack <artifacts>/manifest.json -o <include> --name NAME [--mode MODE] [PACK_OPTIONS]
 # and <include>/NAME.hpp is made available to <target> as `#include <NAME.hpp>`.
 #
 # Dependencies: the compile step depends on the spec and on every kernel source file the spec names
@@ -117,7 +119,7 @@ function(tritonpack_find_python)
 endfunction()
 
 function(tritonpack_add_kernels target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "PUBLIC" "SPEC;NAME;MODE;OUTPUT_DIRECTORY" "TARGETS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "PUBLIC" "SPEC;NAME;MODE;OUTPUT_DIRECTORY" "TARGETS;PACK_OPTIONS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "tritonpack_add_kernels(${target}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -222,6 +224,7 @@ function(tritonpack_add_kernels target)
   if(arg_MODE)
     list(APPEND _pack_args --mode "${arg_MODE}")
   endif()
+  list(APPEND _pack_args ${arg_PACK_OPTIONS})
 
   file(RELATIVE_PATH _rel_spec "${CMAKE_SOURCE_DIR}" "${arg_SPEC}")
   add_custom_command(

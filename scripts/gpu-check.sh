@@ -32,7 +32,7 @@ run_step configure configure.log cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_B
 # GPU_CHECK_QUICK=1 builds only what the GPU steps run and skips the CPU suite (for a short lease).
 if [ -n "${GPU_CHECK_QUICK:-}" ]; then
   run_step build build.log cmake --build "$BUILD" -j "$(nproc)" --target tritonpack_gpu_tests quickstart \
-    tritonpack_bench_launch tritonpack_first_launch
+    tritonpack_bench_launch tritonpack_first_launch tritonpack_first_launch_stored
 else
   run_step build build.log cmake --build "$BUILD" -j "$(nproc)"
 fi

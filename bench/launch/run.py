@@ -80,7 +80,11 @@ def main():
     tp_first = first_launch(first, "tritonpack", a.runs, nocache)
     rows.append(("first launch", "raw cuModuleLoadData (uncompressed cubin)", raw_first, 1.0))
     rows.append(("first launch", "tritonpack (decompress + load)", tp_first, tp_first / raw_first))
-    for alt in a.first_alt:
+    stored = first + "_stored"  # the same program, container packed with --store-binaries
+    alts = list(a.first_alt)
+    if os.path.exists(stored) and not any(x.startswith("binaries stored") for x in alts):
+        alts.append("binaries stored (pack --store-binaries)=" + stored)
+    for alt in alts:
         label, path = alt.split("=", 1)
         v = first_launch(path, "tritonpack", a.runs, nocache)
         rows.append(("first launch", "tritonpack, " + label, v, v / raw_first))
@@ -99,8 +103,11 @@ def main():
 
     # Step by step (median of each step over fresh processes).
     step_tables = []
-    for mode in ("steps", "steps-warm-zstd"):
-        runs = [run_json([first, mode], nocache) for _ in range(a.runs)]
+    step_runs = [("steps", first, "steps"), ("steps-warm-zstd", first, "steps-warm-zstd")]
+    if os.path.exists(stored):
+        step_runs.append(("steps, binaries stored", stored, "steps"))
+    for mode, binary, arg in step_runs:
+        runs = [run_json([binary, arg], nocache) for _ in range(a.runs)]
         keys = [k for k in runs[0] if k != "mode"]
         step_tables.append((mode, [(k, statistics.median(r[k] for r in runs)) for k in keys]))
 

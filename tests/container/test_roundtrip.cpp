@@ -7,6 +7,7 @@
 #include "tritonpack/pack/container_writer.hpp"
 
 using namespace tritonpack;
+namespace F = tritonpack::format;
 
 namespace {
 
@@ -100,6 +101,34 @@ TEST_CASE("round trip: every frame grouping") {
     opt.grouping = g;
     round_trip(opt);
   }
+}
+
+TEST_CASE("store_binaries: each binary alone in a stored frame, the IR still compressed, byte-exact") {
+  const auto in = tp_test::sample_info();
+  const auto bytes = tp_test::sample_images();
+  pack::write_options opt;
+  opt.store_binaries = true;
+  round_trip(opt);
+  const auto blob = pack::write_container(in, bytes, opt);
+  const container c = container::parse(blob.data(), blob.size());
+  std::size_t binaries = 0;
+  for (std::uint32_t i = 0; i < c.info().images.size(); ++i) {
+    const image_info& im = c.info().images[i];
+    const frame_view& f = c.frames()[c.frame_of(i)];
+    CAPTURE(i);
+    if (im.kind == image_kind::cubin || im.kind == image_kind::hsaco) {
+      ++binaries;
+      CHECK(f.codec == F::codec_stored);
+      CHECK(f.image_count == 1);
+      CHECK(f.stored_size == im.raw_size);
+    } else {
+      // IR is grouped (and compressed) as before, never with a binary.
+      for (std::uint32_t j = f.first_image; j < f.first_image + f.image_count; ++j)
+        CHECK((c.info().images[j].kind == image_kind::ptx || c.info().images[j].kind == image_kind::llir));
+    }
+    CHECK(c.decode_image(i) == bytes[i]);
+  }
+  CHECK(binaries > 0);
 }
 
 TEST_CASE("round trip: levels 1 and 22") {

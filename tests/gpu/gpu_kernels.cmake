@@ -1,5 +1,6 @@
-# tritonpack_gpu_kernels(<target>) — puts gpu_kernels.hpp, the kernels of tests/gpu/kernels.toml,
-# on <target>'s include path. Used by tests/gpu and bench/launch.
+# tritonpack_gpu_kernels(<target> <out_var> [pack options...]) — puts gpu_kernels.hpp, the kernels
+# of tests/gpu/kernels.toml, on <target>'s include path, packed with the given `tritonpack pack`
+# options (e.g. --store-binaries). Used by tests/gpu and bench/launch.
 #
 # Where the kernels come from, first match:
 #   1. -DTRITONPACK_GPU_ARTIFACTS=<dir>: an artifact directory (manifest.json) made elsewhere;
@@ -11,11 +12,12 @@ set(TRITONPACK_GPU_ARTIFACTS "" CACHE PATH "Artifact directory of tests/gpu/kern
 set(_tp_gpu_dir "${CMAKE_CURRENT_LIST_DIR}")
 
 function(tritonpack_gpu_kernels target out_var)
+  set(_pack_options ${ARGN})  # extra `tritonpack pack` options (--store-binaries, ...)
   set(_art "${TRITONPACK_GPU_ARTIFACTS}")
   if(NOT _art)
     tritonpack_find_python(QUIET RESULT _have_triton)
     if(_have_triton)
-      tritonpack_add_kernels(${target} SPEC "${_tp_gpu_dir}/kernels.toml" NAME gpu_kernels)
+      tritonpack_add_kernels(${target} SPEC "${_tp_gpu_dir}/kernels.toml" NAME gpu_kernels PACK_OPTIONS ${_pack_options})
       set(${out_var} "compiled from tests/gpu/kernels.toml with ${TRITONPACK_PYTHON}" PARENT_SCOPE)
       return()
     endif()
@@ -29,7 +31,7 @@ function(tritonpack_gpu_kernels target out_var)
   add_custom_command(
     OUTPUT "${_inc}/gpu_kernels.hpp"
     COMMAND "${CMAKE_COMMAND}" -E make_directory "${_inc}"
-    COMMAND tritonpack_cli pack "${_art}/manifest.json" -o "${_inc}" --name gpu_kernels
+    COMMAND tritonpack_cli pack "${_art}/manifest.json" -o "${_inc}" --name gpu_kernels ${_pack_options}
     DEPENDS ${_files} tritonpack_cli
     COMMENT "tritonpack: packing ${_art} into gpu_kernels.hpp"
     VERBATIM)

@@ -219,7 +219,9 @@ std::vector<std::uint8_t> write_container(const container_info& info,
     for (const variant_info& v : info.kernels[k].variants)
       for (std::uint32_t im : v.images)
         if (im < nimages && owner[im] == ~std::uint64_t{0}) owner[im] = k;
+  auto stored_alone = [&](std::size_t i) { return options.store_binaries && is_binary(info.images[i].kind); };
   auto key = [&](std::size_t i) -> std::uint64_t {
+    if (stored_alone(i)) return (std::uint64_t{1} << 62) + i;  // a frame of its own
     switch (options.grouping) {
       case frame_grouping::per_image: return i;
       case frame_grouping::per_kernel: return owner[i];
@@ -296,7 +298,13 @@ std::vector<std::uint8_t> write_container(const container_info& info,
       offset += bytes.size();
       image_ends.push_back(raw.size());
     }
-    frame_out f = compress_frame(raw, image_ends, options.level, cdict.get());
+    frame_out f;
+    if (stored_alone(first)) {
+      f.raw_size = raw.size();
+      f.stored = std::move(raw);
+    } else {
+      f = compress_frame(raw, image_ends, options.level, cdict.get());
+    }
     dictionary_used |= f.dictionary;
     std::uint8_t* fr = frames.add();
     store_u64(fr + F::frame_rec::offset, data.size());

@@ -36,10 +36,12 @@ constexpr const char* usage_text =
     "  tritonpack pack MANIFEST -o OUTDIR [--name NAME] [--mode binary|ir|both] [--level N]\n"
     "                 [--frames per-kernel-backend|per-kernel-backend-kind|per-kernel|\n"
     "                           binaries-alone|per-image]\n"
-    "                 [--dict-size BYTES]\n"
+    "                 [--dict-size BYTES] [--store-binaries]\n"
     "      Pack the artifacts of MANIFEST (written by `tritonpack compile`) into OUTDIR/NAME.tpk\n"
     "      and the generated header OUTDIR/NAME.hpp. NAME defaults to the manifest's name;\n"
     "      --mode narrows what is packed; --level is the zstd level (1..22, default 19).\n"
+    "      --store-binaries keeps cubins / code objects uncompressed (a bigger file, a first\n"
+    "      launch without decompression).\n"
     "  tritonpack inspect FILE [--device ARCH] [--json]\n"
     "      List the kernels, variants and images in FILE (a .tpk, a generated .hpp, or a\n"
     "      program that embeds a container). --device sm_90 / gfx942 shows which image each\n"
@@ -122,7 +124,7 @@ void write_atomically(const fs::path& path, const void* data, std::size_t size) 
 }
 
 int cmd_pack(int argc, char** argv) {
-  const args a(argc, argv, 2, {"-o", "--output", "--name", "--mode", "--level", "--frames", "--dict-size"}, {});
+  const args a(argc, argv, 2, {"-o", "--output", "--name", "--mode", "--level", "--frames", "--dict-size"}, {"--store-binaries"});
   if (a.positional.size() != 1) throw usage_error("pack takes one MANIFEST");
   auto out_dir = a.get("-o");
   if (!out_dir) out_dir = a.get("--output");
@@ -144,6 +146,7 @@ int cmd_pack(int argc, char** argv) {
     else throw usage_error(fmt::format("--frames must be per-kernel-backend, per-kernel-backend-kind, per-kernel, binaries-alone or per-image, got \"{}\"", *f));
   }
   if (auto d = a.get("--dict-size")) wo.dictionary_size = static_cast<std::uint32_t>(parse_int(*d, "--dict-size", 0, 1 << 24));
+  wo.store_binaries = a.flags.count("--store-binaries") != 0;
 
   pack::loaded_manifest m = pack::load_manifest(a.positional[0], lo);
   if (auto n = a.get("--name")) {
@@ -155,7 +158,8 @@ int cmd_pack(int argc, char** argv) {
   const std::vector<std::uint8_t> blob = pack::write_container(m.info, m.image_bytes, wo);
   pack::header_options ho;
   ho.namespace_name = m.info.name;
-  ho.generator = fmt::format("`tritonpack pack` (mode {}, zstd level {})", pack::pack_mode_name(m.mode), wo.level);
+  ho.generator = fmt::format("`tritonpack pack` (mode {}, zstd level {}{})", pack::pack_mode_name(m.mode), wo.level,
+                             wo.store_binaries ? ", binaries stored uncompressed" : "");
   const std::string header = pack::write_header(m.info, blob, ho);
 
   std::error_code ec;

@@ -32,6 +32,10 @@ struct write_options {
   // Train a zstd dictionary over the images and store it in the container (frames then compress
   // against it). 0: no dictionary. Only worth it with many small kernels.
   std::uint32_t dictionary_size = 0;
+  // Each binary (cubin, code object) alone in a frame stored uncompressed: the first launch then
+  // loads it without decompressing (see bench/launch), at the cost of the binaries' full size.
+  // The IR stays compressed, grouped as `grouping` says.
+  bool store_binaries = false;
 };
 
 // Writes `info` (kernels, variants, images' descriptions) with `image_bytes[i]` as the content of
