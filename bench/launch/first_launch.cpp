@@ -6,6 +6,8 @@
 //                             TRITONPACK_FORCE_IR=1) + launch + sync
 //   first_launch raw          cuModuleLoadData of the uncompressed cubin already in memory (as if
 //                             embedded) + cuModuleGetFunction + cuLaunchKernel + sync
+//   first_launch library-steps  the library's first launch cut into construction, context, load,
+//                             launch and sync
 //   first_launch steps        the run time's load sequence replayed call by call, each step timed
 //   first_launch steps-warm-zstd  the same after an untimed decode of another image
 // Prints one JSON object: {"mode": ..., "us": ...}.
@@ -62,6 +64,30 @@ int main(int argc, char** argv) {
       tpgpu::check(fn.cuLaunchKernel(f, n / 1024, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr), "cuLaunchKernel");
       tpgpu::check(fn.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
       us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    } else if (mode == "library-steps") {
+      // The library's own first launch, cut where its public API allows: construction (parse),
+      // the context state, loading the variant (select + decode + module load), launch, sync.
+      using clk = std::chrono::steady_clock;
+      auto t = clk::now();
+      auto lap = [&t] {
+        const double v = std::chrono::duration<double, std::micro>(clk::now() - t).count();
+        t = clk::now();
+        return v;
+      };
+      auto& lib = gpu_kernels::library();
+      const double ctor = lap();
+      lib.current_slot();
+      const double ctx = lap();
+      lib.at(0).loaded_image(0);
+      const double load = lap();
+      gpu_kernels::vector_add(px, py, po, n, 2.0f);
+      const double launch = lap();
+      tpgpu::check(fn.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+      const double sync = lap();
+      std::printf("{\"mode\": \"library-steps\", \"library\": %.1f, \"context\": %.1f, \"load\": %.1f, "
+                  "\"launch\": %.1f, \"sync\": %.1f, \"us\": %.1f}\n",
+                  ctor, ctx, load, launch, sync, ctor + ctx + load + launch + sync);
+      return 0;
     } else if (mode == "steps" || mode == "steps-warm-zstd") {
       // Where the first launch's time goes: the run time's load sequence replayed step by step
       // with the same calls (cuda_backend.hpp context::context and context::load), each timed.
@@ -137,7 +163,7 @@ int main(int argc, char** argv) {
       std::printf("%s, \"us\": %.1f}\n", out.c_str(), total);
       return 0;
     } else {
-      std::fprintf(stderr, "usage: first_launch tritonpack|raw|steps|steps-warm-zstd\n");
+      std::fprintf(stderr, "usage: first_launch tritonpack|raw|library-steps|steps|steps-warm-zstd\n");
       return 2;
     }
     std::printf("{\"mode\": \"%s\", \"us\": %.1f}\n", mode.c_str(), us);

@@ -103,9 +103,10 @@ def main():
 
     # Step by step (median of each step over fresh processes).
     step_tables = []
-    step_runs = [("steps", first, "steps"), ("steps-warm-zstd", first, "steps-warm-zstd")]
+    step_runs = [("library-steps", first, "library-steps"), ("steps", first, "steps"),
+                 ("steps-warm-zstd", first, "steps-warm-zstd")]
     if os.path.exists(stored):
-        step_runs.append(("steps, binaries stored", stored, "steps"))
+        step_runs += [("library-steps, binaries stored", stored, "library-steps"), ("steps, binaries stored", stored, "steps")]
     for mode, binary, arg in step_runs:
         runs = [run_json([binary, arg], nocache) for _ in range(a.runs)]
         keys = [k for k in runs[0] if k != "mode"]

@@ -34,10 +34,12 @@ class library {
   // Parses and validates `size` bytes at `data` (kept by reference: they must outlive the
   // library, as a generated header's static array does).
   library(const std::uint8_t* data, std::size_t size)
-      : container_(container::parse(data, size)), serial_(next_serial()) {
-    const auto& ks = container_.info().kernels;
-    kernels_.reserve(ks.size());
-    for (std::uint32_t i = 0; i < ks.size(); ++i) kernels_.push_back(std::make_unique<tritonpack::kernel>(*this, i, ks[i]));
+      : container_(container::parse(data, size)),
+        serial_(next_serial()),
+        kernel_count_(container_.info().kernels.size()),
+        kernels_(new std::atomic<tritonpack::kernel*>[kernel_count_ ? kernel_count_ : 1]),
+        owned_kernels_(new std::unique_ptr<tritonpack::kernel>[kernel_count_ ? kernel_count_ : 1]) {
+    for (std::size_t i = 0; i < kernel_count_; ++i) kernels_[i].store(nullptr, std::memory_order_relaxed);
   }
   library(const library&) = delete;
   library& operator=(const library&) = delete;
@@ -55,21 +57,21 @@ class library {
       throw error(errc::not_found, "library " + info().name + " has no kernel '" + std::string(name) + "'; it has: " +
                                        (names.empty() ? std::string("(none)") : names));
     }
-    return *kernels_[static_cast<std::size_t>(i)];
+    return kernel_at(static_cast<std::size_t>(i));
   }
   tritonpack::kernel& kernel(std::string_view name) { return get(name); }  // issue 4's spelling
 
   tritonpack::kernel& at(std::size_t index) {
-    if (index >= kernels_.size())
+    if (index >= kernel_count_)
       throw error(errc::not_found, "library " + info().name + ": kernel index " + std::to_string(index) + " out of range (" +
-                                       std::to_string(kernels_.size()) + " kernels)");
-    return *kernels_[index];
+                                       std::to_string(kernel_count_) + " kernels)");
+    return kernel_at(index);
   }
-  std::size_t size() const noexcept { return kernels_.size(); }
+  std::size_t size() const noexcept { return kernel_count_; }
 
   // Loads every kernel on the calling thread's device.
   void preload() {
-    for (auto& k : kernels_) k->preload();
+    for (std::size_t i = 0; i < kernel_count_; ++i) kernel_at(i).preload();
   }
 
   // Unloads every module and frees scratch memory in every context. The library may be used
@@ -78,7 +80,8 @@ class library {
   void unload() noexcept {
     std::lock_guard<std::mutex> lock(slot_mutex_);
     const bool call_driver = !process_exiting();
-    for (auto& k : kernels_) k->unload_all(call_driver);
+    for (std::size_t i = 0; i < kernel_count_; ++i)
+      if (tritonpack::kernel* k = kernels_[i].load(std::memory_order_acquire)) k->unload_all(call_driver);
     const std::uint32_t n = slot_count_.load(std::memory_order_acquire);
     for (std::uint32_t i = 0; i < n; ++i) {
       if (slots_[i].state && call_driver) slots_[i].state->release();
@@ -154,6 +157,15 @@ class library {
     return ++counter;  // never 0: 0 marks an empty thread-local cache
   }
 
+  tritonpack::kernel& kernel_at(std::size_t i) {
+    if (tritonpack::kernel* k = kernels_[i].load(std::memory_order_acquire)) return *k;
+    std::lock_guard<std::mutex> lock(kernels_mutex_);
+    if (tritonpack::kernel* k = kernels_[i].load(std::memory_order_relaxed)) return *k;  // another thread made it
+    owned_kernels_[i] = std::make_unique<tritonpack::kernel>(*this, static_cast<std::uint32_t>(i), info().kernels[i]);
+    kernels_[i].store(owned_kernels_[i].get(), std::memory_order_release);
+    return *owned_kernels_[i];
+  }
+
   const context_slot* find_or_add_slot(backend& be, void* ctx) {
     std::uint32_t n = slot_count_.load(std::memory_order_acquire);
     for (std::uint32_t i = 0; i < n; ++i)
@@ -175,7 +187,12 @@ class library {
 
   tritonpack::container container_;
   std::uint64_t serial_;
-  std::vector<std::unique_ptr<tritonpack::kernel>> kernels_;
+  // Kernel objects are made on first use (at(), get()): a first launch pays for its own kernel
+  // only, not for every kernel of a large library.
+  std::size_t kernel_count_;
+  std::unique_ptr<std::atomic<tritonpack::kernel*>[]> kernels_;
+  std::unique_ptr<std::unique_ptr<tritonpack::kernel>[]> owned_kernels_;
+  std::mutex kernels_mutex_;
   std::atomic<backend*> backend_{nullptr};
   std::array<context_slot, max_contexts> slots_;
   std::atomic<std::uint32_t> slot_count_{0};

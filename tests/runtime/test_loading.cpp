@@ -117,6 +117,31 @@ TEST_CASE("TRITONPACK_FORCE_IR=1 JIT-compiles the PTX even where a cubin fits") 
   CHECK(f.calls("cuLinkComplete") + f.calls("cuModuleLoadDataEx") >= 1);
 }
 
+TEST_CASE("kernel objects are made on first use, once, however many threads ask") {
+  tptest::setup();
+  const auto& bytes = tptest::fixture_container();
+  library lib(bytes.data(), bytes.size());
+  const std::size_t n = lib.size();
+  REQUIRE(n == lib.info().kernels.size());
+  std::vector<std::vector<tritonpack::kernel*>> seen(16, std::vector<tritonpack::kernel*>(n));
+  std::vector<std::thread> ts;
+  for (std::size_t t = 0; t < seen.size(); ++t)
+    ts.emplace_back([&, t] {
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t i = (k + t) % n;  // threads start on different kernels
+        seen[t][i] = &lib.at(i);
+      }
+    });
+  for (auto& t : ts) t.join();
+  for (std::size_t i = 0; i < n; ++i) {
+    CAPTURE(i);
+    for (const auto& s : seen) CHECK(s[i] == seen[0][i]);
+    CHECK(seen[0][i]->info().name == lib.info().kernels[i].name);
+    CHECK(&lib.get(lib.info().kernels[i].name) == seen[0][i]);
+  }
+  CHECK(tptest::fake_driver::get().calls("cuInit") == 0);  // making kernel objects touches no driver
+}
+
 TEST_CASE("64 threads racing the first launch load the module once") {
   auto& f = tptest::setup("sm_90");
   const auto& bytes = tptest::fixture_container();
