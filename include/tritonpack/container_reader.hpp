@@ -9,6 +9,11 @@
 // dictionary), checked when that frame is decoded (check_frame) or for all by verify_frames():
 // parse touches the tables, never the data section.
 //
+// The model (strings, vectors) is built on demand, per kernel: parse validates every record but
+// keeps only integers, and kernel(i) builds kernel i and its images the first time it is asked
+// for (info() builds everything). A first launch thus costs the same in a library of 3 kernels
+// and in one of 300.
+//
 // The container does not own the bytes: they are usually the generated header's static array.
 // Keep them alive (and unchanged) as long as the container object is used.
 #pragma once
@@ -17,7 +22,10 @@
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
+#include <atomic>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -58,29 +66,46 @@ class container {
     return true;
   }
 
-  const container_info& info() const noexcept { return info_; }
+  // The whole model: every kernel and image, built on the first call (thread-safe).
+  const container_info& info() const {
+    if (!lazy_->all_built.load(std::memory_order_acquire)) build_all();
+    return info_;
+  }
+  // Kernel `i` (< kernel_count()) and the images its variants use, built on first use
+  // (thread-safe). A first launch builds only its own kernel: the cost of parsing does not grow
+  // with the number of kernels in the library.
+  const kernel_info& kernel(std::size_t i) const {
+    if (i >= info_.kernels.size())
+      codec::fail(errc::bad_argument, "", "kernel index %zu out of range (%zu kernels)", i, info_.kernels.size());
+    if (!lazy_->kernel_built[i].load(std::memory_order_acquire)) build_kernel(i);
+    return info_.kernels[i];
+  }
+  // The model as built so far: complete for every kernel returned by kernel() (and its images);
+  // other entries may still be empty. info() is the complete one.
+  const container_info& partial_info() const noexcept { return info_; }
+  std::size_t kernel_count() const noexcept { return info_.kernels.size(); }
   const std::vector<frame_view>& frames() const noexcept { return frames_; }
   // Offset of image `i` inside its decoded frame.
-  std::uint64_t frame_offset(std::uint32_t i) const { return image_offsets_.at(i); }
-  std::uint32_t frame_of(std::uint32_t i) const { return image_frames_.at(i); }
+  std::uint64_t frame_offset(std::uint32_t i) const { return images_.at(i).offset; }
+  std::uint32_t frame_of(std::uint32_t i) const { return images_.at(i).frame; }
   const std::uint8_t* data() const noexcept { return data_; }
   std::size_t size() const noexcept { return size_; }
 
-  // Index of the kernel called `name`, or -1.
+  // Index of the kernel called `name`, or -1. Reads the names in place: builds nothing.
   long find_kernel(std::string_view name) const noexcept {
     for (std::size_t i = 0; i < info_.kernels.size(); ++i)
-      if (info_.kernels[i].name == name) return static_cast<long>(i);
+      if (kernel_name(i) == name) return static_cast<long>(i);
     return -1;
   }
 
   // The raw bytes of image `image_index`: decodes its frame only as far as the image's end (never
   // more than the recorded raw size) and checks the XXH64 recorded for it. Thread-safe.
   std::vector<std::uint8_t> decode_image(std::uint32_t image_index) const {
-    if (image_index >= info_.images.size())
-      codec::fail(errc::bad_argument, "", "image index %u out of range (%zu images)", image_index, info_.images.size());
-    const image_info& im = info_.images[image_index];
-    const frame_view& f = frames_[image_frames_[image_index]];
-    const std::uint64_t begin = image_offsets_[image_index];
+    if (image_index >= images_.size())
+      codec::fail(errc::bad_argument, "", "image index %u out of range (%zu images)", image_index, images_.size());
+    const image_location& im = images_[image_index];
+    const frame_view& f = frames_[im.frame];
+    const std::uint64_t begin = im.offset;
     const std::uint64_t end = begin + im.raw_size;  // validated: end <= f.raw_size
     std::vector<std::uint8_t> out;
     if (f.codec == format::codec_stored) {
@@ -88,16 +113,16 @@ class container {
     } else if (end == 0) {
       // A zero-byte image first in its frame: nothing to decode.
     } else {
-      check_frame(image_frames_[image_index]);
+      check_frame(im.frame);
       out.resize(static_cast<std::size_t>(end));
       codec::decode_zstd_prefix(data_ + f.offset, f.stored_size, f.raw_size, f.uses_dictionary ? ddict_.get() : nullptr,
-                                out.data(), out.size(), image_index, image_frames_[image_index]);
+                                out.data(), out.size(), image_index, im.frame);
       out.erase(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(begin));
     }
     const std::uint64_t sum = xxh64(out.data(), out.size());
     if (sum != im.checksum)
       codec::fail(errc::bad_container, "", "images[%u] (frames[%u]): checksum of the decoded bytes is 0x%016llx, the container records 0x%016llx (the container is damaged)",
-                  image_index, image_frames_[image_index], static_cast<unsigned long long>(sum),
+                  image_index, im.frame, static_cast<unsigned long long>(sum),
                   static_cast<unsigned long long>(im.checksum));
     return out;
   }
@@ -117,14 +142,40 @@ class container {
 
  private:
   class parser;
+  // What decoding needs of an image, kept for all of them at parse time (integers only).
+  struct image_location {
+    std::uint32_t frame = 0;
+    std::uint64_t offset = 0;       // in the decoded frame
+    std::uint64_t raw_size = 0;
+    std::uint64_t checksum = 0;
+    std::uint64_t stored_size = 0;  // share of the frame's stored bytes (image_info::stored_size)
+  };
+  struct section_range {
+    std::uint64_t offset = 0, size = 0, count = 0;
+  };
+  // Which parts of info_ are built. Behind a pointer so the container stays movable.
+  struct lazy_state {
+    std::mutex mutex;
+    std::unique_ptr<std::atomic<bool>[]> kernel_built;
+    std::vector<bool> image_built;  // under `mutex`
+    std::atomic<bool> all_built{false};
+  };
+
   const std::uint8_t* data_ = nullptr;
   std::size_t size_ = 0;
-  container_info info_;
+  // Header fields at parse time; kernels and images sized at parse time and filled on demand
+  // (mutable: filling them is not an observable change, and it happens under lazy_->mutex).
+  mutable container_info info_;
+  std::vector<image_location> images_;
   std::vector<frame_view> frames_;
-  std::vector<std::uint32_t> image_frames_;
-  std::vector<std::uint64_t> image_offsets_;
+  section_range sections_[format::section_count];
+  std::unique_ptr<lazy_state> lazy_;
   codec::ddict_ptr ddict_;
   unsigned dict_id_ = 0;
+
+  std::string_view kernel_name(std::size_t i) const noexcept;
+  void build_kernel(std::size_t i) const;
+  void build_all() const;
 
   // A zstd frame's own header must agree with the frame table (one frame, exactly stored_size
   // bytes, content size = raw_size, the container's dictionary). Checked when the frame is
@@ -139,18 +190,48 @@ class container {
   }
 };
 
+// One set of record readers serves two purposes:
+//  * validate (parse time): every record is read and checked into a scratch object that is reused
+//    from record to record (strings and vectors keep their capacity, so no allocation per record)
+//    and thrown away — only the header fields and the images' locations are kept;
+//  * build (first use of a kernel, or info()): the records of one kernel, or one image, are read
+//    again into the model; they were all checked at parse time, so nothing can fail here.
 class container::parser {
  public:
   parser(const std::uint8_t* data, std::size_t size) : d_(data), n_(size) {}
+  // For building: the sections of an already validated container.
+  explicit parser(const container& c) : d_(c.data_), n_(c.size_), build_(true) {
+    for (std::uint32_t s = 0; s < format::section_count; ++s) sec_[s] = c.sections_[s];
+  }
 
   container run() {
     container c;
     c.data_ = d_;
     c.size_ = n_;
     read_header(c);
-    read_tables(c);
+    validate_tables(c);
     read_frames(c);
+    for (std::uint32_t s = 0; s < format::section_count; ++s) c.sections_[s] = sec_[s];
+    c.info_.kernels.resize(static_cast<std::size_t>(sec_[format::sec_kernels].count));
+    c.info_.images.resize(static_cast<std::size_t>(sec_[format::sec_images].count));
+    c.lazy_ = std::make_unique<lazy_state>();
+    c.lazy_->kernel_built.reset(new std::atomic<bool>[c.info_.kernels.size() + 1]);
+    for (std::size_t i = 0; i < c.info_.kernels.size(); ++i) c.lazy_->kernel_built[i].store(false, std::memory_order_relaxed);
+    c.lazy_->image_built.assign(c.info_.images.size(), false);
     return c;
+  }
+
+  // Build mode: the model's entries for kernel `i` and image `i`.
+  void build_kernel(std::uint64_t i, kernel_info& k) {
+    std::uint64_t next[5] = {};
+    read_kernel(i, k, next, nullptr);
+  }
+  void build_image(std::uint64_t i, image_info& im) {
+    std::uint64_t next_td = 0;
+    read_image(i, im, next_td, nullptr);
+  }
+  std::string_view kernel_name(std::uint64_t i) const {
+    return view(rec(format::sec_kernels, i) + format::kernel_rec::name, {"kernels", i, "name"});
   }
 
  private:
@@ -166,12 +247,9 @@ class container::parser {
     const char* c = nullptr;
   };
 
-  struct section_range {
-    std::uint64_t offset = 0, size = 0, count = 0;
-  };
-
   const std::uint8_t* d_;
   std::size_t n_;
+  bool build_ = false;  // building from validated records: the tiling checks are skipped
   section_range sec_[format::section_count];
   std::uint64_t next_dim_ = 0;
 
@@ -194,14 +272,17 @@ class container::parser {
   static std::uint32_t u32(const std::uint8_t* p) noexcept { return byte_io::load_u32(p); }
   static std::uint64_t u64v(const std::uint8_t* p) noexcept { return byte_io::load_u64(p); }
 
-  // Out of line: one copy of the string-building code instead of one per string field.
-  TRITONPACK_NOINLINE std::string str(const std::uint8_t* at, const field_ref& f) const {
+  // A string field, in place (range-checked against the string table).
+  std::string_view view(const std::uint8_t* at, const field_ref& f) const {
     const std::uint32_t off = u32(at), len = u32(at + 4);
     const section_range& s = sec_[format::sec_strings];
     if (!byte_io::range_within(off, len, s.size))
       fail(f, "string at offset %u with length %u runs past the string table (%llu bytes)", off, len, static_cast<u64>(s.size));
-    return std::string(reinterpret_cast<const char*>(d_ + s.offset + off), len);
+    return std::string_view(reinterpret_cast<const char*>(d_ + s.offset + off), len);
   }
+  // Out of line: one copy of the string-copying code instead of one per string field. Assigns
+  // rather than constructs, so a scratch record reuses its strings' capacity.
+  TRITONPACK_NOINLINE void str(std::string& to, const std::uint8_t* at, const field_ref& f) const { to.assign(view(at, f)); }
 
   static void zero(const std::uint8_t* p, std::size_t n, const field_ref& f) {
     for (std::size_t i = 0; i < n; ++i)
@@ -214,7 +295,7 @@ class container::parser {
   // ended (`next`): runs tile the child table in order, so none overlap and none are orphaned.
   void run_range(std::uint32_t first, std::uint32_t count, std::uint64_t& next, std::uint32_t child, const field_ref& f_first,
                  const field_ref& f_count) const {
-    if (first != next)
+    if (!build_ && first != next)
       fail(f_first, "is %u, expected %llu (runs of %s must follow each other in order)", first, static_cast<u64>(next),
            format::section_name(child));
     if (!byte_io::range_within(first, count, sec_[child].count))
@@ -289,130 +370,139 @@ class container::parser {
            static_cast<u64>(recorded), static_cast<u64>(actual));
 
     c.info_.format_version = version;
-    c.info_.name = str(d_ + H::name, {"header", no_index, "name"});
-    c.info_.triton_version = str(d_ + H::triton_version, {"header", no_index, "triton_version"});
+    str(c.info_.name, d_ + H::name, {"header", no_index, "name"});
+    str(c.info_.triton_version, d_ + H::triton_version, {"header", no_index, "triton_version"});
   }
 
-  void read_tables(container& c) {
+  // Every image and kernel record, checked into scratch objects; what decoding needs of each
+  // image is kept in c.images_.
+  void validate_tables(container& c) {
     using namespace format;
-    container_info& info = c.info_;
     const std::uint64_t nimages = sec_[sec_images].count;
-
-    // Images first: variants refer to them.
-    info.images.resize(static_cast<std::size_t>(nimages));
-    c.image_frames_.resize(static_cast<std::size_t>(nimages));
-    c.image_offsets_.resize(static_cast<std::size_t>(nimages));
+    c.images_.resize(static_cast<std::size_t>(nimages));
+    image_info im;
     std::uint64_t next_td = 0;
-    for (std::uint64_t i = 0; i < nimages; ++i) {
-      const std::uint8_t* r = rec(sec_images, i);
-      auto F = [i](const char* field) { return field_ref{"images", i, field}; };
-      image_info& im = info.images[static_cast<std::size_t>(i)];
-      const unsigned b = r[image_rec::backend], k = r[image_rec::kind], lf = r[image_rec::launch_flags];
-      if (b != 1 && b != 2) fail(F("backend"), "is %u, must be 1 (cuda) or 2 (hip)", b);
-      if (k < 1 || k > 4) fail(F("kind"), "is %u, must be 1 (cubin), 2 (ptx), 3 (hsaco) or 4 (llir)", k);
-      im.backend = static_cast<backend_kind>(b);
-      im.kind = static_cast<image_kind>(k);
-      const bool cuda_kind = im.kind == image_kind::cubin || im.kind == image_kind::ptx;
-      if (cuda_kind != (im.backend == backend_kind::cuda))
-        fail(F("kind"), "%s does not belong to backend %s", image_kind_name(im.kind), backend_name(im.backend));
-      if (lf & ~unsigned{image_rec::flag_cooperative | image_rec::flag_pdl})
-        fail(F("launch_flags"), "is %u, only bits 0 (cooperative) and 1 (pdl) are defined", lf);
-      if ((lf & image_rec::flag_pdl) && im.backend != backend_kind::cuda) fail(F("launch_flags"), "PDL is set on a hip image (HIP has no PDL)");
-      im.launch.launch_cooperative_grid = (lf & image_rec::flag_cooperative) != 0;
-      im.launch.launch_pdl = (lf & image_rec::flag_pdl) != 0;
-      zero(r + image_rec::reserved0, 1, F("reserved0"));
-      im.ptx_version = u32(r + image_rec::ptx_version);
-      if (im.kind == image_kind::ptx && (im.ptx_version < 10 || im.ptx_version > 999))
-        fail(F("ptx_version"), "is %u, a PTX image needs its ISA as major*10+minor (8.7 -> 87)", im.ptx_version);
-      if (im.kind != image_kind::ptx && im.ptx_version != 0)
-        fail(F("ptx_version"), "is %u on a %s image, must be 0", im.ptx_version, image_kind_name(im.kind));
-      im.arch = str(r + image_rec::arch, F("arch"));
-      if (im.arch.empty()) fail(F("arch"), "is empty");
-      im.launch.entry = str(r + image_rec::entry, F("entry"));
-      if (im.launch.entry.empty()) fail(F("entry"), "is empty");
-      im.launch.triton_version = str(r + image_rec::triton_version, F("triton_version"));
-      im.raw_size = u64v(r + image_rec::raw_size);
-      im.checksum = u64v(r + image_rec::checksum);
-      const std::uint32_t frame = u32(r + image_rec::frame);
-      if (frame >= sec_[sec_frames].count)
-        fail(F("frame"), "is %u, the container has %llu frames", frame, static_cast<u64>(sec_[sec_frames].count));
-      zero(r + image_rec::reserved1, 4, F("reserved1"));
-      c.image_frames_[static_cast<std::size_t>(i)] = frame;
-      c.image_offsets_[static_cast<std::size_t>(i)] = u64v(r + image_rec::frame_offset);
-      launch_info& L = im.launch;
-      L.num_warps = u32(r + image_rec::num_warps);
-      if (L.num_warps == 0 || L.num_warps > 64) fail(F("num_warps"), "is %u, must be 1..64", L.num_warps);
-      L.warp_size = u32(r + image_rec::warp_size);
-      if (L.warp_size != 32 && L.warp_size != 64) fail(F("warp_size"), "is %u, must be 32 or 64", L.warp_size);
-      L.shared = u32(r + image_rec::shared);
-      L.num_ctas = u32(r + image_rec::num_ctas);
-      if (L.num_ctas == 0 || L.num_ctas > 16) fail(F("num_ctas"), "is %u, must be 1..16", L.num_ctas);
-      L.tmem_size = u32(r + image_rec::tmem_size);
-      L.global_scratch_align = u32(r + image_rec::global_scratch_align);
-      if (!pow2(L.global_scratch_align)) fail(F("global_scratch_align"), "is %u, must be a power of two", L.global_scratch_align);
-      L.global_scratch_size = u64v(r + image_rec::global_scratch_size);
-      L.profile_scratch_size = u64v(r + image_rec::profile_scratch_size);
-      L.profile_scratch_align = u32(r + image_rec::profile_scratch_align);
-      if (!pow2(L.profile_scratch_align)) fail(F("profile_scratch_align"), "is %u, must be a power of two", L.profile_scratch_align);
-      const std::uint32_t td_first = u32(r + image_rec::first_tensordesc), td_count = u32(r + image_rec::tensordesc_count);
-      run_range(td_first, td_count, next_td, sec_tensordescs, F("first_tensordesc"), F("tensordesc_count"));
-      zero(r + image_rec::reserved2, 4, F("reserved2"));
-      L.tensordesc.resize(td_count);
-      for (std::uint32_t t = 0; t < td_count; ++t) read_tensordesc(td_first + t, L.tensordesc[t]);
-    }
+    for (std::uint64_t i = 0; i < nimages; ++i) read_image(i, im, next_td, &c.images_[static_cast<std::size_t>(i)]);
     run_end(next_td, sec_tensordescs, "images");
     run_end(next_dim_, sec_dims, "tensordescs");
 
-    // Kernels, their args and variants, the variants' specs, constexprs and image refs.
     const std::uint64_t nkernels = sec_[sec_kernels].count;
-    info.kernels.resize(static_cast<std::size_t>(nkernels));
-    std::uint64_t next_arg = 0, next_var = 0, next_spec = 0, next_cx = 0, next_ref = 0;
-    std::set<std::string> names;
-    for (std::uint64_t i = 0; i < nkernels; ++i) {
-      const std::uint8_t* r = rec(sec_kernels, i);
-      auto F = [i](const char* field, const char* sub = nullptr) { return field_ref{"kernels", i, field, sub}; };
-      kernel_info& k = info.kernels[static_cast<std::size_t>(i)];
-      k.name = str(r + kernel_rec::name, F("name"));
-      if (k.name.empty()) fail(F("name"), "is empty");
-      if (!names.insert(k.name).second) fail(F("name"), "\"%s\" is also the name of an earlier kernel", k.name.c_str());
-      k.source = str(r + kernel_rec::source, F("source"));
-      static const char* const axis[3] = {"x", "y", "z"};
-      int empty_axes = 0;
-      for (int a = 0; a < 3; ++a) {
-        k.grid[a] = str(r + kernel_rec::grid + a * str_size, F("grid", axis[a]));
-        empty_axes += k.grid[a].empty();
-      }
-      if (empty_axes != 0 && empty_axes != 3) fail(F("grid"), "has %d of 3 expressions; give all three or none", 3 - empty_axes);
-      const std::uint32_t a0 = u32(r + kernel_rec::first_arg), an = u32(r + kernel_rec::arg_count);
-      run_range(a0, an, next_arg, sec_args, F("first_arg"), F("arg_count"));
-      k.args.resize(an);
-      for (std::uint32_t a = 0; a < an; ++a) {
-        const std::uint8_t* ar = rec(sec_args, a0 + a);
-        const std::uint64_t ai = std::uint64_t{a0} + a;
-        auto A = [ai](const char* field) { return field_ref{"args", ai, field}; };
-        kernel_arg& arg = k.args[a];
-        arg.name = str(ar + arg_rec::name, A("name"));
-        if (arg.name.empty()) fail(A("name"), "is empty");
-        arg.type = str(ar + arg_rec::type, A("type"));
-        if (arg.type.empty()) fail(A("type"), "is empty");
-        const unsigned fl = ar[arg_rec::flags];
-        if (fl & ~unsigned{arg_rec::flag_const}) fail(A("flags"), "is %u, only bit 0 (const) is defined", fl);
-        arg.is_const = (fl & arg_rec::flag_const) != 0;
-        if (arg.is_const && arg.type[0] != '*' && arg.type.compare(0, 10, "tensordesc") != 0)
-          fail(A("flags"), "const is set on \"%s\", which is not a pointer or tensor descriptor", arg.type.c_str());
-        zero(ar + arg_rec::reserved, 7, A("reserved"));
-      }
-      const std::uint32_t v0 = u32(r + kernel_rec::first_variant), vn = u32(r + kernel_rec::variant_count);
-      run_range(v0, vn, next_var, sec_variants, F("first_variant"), F("variant_count"));
-      if (vn == 0) fail(F("variant_count"), "is 0; a kernel needs at least one variant");
-      k.variants.resize(vn);
-      for (std::uint32_t v = 0; v < vn; ++v) read_variant(v0 + v, an, k.variants[v], nimages, next_spec, next_cx, next_ref);
+    kernel_info k;
+    std::uint64_t next[5] = {};  // args, variants, specs, constexprs, image refs
+    std::set<std::string_view> names;
+    for (std::uint64_t i = 0; i < nkernels; ++i) read_kernel(i, k, next, &names);
+    run_end(next[0], sec_args, "kernels");
+    run_end(next[1], sec_variants, "kernels");
+    run_end(next[2], sec_specs, "variants");
+    run_end(next[3], sec_constexprs, "variants");
+    run_end(next[4], sec_image_refs, "variants");
+  }
+
+  void read_image(std::uint64_t i, image_info& im, std::uint64_t& next_td, image_location* loc) {
+    using namespace format;
+    const std::uint8_t* r = rec(sec_images, i);
+    auto F = [i](const char* field) { return field_ref{"images", i, field}; };
+    const unsigned b = r[image_rec::backend], k = r[image_rec::kind], lf = r[image_rec::launch_flags];
+    if (b != 1 && b != 2) fail(F("backend"), "is %u, must be 1 (cuda) or 2 (hip)", b);
+    if (k < 1 || k > 4) fail(F("kind"), "is %u, must be 1 (cubin), 2 (ptx), 3 (hsaco) or 4 (llir)", k);
+    im.backend = static_cast<backend_kind>(b);
+    im.kind = static_cast<image_kind>(k);
+    const bool cuda_kind = im.kind == image_kind::cubin || im.kind == image_kind::ptx;
+    if (cuda_kind != (im.backend == backend_kind::cuda))
+      fail(F("kind"), "%s does not belong to backend %s", image_kind_name(im.kind), backend_name(im.backend));
+    if (lf & ~unsigned{image_rec::flag_cooperative | image_rec::flag_pdl})
+      fail(F("launch_flags"), "is %u, only bits 0 (cooperative) and 1 (pdl) are defined", lf);
+    if ((lf & image_rec::flag_pdl) && im.backend != backend_kind::cuda) fail(F("launch_flags"), "PDL is set on a hip image (HIP has no PDL)");
+    im.launch.launch_cooperative_grid = (lf & image_rec::flag_cooperative) != 0;
+    im.launch.launch_pdl = (lf & image_rec::flag_pdl) != 0;
+    zero(r + image_rec::reserved0, 1, F("reserved0"));
+    im.ptx_version = u32(r + image_rec::ptx_version);
+    if (im.kind == image_kind::ptx && (im.ptx_version < 10 || im.ptx_version > 999))
+      fail(F("ptx_version"), "is %u, a PTX image needs its ISA as major*10+minor (8.7 -> 87)", im.ptx_version);
+    if (im.kind != image_kind::ptx && im.ptx_version != 0)
+      fail(F("ptx_version"), "is %u on a %s image, must be 0", im.ptx_version, image_kind_name(im.kind));
+    str(im.arch, r + image_rec::arch, F("arch"));
+    if (im.arch.empty()) fail(F("arch"), "is empty");
+    str(im.launch.entry, r + image_rec::entry, F("entry"));
+    if (im.launch.entry.empty()) fail(F("entry"), "is empty");
+    str(im.launch.triton_version, r + image_rec::triton_version, F("triton_version"));
+    im.raw_size = u64v(r + image_rec::raw_size);
+    im.checksum = u64v(r + image_rec::checksum);
+    const std::uint32_t frame = u32(r + image_rec::frame);
+    if (frame >= sec_[sec_frames].count)
+      fail(F("frame"), "is %u, the container has %llu frames", frame, static_cast<u64>(sec_[sec_frames].count));
+    zero(r + image_rec::reserved1, 4, F("reserved1"));
+    if (loc) {
+      loc->frame = frame;
+      loc->offset = u64v(r + image_rec::frame_offset);
+      loc->raw_size = im.raw_size;
+      loc->checksum = im.checksum;
     }
-    run_end(next_arg, sec_args, "kernels");
-    run_end(next_var, sec_variants, "kernels");
-    run_end(next_spec, sec_specs, "variants");
-    run_end(next_cx, sec_constexprs, "variants");
-    run_end(next_ref, sec_image_refs, "variants");
+    launch_info& L = im.launch;
+    L.num_warps = u32(r + image_rec::num_warps);
+    if (L.num_warps == 0 || L.num_warps > 64) fail(F("num_warps"), "is %u, must be 1..64", L.num_warps);
+    L.warp_size = u32(r + image_rec::warp_size);
+    if (L.warp_size != 32 && L.warp_size != 64) fail(F("warp_size"), "is %u, must be 32 or 64", L.warp_size);
+    L.shared = u32(r + image_rec::shared);
+    L.num_ctas = u32(r + image_rec::num_ctas);
+    if (L.num_ctas == 0 || L.num_ctas > 16) fail(F("num_ctas"), "is %u, must be 1..16", L.num_ctas);
+    L.tmem_size = u32(r + image_rec::tmem_size);
+    L.global_scratch_align = u32(r + image_rec::global_scratch_align);
+    if (!pow2(L.global_scratch_align)) fail(F("global_scratch_align"), "is %u, must be a power of two", L.global_scratch_align);
+    L.global_scratch_size = u64v(r + image_rec::global_scratch_size);
+    L.profile_scratch_size = u64v(r + image_rec::profile_scratch_size);
+    L.profile_scratch_align = u32(r + image_rec::profile_scratch_align);
+    if (!pow2(L.profile_scratch_align)) fail(F("profile_scratch_align"), "is %u, must be a power of two", L.profile_scratch_align);
+    const std::uint32_t td_first = u32(r + image_rec::first_tensordesc), td_count = u32(r + image_rec::tensordesc_count);
+    run_range(td_first, td_count, next_td, sec_tensordescs, F("first_tensordesc"), F("tensordesc_count"));
+    zero(r + image_rec::reserved2, 4, F("reserved2"));
+    L.tensordesc.resize(td_count);
+    for (std::uint32_t t = 0; t < td_count; ++t) read_tensordesc(td_first + t, L.tensordesc[t]);
+  }
+
+  // `next`: where the runs of args, variants, specs, constexprs and image refs must continue.
+  void read_kernel(std::uint64_t i, kernel_info& k, std::uint64_t (&next)[5], std::set<std::string_view>* names) {
+    using namespace format;
+    const std::uint64_t nimages = sec_[sec_images].count;
+    const std::uint8_t* r = rec(sec_kernels, i);
+    auto F = [i](const char* field, const char* sub = nullptr) { return field_ref{"kernels", i, field, sub}; };
+    const std::string_view name = view(r + kernel_rec::name, F("name"));
+    if (name.empty()) fail(F("name"), "is empty");
+    if (names && !names->insert(name).second)
+      fail(F("name"), "\"%.*s\" is also the name of an earlier kernel", static_cast<int>(name.size()), name.data());
+    k.name.assign(name);
+    str(k.source, r + kernel_rec::source, F("source"));
+    static const char* const axis[3] = {"x", "y", "z"};
+    int empty_axes = 0;
+    for (int a = 0; a < 3; ++a) {
+      str(k.grid[a], r + kernel_rec::grid + a * str_size, F("grid", axis[a]));
+      empty_axes += k.grid[a].empty();
+    }
+    if (empty_axes != 0 && empty_axes != 3) fail(F("grid"), "has %d of 3 expressions; give all three or none", 3 - empty_axes);
+    const std::uint32_t a0 = u32(r + kernel_rec::first_arg), an = u32(r + kernel_rec::arg_count);
+    run_range(a0, an, next[0], sec_args, F("first_arg"), F("arg_count"));
+    k.args.resize(an);
+    for (std::uint32_t a = 0; a < an; ++a) {
+      const std::uint8_t* ar = rec(sec_args, a0 + a);
+      const std::uint64_t ai = std::uint64_t{a0} + a;
+      auto A = [ai](const char* field) { return field_ref{"args", ai, field}; };
+      kernel_arg& arg = k.args[a];
+      str(arg.name, ar + arg_rec::name, A("name"));
+      if (arg.name.empty()) fail(A("name"), "is empty");
+      str(arg.type, ar + arg_rec::type, A("type"));
+      if (arg.type.empty()) fail(A("type"), "is empty");
+      const unsigned fl = ar[arg_rec::flags];
+      if (fl & ~unsigned{arg_rec::flag_const}) fail(A("flags"), "is %u, only bit 0 (const) is defined", fl);
+      arg.is_const = (fl & arg_rec::flag_const) != 0;
+      if (arg.is_const && arg.type[0] != '*' && arg.type.compare(0, 10, "tensordesc") != 0)
+        fail(A("flags"), "const is set on \"%s\", which is not a pointer or tensor descriptor", arg.type.c_str());
+      zero(ar + arg_rec::reserved, 7, A("reserved"));
+    }
+    const std::uint32_t v0 = u32(r + kernel_rec::first_variant), vn = u32(r + kernel_rec::variant_count);
+    run_range(v0, vn, next[1], sec_variants, F("first_variant"), F("variant_count"));
+    if (vn == 0) fail(F("variant_count"), "is 0; a kernel needs at least one variant");
+    k.variants.resize(vn);
+    for (std::uint32_t v = 0; v < vn; ++v) read_variant(v0 + v, an, k.variants[v], nimages, next[2], next[3], next[4]);
   }
 
   void read_variant(std::uint64_t vi, std::uint32_t nargs, variant_info& var, std::uint64_t nimages, std::uint64_t& next_spec,
@@ -431,7 +521,7 @@ class container::parser {
       if (kind > 3) fail({"specs", si, "kind"}, "is %u, must be 0..3 (none, div16, equal1, constexpr)", kind);
       zero(sr + spec_rec::reserved, 3, {"specs", si, "reserved"});
       var.specs[s].kind = static_cast<spec_kind>(kind);
-      var.specs[s].value = str(sr + spec_rec::value, {"specs", si, "value"});
+      str(var.specs[s].value, sr + spec_rec::value, {"specs", si, "value"});
       if ((kind == 3) == var.specs[s].value.empty())
         fail({"specs", si, "value"}, "%s", kind == 3 ? "is empty for a constexpr spec" : "must be empty unless the spec is a constexpr");
     }
@@ -447,9 +537,9 @@ class container::parser {
     for (std::uint32_t x = 0; x < cn; ++x) {
       const std::uint8_t* cr = rec(sec_constexprs, c0 + x);
       const std::uint64_t ci = std::uint64_t{c0} + x;
-      cfg.constexprs[x].first = str(cr + constexpr_rec::name, {"constexprs", ci, "name"});
+      str(cfg.constexprs[x].first, cr + constexpr_rec::name, {"constexprs", ci, "name"});
       if (cfg.constexprs[x].first.empty()) fail({"constexprs", ci, "name"}, "is empty");
-      cfg.constexprs[x].second = str(cr + constexpr_rec::value, {"constexprs", ci, "value"});
+      str(cfg.constexprs[x].second, cr + constexpr_rec::value, {"constexprs", ci, "value"});
     }
     const std::uint32_t r0 = u32(vr + variant_rec::first_image_ref), rn = u32(vr + variant_rec::image_ref_count);
     run_range(r0, rn, next_ref, sec_image_refs, V("first_image_ref"), V("image_ref_count"));
@@ -531,10 +621,10 @@ class container::parser {
     // laid end to end from offset 0 to its raw_size.
     std::uint64_t pos = 0;
     std::uint32_t cur = 0;
-    const std::size_t nimages = c.info_.images.size();
+    const std::size_t nimages = c.images_.size();
     if (nframes == 0 && nimages != 0) fail({"sections", no_index, "frames"}, "is empty but the container has images");
     for (std::size_t i = 0; i < nimages; ++i) {
-      const std::uint32_t fr = c.image_frames_[i];
+      const std::uint32_t fr = c.images_[i].frame;
       if (fr != cur) {
         if (fr != cur + 1 || c.frames_[cur].image_count == 0)
           fail({"images", i, "frame"}, "is %u, expected %u (images are stored in frame order and every frame holds at least one)", fr,
@@ -547,11 +637,11 @@ class container::parser {
       }
       if (c.frames_[cur].image_count == 0) c.frames_[cur].first_image = static_cast<std::uint32_t>(i);
       ++c.frames_[cur].image_count;
-      const std::uint64_t off = c.image_offsets_[i];
+      const std::uint64_t off = c.images_[i].offset;
       if (off != pos)
         fail({"images", i, "frame_offset"}, "is %llu, expected %llu (images follow each other in their frame)", static_cast<u64>(off),
              static_cast<u64>(pos));
-      const image_info& im = c.info_.images[i];
+      const image_location& im = c.images_[i];
       if (!byte_io::range_within(off, im.raw_size, c.frames_[cur].raw_size))
         fail({"images", i, "raw_size"}, "is %llu: the image would run past the end of frame %u (%llu bytes)", static_cast<u64>(im.raw_size),
              cur, static_cast<u64>(c.frames_[cur].raw_size));
@@ -569,7 +659,7 @@ class container::parser {
     for (const frame_view& fv : c.frames_) {
       std::uint64_t given = 0;
       for (std::uint32_t k = 0; k < fv.image_count; ++k) {
-        image_info& im = c.info_.images[fv.first_image + k];
+        image_location& im = c.images_[fv.first_image + k];
         std::uint64_t share;
         if (k + 1 == fv.image_count) {
           share = fv.stored_size - given;
@@ -586,6 +676,41 @@ class container::parser {
     }
   }
 };
+
+inline std::string_view container::kernel_name(std::size_t i) const noexcept {
+  // Validated at parse time: the view cannot fail.
+  return parser(*this).kernel_name(i);
+}
+
+inline void container::build_kernel(std::size_t i) const {
+  std::lock_guard<std::mutex> lock(lazy_->mutex);
+  if (lazy_->kernel_built[i].load(std::memory_order_relaxed)) return;  // another thread built it
+  parser p(*this);
+  kernel_info& k = info_.kernels[i];
+  p.build_kernel(i, k);
+  for (const variant_info& v : k.variants)
+    for (std::uint32_t im : v.images)
+      if (!lazy_->image_built[im]) {
+        p.build_image(im, info_.images[im]);
+        info_.images[im].stored_size = images_[im].stored_size;
+        lazy_->image_built[im] = true;
+      }
+  lazy_->kernel_built[i].store(true, std::memory_order_release);
+}
+
+inline void container::build_all() const {
+  for (std::size_t i = 0; i < info_.kernels.size(); ++i) kernel(i);
+  std::lock_guard<std::mutex> lock(lazy_->mutex);
+  if (lazy_->all_built.load(std::memory_order_relaxed)) return;
+  parser p(*this);
+  for (std::size_t im = 0; im < info_.images.size(); ++im)  // images no variant refers to
+    if (!lazy_->image_built[im]) {
+      p.build_image(im, info_.images[im]);
+      info_.images[im].stored_size = images_[im].stored_size;
+      lazy_->image_built[im] = true;
+    }
+  lazy_->all_built.store(true, std::memory_order_release);
+}
 
 inline container container::parse(const std::uint8_t* data, std::size_t size) {
   if (data == nullptr && size != 0) throw error(errc::bad_container, "container: null data with non-zero size");

@@ -382,8 +382,8 @@ inline void context::check_abi(const function& f, const kernel_info& k) const {
 inline std::unique_ptr<loaded_function> context::load(const container& c, std::uint32_t kernel_index,
                                                       std::uint32_t variant) {
   const auto t0 = std::chrono::steady_clock::now();
-  const container_info& info = c.info();
-  const kernel_info& k = info.kernels.at(kernel_index);
+  const kernel_info& k = c.kernel(kernel_index);   // builds the kernel's model and its images
+  const container_info& info = c.partial_info();  // ... which is all selection reads
   const variant_info& v = k.variants.at(variant);
   device_target target;
   target.backend = backend_kind::cuda;

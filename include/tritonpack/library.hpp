@@ -36,7 +36,7 @@ class library {
   library(const std::uint8_t* data, std::size_t size)
       : container_(container::parse(data, size)),
         serial_(next_serial()),
-        kernel_count_(container_.info().kernels.size()),
+        kernel_count_(container_.kernel_count()),
         kernels_(new std::atomic<tritonpack::kernel*>[kernel_count_ ? kernel_count_ : 1]),
         owned_kernels_(new std::unique_ptr<tritonpack::kernel>[kernel_count_ ? kernel_count_ : 1]) {
     for (std::size_t i = 0; i < kernel_count_; ++i) kernels_[i].store(nullptr, std::memory_order_relaxed);
@@ -45,7 +45,8 @@ class library {
   library& operator=(const library&) = delete;
   ~library() { unload(); }
 
-  const container_info& info() const noexcept { return container_.info(); }
+  // The whole model (built on first call; the launch path never needs it).
+  const container_info& info() const { return container_.info(); }
   const tritonpack::container& container() const noexcept { return container_; }
 
   // The kernel called `name`; error(not_found) lists the kernels present.
@@ -161,7 +162,7 @@ class library {
     if (tritonpack::kernel* k = kernels_[i].load(std::memory_order_acquire)) return *k;
     std::lock_guard<std::mutex> lock(kernels_mutex_);
     if (tritonpack::kernel* k = kernels_[i].load(std::memory_order_relaxed)) return *k;  // another thread made it
-    owned_kernels_[i] = std::make_unique<tritonpack::kernel>(*this, static_cast<std::uint32_t>(i), info().kernels[i]);
+    owned_kernels_[i] = std::make_unique<tritonpack::kernel>(*this, static_cast<std::uint32_t>(i), container_.kernel(i));
     kernels_[i].store(owned_kernels_[i].get(), std::memory_order_release);
     return *owned_kernels_[i];
   }

@@ -2,6 +2,10 @@
 // image decodes byte-exact, for each frame grouping and with a dictionary.
 #include <doctest/doctest.h>
 
+#include <atomic>
+#include <thread>
+#include <vector>
+
 #include "sample_model.hpp"
 #include "tritonpack/container_reader.hpp"
 #include "tritonpack/pack/container_writer.hpp"
@@ -100,6 +104,52 @@ TEST_CASE("round trip: every frame grouping") {
     pack::write_options opt;
     opt.grouping = g;
     round_trip(opt);
+  }
+}
+
+TEST_CASE("the model is built per kernel on first use; parse builds no kernel") {
+  const container_info in = tp_test::sample_info();
+  const auto bytes = tp_test::sample_images();
+  const std::vector<std::uint8_t> blob = pack::write_container(in, bytes);
+  const container c = container::parse(blob.data(), blob.size());
+  REQUIRE(c.kernel_count() == in.kernels.size());
+  REQUIRE(c.kernel_count() >= 2);
+  for (const auto& k : c.partial_info().kernels) CHECK(k.name.empty());  // nothing built yet
+  CHECK(c.find_kernel(in.kernels[1].name) == 1);                         // names are read in place
+  CHECK(c.find_kernel("no_such_kernel") == -1);
+  CHECK(c.partial_info().kernels[1].name.empty());
+  const kernel_info& k1 = c.kernel(1);
+  CHECK(k1.name == in.kernels[1].name);
+  CHECK(c.partial_info().kernels[0].name.empty());  // only what was asked for
+  for (const variant_info& v : k1.variants)
+    for (std::uint32_t im : v.images) CHECK(c.partial_info().images[im].arch == in.images[im].arch);
+  CHECK(&c.kernel(1) == &k1);  // built once, stable
+  // Built kernel by kernel in reverse order, the model equals the one info() builds at once.
+  for (std::size_t i = c.kernel_count(); i-- > 0;) c.kernel(i);
+  check_same_model(in, c.info());
+  CHECK_THROWS_AS(c.kernel(c.kernel_count()), error);
+}
+
+TEST_CASE("threads building kernels and the whole model at once agree") {
+  const container_info in = tp_test::sample_info();
+  const auto bytes = tp_test::sample_images();
+  const std::vector<std::uint8_t> blob = pack::write_container(in, bytes);
+  for (int round = 0; round < 20; ++round) {
+    const container c = container::parse(blob.data(), blob.size());
+    std::vector<std::thread> ts;
+    std::atomic<int> wrong{0};
+    for (int t = 0; t < 8; ++t)
+      ts.emplace_back([&, t] {
+        const std::size_t n = c.kernel_count();
+        for (std::size_t j = 0; j < n; ++j) {
+          const std::size_t i = (j + static_cast<std::size_t>(t)) % n;
+          if (c.kernel(i).name != in.kernels[i].name) ++wrong;
+        }
+        if (t % 3 == 0 && c.info().kernels.size() != n) ++wrong;
+      });
+    for (auto& t : ts) t.join();
+    CHECK(wrong == 0);
+    check_same_model(in, c.info());
   }
 }
 
