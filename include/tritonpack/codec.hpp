@@ -116,10 +116,13 @@ inline std::size_t frame_header_size(const std::uint8_t* p, std::size_t n) noexc
 // Decodes the first `out_size` bytes of the zstd frame (`stored` bytes at `p`, `raw` bytes of
 // content) into `out`. When the whole frame is asked for it is decoded in one shot (zstd then
 // checks its content checksum and refuses a frame holding more than `raw` bytes); otherwise it is
-// streamed only as far as `out_size`. `image` and `frame` name the request in messages. Never
-// writes past `out_size` bytes.
+// streamed only as far as `out_size` (a few bytes more at most: to the end of the zstd block
+// holding byte `out_size`). `image` and `frame` name the request in messages. Never writes past
+// `out_capacity` bytes; with `out_capacity` >= `raw`, zstd decodes straight into `out` instead of
+// through window buffers of its own (fewer allocations, pages and copies on a first launch).
 inline void decode_zstd_prefix(const std::uint8_t* p, std::uint64_t stored, std::uint64_t raw, const ZSTD_DDict* ddict,
-                               std::uint8_t* out, std::size_t out_size, std::uint32_t image, std::uint32_t frame) {
+                               std::uint8_t* out, std::size_t out_size, std::size_t out_capacity, std::uint32_t image,
+                               std::uint32_t frame) {
   char where[64];
   std::snprintf(where, sizeof where, "images[%u] (frames[%u]): ", image, frame);
   ZSTD_DCtx* dctx = thread_dctx();
@@ -141,12 +144,18 @@ inline void decode_zstd_prefix(const std::uint8_t* p, std::uint64_t stored, std:
   // Feed the decoder one block at a time (3-byte block headers, RFC 8878 §3.1.1.2): it can only
   // decode what it has been given, so decoding stops with the block that completes the prefix —
   // the packer ends a block at every image boundary — instead of running on into the next one.
+  // ZSTD_d_stableOutBuffer (experimental since zstd 1.4.4, the same value in every release since;
+  // passed by number so that zstd.h need not be included in its static-linking mode): `out` must
+  // then hold the whole frame, and stays put between calls. A libzstd that refuses the parameter
+  // decodes through its own buffers instead.
+  const bool stable = out_capacity >= raw &&
+                      !ZSTD_isError(ZSTD_DCtx_setParameter(dctx, static_cast<ZSTD_dParameter>(1001), 1));
   const std::size_t n = static_cast<std::size_t>(stored);
   std::size_t limit = frame_header_size(p, n);
   if (limit == 0) fail(errc::bad_container, where, "zstd frame header is truncated");
   ZSTD_inBuffer in{p, limit, 0};
-  ZSTD_outBuffer ob{out, out_size, 0};
-  while (ob.pos < ob.size) {
+  ZSTD_outBuffer ob{out, stable ? static_cast<std::size_t>(raw) : out_size, 0};
+  while (ob.pos < out_size) {
     if (in.pos == in.size) {
       if (limit + 3 > n) fail(errc::bad_container, where, "zstd frame ended after %zu bytes, raw_size says %llu", ob.pos,
                               static_cast<unsigned long long>(raw));
@@ -161,7 +170,7 @@ inline void decode_zstd_prefix(const std::uint8_t* p, std::uint64_t stored, std:
     const std::size_t before_in = in.pos, before_out = ob.pos;
     const std::size_t ret = ZSTD_decompressStream(dctx, &ob, &in);
     if (ZSTD_isError(ret)) fail(errc::bad_container, where, "zstd: %s", ZSTD_getErrorName(ret));
-    if (ret == 0 && ob.pos < ob.size)
+    if (ret == 0 && ob.pos < out_size)
       fail(errc::bad_container, where, "zstd frame ended after %zu bytes, raw_size says %llu", ob.pos,
            static_cast<unsigned long long>(raw));
     if (in.pos == before_in && ob.pos == before_out && in.pos < in.size) fail(errc::bad_container, where, "zstd decoder made no progress");

@@ -114,10 +114,22 @@ class container {
       // A zero-byte image first in its frame: nothing to decode.
     } else {
       check_frame(im.frame);
-      out.resize(static_cast<std::size_t>(end));
-      codec::decode_zstd_prefix(data_ + f.offset, f.stored_size, f.raw_size, f.uses_dictionary ? ddict_.get() : nullptr,
-                                out.data(), out.size(), image_index, im.frame);
-      out.erase(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(begin));
+      const ZSTD_DDict* dict = f.uses_dictionary ? ddict_.get() : nullptr;
+      if (end == f.raw_size && begin == 0) {  // the whole frame: one shot, straight into the result
+        out.resize(static_cast<std::size_t>(end));
+        codec::decode_zstd_prefix(data_ + f.offset, f.stored_size, f.raw_size, dict, out.data(), out.size(), out.size(),
+                                  image_index, im.frame);
+      } else {
+        // Room for the whole frame lets zstd decode in place (decode_zstd_prefix); the buffer is
+        // not zero-filled, so only the pages of the decoded prefix are ever touched. Frames above
+        // 64 MiB decode through zstd's own window instead of reserving that much.
+        const bool whole = f.raw_size <= (std::uint64_t{64} << 20);
+        const std::size_t capacity = static_cast<std::size_t>(whole ? f.raw_size : end);
+        std::unique_ptr<std::uint8_t[]> buf(new std::uint8_t[capacity]);
+        codec::decode_zstd_prefix(data_ + f.offset, f.stored_size, f.raw_size, dict, buf.get(), static_cast<std::size_t>(end),
+                                  capacity, image_index, im.frame);
+        out.assign(buf.get() + begin, buf.get() + end);
+      }
     }
     const std::uint64_t sum = xxh64(out.data(), out.size());
     if (sum != im.checksum)

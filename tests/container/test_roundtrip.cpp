@@ -2,6 +2,7 @@
 // image decodes byte-exact, for each frame grouping and with a dictionary.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -151,6 +152,33 @@ TEST_CASE("threads building kernels and the whole model at once agree") {
     CHECK(wrong == 0);
     check_same_model(in, c.info());
   }
+}
+
+TEST_CASE("a prefix decodes the same in zstd's own buffers and in place (room for the whole frame)") {
+  const auto in = tp_test::sample_info();
+  const auto bytes = tp_test::sample_images();
+  pack::write_options opt;
+  opt.grouping = pack::frame_grouping::per_kernel;  // several images per frame
+  const auto blob = pack::write_container(in, bytes, opt);
+  const container c = container::parse(blob.data(), blob.size());
+  int prefixes = 0;
+  for (std::uint32_t i = 0; i < c.info().images.size(); ++i) {
+    const frame_view& f = c.frames()[c.frame_of(i)];
+    const std::uint64_t end = c.frame_offset(i) + c.info().images[i].raw_size;
+    if (f.codec != F::codec_zstd || end == f.raw_size) continue;
+    ++prefixes;
+    CAPTURE(i);
+    const std::uint8_t* p = c.data() + f.offset;
+    std::vector<std::uint8_t> own(static_cast<std::size_t>(end)), in_place(static_cast<std::size_t>(f.raw_size), 0xEE);
+    codec::decode_zstd_prefix(p, f.stored_size, f.raw_size, nullptr, own.data(), own.size(), own.size(), i, c.frame_of(i));
+    codec::decode_zstd_prefix(p, f.stored_size, f.raw_size, nullptr, in_place.data(), own.size(), in_place.size(), i,
+                              c.frame_of(i));
+    CHECK(std::equal(own.begin(), own.end(), in_place.begin()));
+    const auto b = own.begin() + static_cast<std::ptrdiff_t>(c.frame_offset(i));
+    CHECK(std::vector<std::uint8_t>(b, own.end()) == bytes[i]);
+    CHECK(c.decode_image(i) == bytes[i]);
+  }
+  CHECK(prefixes > 0);
 }
 
 TEST_CASE("store_binaries: each binary alone in a stored frame, the IR still compressed, byte-exact") {
