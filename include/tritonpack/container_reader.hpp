@@ -204,8 +204,9 @@ class container {
 
 // One set of record readers serves two purposes:
 //  * validate (parse time): every record is read and checked into a scratch object that is reused
-//    from record to record (strings and vectors keep their capacity, so no allocation per record)
-//    and thrown away — only the header fields and the images' locations are kept;
+//    from record to record (strings are checked in place, vectors keep their capacity, so there is
+//    no allocation per record) and thrown away — only the header fields and the images' locations
+//    are kept;
 //  * build (first use of a kernel, or info()): the records of one kernel, or one image, are read
 //    again into the model; they were all checked at parse time, so nothing can fail here.
 class container::parser {
@@ -292,9 +293,13 @@ class container::parser {
       fail(f, "string at offset %u with length %u runs past the string table (%llu bytes)", off, len, static_cast<u64>(s.size));
     return std::string_view(reinterpret_cast<const char*>(d_ + s.offset + off), len);
   }
-  // Out of line: one copy of the string-copying code instead of one per string field. Assigns
-  // rather than constructs, so a scratch record reuses its strings' capacity.
-  TRITONPACK_NOINLINE void str(std::string& to, const std::uint8_t* at, const field_ref& f) const { to.assign(view(at, f)); }
+  // A string field: checked always, copied into `to` only when building (validation reads it in
+  // place). Out of line: one copy of this code instead of one per string field.
+  TRITONPACK_NOINLINE std::string_view str(std::string& to, const std::uint8_t* at, const field_ref& f) const {
+    const std::string_view v = view(at, f);
+    if (build_) to.assign(v);
+    return v;
+  }
 
   static void zero(const std::uint8_t* p, std::size_t n, const field_ref& f) {
     for (std::size_t i = 0; i < n; ++i)
@@ -382,8 +387,8 @@ class container::parser {
            static_cast<u64>(recorded), static_cast<u64>(actual));
 
     c.info_.format_version = version;
-    str(c.info_.name, d_ + H::name, {"header", no_index, "name"});
-    str(c.info_.triton_version, d_ + H::triton_version, {"header", no_index, "triton_version"});
+    c.info_.name.assign(view(d_ + H::name, {"header", no_index, "name"}));
+    c.info_.triton_version.assign(view(d_ + H::triton_version, {"header", no_index, "triton_version"}));
   }
 
   // Every image and kernel record, checked into scratch objects; what decoding needs of each
@@ -433,10 +438,8 @@ class container::parser {
       fail(F("ptx_version"), "is %u, a PTX image needs its ISA as major*10+minor (8.7 -> 87)", im.ptx_version);
     if (im.kind != image_kind::ptx && im.ptx_version != 0)
       fail(F("ptx_version"), "is %u on a %s image, must be 0", im.ptx_version, image_kind_name(im.kind));
-    str(im.arch, r + image_rec::arch, F("arch"));
-    if (im.arch.empty()) fail(F("arch"), "is empty");
-    str(im.launch.entry, r + image_rec::entry, F("entry"));
-    if (im.launch.entry.empty()) fail(F("entry"), "is empty");
+    if (str(im.arch, r + image_rec::arch, F("arch")).empty()) fail(F("arch"), "is empty");
+    if (str(im.launch.entry, r + image_rec::entry, F("entry")).empty()) fail(F("entry"), "is empty");
     str(im.launch.triton_version, r + image_rec::triton_version, F("triton_version"));
     im.raw_size = u64v(r + image_rec::raw_size);
     im.checksum = u64v(r + image_rec::checksum);
@@ -482,13 +485,12 @@ class container::parser {
     if (name.empty()) fail(F("name"), "is empty");
     if (names && !names->insert(name).second)
       fail(F("name"), "\"%.*s\" is also the name of an earlier kernel", static_cast<int>(name.size()), name.data());
-    k.name.assign(name);
+    if (build_) k.name.assign(name);
     str(k.source, r + kernel_rec::source, F("source"));
     static const char* const axis[3] = {"x", "y", "z"};
     int empty_axes = 0;
     for (int a = 0; a < 3; ++a) {
-      str(k.grid[a], r + kernel_rec::grid + a * str_size, F("grid", axis[a]));
-      empty_axes += k.grid[a].empty();
+      empty_axes += str(k.grid[a], r + kernel_rec::grid + a * str_size, F("grid", axis[a])).empty();
     }
     if (empty_axes != 0 && empty_axes != 3) fail(F("grid"), "has %d of 3 expressions; give all three or none", 3 - empty_axes);
     const std::uint32_t a0 = u32(r + kernel_rec::first_arg), an = u32(r + kernel_rec::arg_count);
@@ -499,15 +501,15 @@ class container::parser {
       const std::uint64_t ai = std::uint64_t{a0} + a;
       auto A = [ai](const char* field) { return field_ref{"args", ai, field}; };
       kernel_arg& arg = k.args[a];
-      str(arg.name, ar + arg_rec::name, A("name"));
-      if (arg.name.empty()) fail(A("name"), "is empty");
-      str(arg.type, ar + arg_rec::type, A("type"));
-      if (arg.type.empty()) fail(A("type"), "is empty");
+      if (str(arg.name, ar + arg_rec::name, A("name")).empty()) fail(A("name"), "is empty");
+      const std::string_view type = str(arg.type, ar + arg_rec::type, A("type"));
+      if (type.empty()) fail(A("type"), "is empty");
       const unsigned fl = ar[arg_rec::flags];
       if (fl & ~unsigned{arg_rec::flag_const}) fail(A("flags"), "is %u, only bit 0 (const) is defined", fl);
       arg.is_const = (fl & arg_rec::flag_const) != 0;
-      if (arg.is_const && arg.type[0] != '*' && arg.type.compare(0, 10, "tensordesc") != 0)
-        fail(A("flags"), "const is set on \"%s\", which is not a pointer or tensor descriptor", arg.type.c_str());
+      if (arg.is_const && type[0] != '*' && type.compare(0, 10, "tensordesc") != 0)
+        fail(A("flags"), "const is set on \"%.*s\", which is not a pointer or tensor descriptor", static_cast<int>(type.size()),
+             type.data());
       zero(ar + arg_rec::reserved, 7, A("reserved"));
     }
     const std::uint32_t v0 = u32(r + kernel_rec::first_variant), vn = u32(r + kernel_rec::variant_count);
@@ -533,8 +535,7 @@ class container::parser {
       if (kind > 3) fail({"specs", si, "kind"}, "is %u, must be 0..3 (none, div16, equal1, constexpr)", kind);
       zero(sr + spec_rec::reserved, 3, {"specs", si, "reserved"});
       var.specs[s].kind = static_cast<spec_kind>(kind);
-      str(var.specs[s].value, sr + spec_rec::value, {"specs", si, "value"});
-      if ((kind == 3) == var.specs[s].value.empty())
+      if ((kind == 3) == str(var.specs[s].value, sr + spec_rec::value, {"specs", si, "value"}).empty())
         fail({"specs", si, "value"}, "%s", kind == 3 ? "is empty for a constexpr spec" : "must be empty unless the spec is a constexpr");
     }
     kernel_config& cfg = var.config;
@@ -549,8 +550,8 @@ class container::parser {
     for (std::uint32_t x = 0; x < cn; ++x) {
       const std::uint8_t* cr = rec(sec_constexprs, c0 + x);
       const std::uint64_t ci = std::uint64_t{c0} + x;
-      str(cfg.constexprs[x].first, cr + constexpr_rec::name, {"constexprs", ci, "name"});
-      if (cfg.constexprs[x].first.empty()) fail({"constexprs", ci, "name"}, "is empty");
+      if (str(cfg.constexprs[x].first, cr + constexpr_rec::name, {"constexprs", ci, "name"}).empty())
+        fail({"constexprs", ci, "name"}, "is empty");
       str(cfg.constexprs[x].second, cr + constexpr_rec::value, {"constexprs", ci, "value"});
     }
     const std::uint32_t r0 = u32(vr + variant_rec::first_image_ref), rn = u32(vr + variant_rec::image_ref_count);
