@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -204,6 +205,37 @@ inline param_plan build_param_plan(const kernel_info& k, const variant_info& v, 
   return p;
 }
 
+namespace detail {
+// Writes a descriptor's shape as the kernel's `i32 × rank` parameters at `dst` (both forms pass the
+// shape so, §5) and points params[n...] at them. One check for both forms: a dimension is an
+// element count, so 0..INT32_MAX. A negative one can only be a caller's mistake (the decomposed
+// form's kernel would silently mask every element off, `0 <= i < shape`), and above INT32_MAX the
+// i32 copy would wrap. 0 (an empty dimension) is valid here; TMA refuses it in
+// make_tma_encode_args (cuTensorMapEncodeTiled needs every globalDim >= 1).
+//
+// Strides need no such check: both forms pass them as i64, unchanged, so nothing narrows. TMA
+// needs them positive and multiples of 16 bytes (make_tma_encode_args checks). The decomposed form
+// takes any i64, negative included: Triton's host-side TensorDescriptor only asks strides[-1] == 1
+// and outer strides of 16-byte multiples (no sign check), and the kernel (Triton's
+// RewriteTensorDescriptorToPointer pass) only uses them as signed multipliers, base + sum(i *
+// stride) masked by the shape, so a negative stride is a valid reversed view.
+inline void pack_shape_i32(const kernel_info& k, const param_op& op, const descriptor_view& d, unsigned char* dst,
+                           void** params, std::size_t& n) {
+  constexpr std::int64_t max = std::numeric_limits<std::int32_t>::max();
+  for (std::uint32_t r = 0; r < op.rank; ++r) {
+    const std::int64_t v = d.shape[r];
+    if (v < 0 || v > max)
+      throw error(errc::bad_argument, "kernel " + k.name + ": tensor descriptor argument '" + k.args[op.arg].name +
+                                          "': shape[" + std::to_string(r) + "] = " + std::to_string(v) +
+                                          (v < 0 ? " is negative" : " does not fit the kernel's i32 shape parameter") +
+                                          "; each dimension must be in 0.." + std::to_string(max));
+    const auto v32 = static_cast<std::int32_t>(v);
+    std::memcpy(dst + 4 * r, &v32, 4);
+    params[n++] = dst + 4 * r;
+  }
+}
+}  // namespace detail
+
 // Encodes a CUtensorMap into 128 bytes; provided by the backend (cuTensorMapEncodeTiled).
 using tma_encoder = void (*)(void* self, const tma_encode_args& args, void* map128, const std::string& arg_name);
 
@@ -225,18 +257,11 @@ inline void assemble_params(const param_plan& plan, const kernel_info& k, const 
       unsigned char* s = storage + op.storage_offset;
       const descriptor_layout L(op.rank, op.kind == param_op::tma);
       if (op.kind == param_op::tma) {
+        params[n++] = s + L.map;  // filled by `encode` below
+        // Shapes first, so that a negative one gets the same message as in the decomposed form.
+        detail::pack_shape_i32(k, op, d, s + L.shape32, params, n);
         const tma_encode_args ea = make_tma_encode_args(d, li.tensordesc[op.meta], k.args[op.arg].name);
         encode(encoder_self, ea, s + L.map, k.args[op.arg].name);
-        params[n++] = s + L.map;
-        for (std::uint32_t r = 0; r < op.rank; ++r) {
-          if (d.shape[r] < 0 || d.shape[r] > 0x7fffffff)
-            throw error(errc::bad_argument, "tensor descriptor argument '" + k.args[op.arg].name + "': shape[" +
-                                                std::to_string(r) + "] = " + std::to_string(d.shape[r]) +
-                                                " does not fit the kernel's i32");
-          const std::int32_t v = static_cast<std::int32_t>(d.shape[r]);
-          std::memcpy(s + L.shape32 + 4 * r, &v, 4);
-          params[n++] = s + L.shape32 + 4 * r;
-        }
         for (std::uint32_t r = 0; r < op.rank; ++r) {
           std::memcpy(s + L.strides64 + 8 * r, &d.strides[r], 8);
           params[n++] = s + L.strides64 + 8 * r;
@@ -254,15 +279,7 @@ inline void assemble_params(const param_plan& plan, const kernel_info& k, const 
         }
         s[L.padding] = d.padding_nan ? 1 : 0;
         params[n++] = s + L.padding;
-        for (std::uint32_t r = 0; r < op.rank; ++r) {
-          if (d.shape[r] < -2147483648LL || d.shape[r] > 0x7fffffff)
-            throw error(errc::bad_argument, "tensor descriptor argument '" + k.args[op.arg].name + "': shape[" +
-                                                std::to_string(r) + "] = " + std::to_string(d.shape[r]) +
-                                                " does not fit the kernel's i32");
-          const std::int32_t v = static_cast<std::int32_t>(d.shape[r]);
-          std::memcpy(s + L.shape32b + 4 * r, &v, 4);
-          params[n++] = s + L.shape32b + 4 * r;
-        }
+        detail::pack_shape_i32(k, op, d, s + L.shape32b, params, n);
         for (std::uint32_t r = 0; r < op.rank; ++r) {
           std::memcpy(s + L.stridesB + 8 * r, &d.strides[r], 8);
           params[n++] = s + L.stridesB + 8 * r;

@@ -372,6 +372,13 @@ TEST_CASE("host-side tensor descriptors: TMA map on sm_90, decomposed on sm_80")
     bad.strides = {3, 1};
     auto e = tptest::expect_error([&] { lib.get("k").launch(nullptr, {1, 1, 1}, bad, y); });
     CHECK(contains(e.what(), "'desc'"));
+    // So is a negative shape, with the same message as in the decomposed form.
+    bad = d;
+    bad.shape = {100, -5};
+    e = tptest::expect_error([&] { lib.get("k").launch(nullptr, {1, 1, 1}, bad, y); });
+    CHECK(e.code() == errc::bad_argument);
+    CHECK(contains(e.what(), "kernel k: tensor descriptor argument 'desc': shape[1] = -5 is negative"));
+    CHECK(f.launches().size() == 1);
   }
   SUBCASE("sm_80: decomposed") {
     auto& f = tptest::setup("sm_80");
@@ -393,6 +400,16 @@ TEST_CASE("host-side tensor descriptors: TMA map on sm_90, decomposed on sm_80")
     CHECK(param<std::int64_t>(r, 8) == 128);
     CHECK(param<std::int64_t>(r, 9) == 1);
     CHECK(param<half*>(r, 10) == y);
+    // The decomposed form refuses what does not fit its i32 shape, and launches nothing.
+    tensor_descriptor<half, 2> bad = d;
+    bad.shape = {std::int64_t{1} << 31, 120};
+    auto e = tptest::expect_error([&] { lib.get("k").launch(nullptr, {1, 1, 1}, bad, y); });
+    CHECK(e.code() == errc::bad_argument);
+    CHECK(contains(e.what(), "kernel k: tensor descriptor argument 'desc': shape[0] = 2147483648 does not fit"));
+    bad.shape = {100, -5};
+    e = tptest::expect_error([&] { lib.get("k").launch(nullptr, {1, 1, 1}, bad, y); });
+    CHECK(contains(e.what(), "kernel k: tensor descriptor argument 'desc': shape[1] = -5 is negative"));
+    CHECK(f.launches().size() == 1);
   }
 }
 

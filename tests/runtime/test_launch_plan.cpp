@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <limits>
 
 #include <tritonpack/launch.hpp>
 
@@ -84,6 +85,15 @@ void fake_encode(void* self, const tma_encode_args& a, void* map, const std::str
   r->last = a;
   std::memset(map, 0xAB, 128);
 }
+// Triton's tensordesc_meta for an fp16 descriptor with a 64×32 block.
+tensordesc_meta fp16_64x32_meta() {
+  tensordesc_meta m;
+  m.swizzle = 3;
+  m.elem_size = 2;
+  m.elem_type = 6;
+  m.block_size = {64, 32};
+  return m;
+}
 }  // namespace
 
 TEST_CASE("tensor descriptor expansion: TMA form and decomposed form") {
@@ -92,11 +102,7 @@ TEST_CASE("tensor descriptor expansion: TMA form and decomposed form") {
   k.args = {{"desc", "tensordesc<fp16[64,32]>", false}, {"y", "*fp32", false}};
   variant_info v;
   v.specs.resize(2);
-  tensordesc_meta m;
-  m.swizzle = 3;
-  m.elem_size = 2;
-  m.elem_type = 6;
-  m.block_size = {64, 32};
+  const tensordesc_meta m = fp16_64x32_meta();
   launch_info tma_li;
   tma_li.tensordesc = {m};
   launch_info dec_li;
@@ -176,6 +182,111 @@ TEST_CASE("tensor descriptor expansion: TMA form and decomposed form") {
     launch_info two = tma_li;
     two.tensordesc.push_back(m);
     CHECK_THROWS_AS(build_param_plan(k, v, two), error);
+  }
+}
+
+TEST_CASE("tensor descriptor shapes: one i32 range (0..INT32_MAX) for the TMA and decomposed forms") {
+  constexpr std::int64_t i32_max = 2147483647;
+  kernel_info k;
+  k.name = "td";
+  k.args = {{"desc", "tensordesc<fp16[64,32]>", false}};
+  variant_info v;
+  v.specs.resize(1);
+  const tensordesc_meta m = fp16_64x32_meta();
+  launch_info tma_li;
+  tma_li.tensordesc = {m};
+  const launch_info dec_li;
+
+  alignas(16) static half storage_buf[16];
+  tensor_descriptor<half, 2> d;
+  d.base = storage_buf;
+  d.strides = {256, 1};
+  const void* args[] = {&d};
+  void* scratch[2] = {nullptr, nullptr};
+  alignas(128) unsigned char st[1024];
+  void* params[16];
+  recorded_tma rec;
+  auto i32_at = [&](int i) {
+    std::int32_t x;
+    std::memcpy(&x, params[i], 4);
+    return x;
+  };
+  auto i64_at = [&](int i) {
+    std::int64_t x;
+    std::memcpy(&x, params[i], 8);
+    return x;
+  };
+  // Where each form puts its i32 shape parameters (the TMA map first; decomposed: base, shape
+  // i64 × 2, strides i64 × 2, padding, then the i32 shape).
+  struct form {
+    const char* name;
+    const launch_info* li;
+    int shape32;
+  };
+  const form forms[] = {{"TMA", &tma_li, 1}, {"decomposed", &dec_li, 6}};
+
+  for (const form& fm : forms) {
+    CAPTURE(fm.name);
+    const param_plan p = build_param_plan(k, v, *fm.li);
+    REQUIRE(p.storage_bytes <= sizeof st);
+    auto assemble = [&] { assemble_params(p, k, *fm.li, args, params, st, scratch, &fake_encode, &rec); };
+    rec = recorded_tma{};
+
+    // Negative: refused, with the kernel, the argument, the dimension, the value and the range.
+    for (const std::int64_t neg : {std::int64_t{-1}, -i32_max - 1, std::numeric_limits<std::int64_t>::min()}) {
+      CAPTURE(neg);
+      d.shape = {100, neg};
+      auto e = tptest::expect_error(assemble);
+      CHECK(e.code() == errc::bad_argument);
+      CHECK(contains(e.what(), "kernel td: tensor descriptor argument 'desc': shape[1] = " + std::to_string(neg) +
+                                   " is negative; each dimension must be in 0..2147483647"));
+    }
+    // Above INT32_MAX: refused alike (the i32 copy would wrap).
+    for (const std::int64_t big : {i32_max + 1, std::numeric_limits<std::int64_t>::max()}) {
+      CAPTURE(big);
+      d.shape = {big, 8};
+      auto e = tptest::expect_error(assemble);
+      CHECK(e.code() == errc::bad_argument);
+      CHECK(contains(e.what(), "kernel td: tensor descriptor argument 'desc': shape[0] = " + std::to_string(big) +
+                                   " does not fit the kernel's i32 shape parameter; each dimension must be in "
+                                   "0..2147483647"));
+    }
+    CHECK(rec.calls == 0);  // TMA: refused before the map is encoded
+
+    // INT32_MAX itself passes, unchanged, in both forms.
+    d.shape = {1, i32_max};
+    assemble();
+    CHECK(i32_at(fm.shape32) == 1);
+    CHECK(i32_at(fm.shape32 + 1) == i32_max);
+    if (fm.li == &tma_li) {
+      CHECK(rec.calls == 1);
+      CHECK(rec.last.global_dim[0] == static_cast<std::uint64_t>(i32_max));  // innermost first
+    }
+  }
+
+  SUBCASE("0 is an empty dimension for the decomposed form; TMA needs every dimension >= 1") {
+    d.shape = {0, 8};
+    const param_plan dp = build_param_plan(k, v, dec_li);
+    assemble_params(dp, k, dec_li, args, params, st, scratch, nullptr, nullptr);
+    CHECK(i64_at(1) == 0);
+    CHECK(i32_at(6) == 0);
+    CHECK(i32_at(7) == 8);
+    const param_plan tp = build_param_plan(k, v, tma_li);
+    auto e = tptest::expect_error([&] { assemble_params(tp, k, tma_li, args, params, st, scratch, &fake_encode, &rec); });
+    CHECK(e.code() == errc::bad_argument);
+    CHECK(contains(e.what(), "'desc': shape[0] is 0"));
+  }
+  SUBCASE("negative outer strides: passed as is in the decomposed form, refused by TMA") {
+    d.shape = {100, 200};
+    d.strides = {-256, 1};
+    const param_plan dp = build_param_plan(k, v, dec_li);
+    assemble_params(dp, k, dec_li, args, params, st, scratch, nullptr, nullptr);
+    CHECK(i64_at(3) == -256);  // strides i64, first copy
+    CHECK(i64_at(8) == -256);  // strides i64, second copy
+    const param_plan tp = build_param_plan(k, v, tma_li);
+    auto e = tptest::expect_error([&] { assemble_params(tp, k, tma_li, args, params, st, scratch, &fake_encode, &rec); });
+    CHECK(e.code() == errc::bad_argument);
+    CHECK(contains(e.what(), "'desc': strides[0] is -256"));
   }
 }
 
