@@ -376,16 +376,10 @@ TEST_CASE("TRITONPACK_LOG=1 logs every decision (checked in a child process)") {
     CHECK(lib.get("vector_add").loaded_image(0).arch == "sm_80");
     return;
   }
-  const std::string cmd = "TP_LOG_CHILD=1 TRITONPACK_LOG=1 /proc/" + std::to_string(getpid()) +
-                          "/exe --test-case='*TRITONPACK_LOG*' 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  const int rc = pclose(p);
-  CHECK(rc == 0);
+  const auto child = tptest::run_self("TP_LOG_CHILD=1 TRITONPACK_LOG=1", "*TRITONPACK_LOG*");
+  const std::string& out = child.output;
   CAPTURE(out);
+  CHECK(child.status == 0);
   CHECK(contains(out, "tritonpack: CUDA driver"));
   CHECK(contains(out, "no current context: retained device 0's primary context"));
   CHECK(contains(out, "Fake GPU sm_86"));
@@ -404,6 +398,7 @@ TEST_CASE("a static library (as in a generated header) is torn down at exit with
     std::fflush(nullptr);
     std::exit(launched ? 0 : 3);  // static destructors and atexit handlers run now
   }
-  const std::string cmd = "TP_EXIT_CHILD=1 /proc/" + std::to_string(getpid()) + "/exe --test-case='*torn down at exit*' >/dev/null 2>&1";
-  CHECK(std::system(cmd.c_str()) == 0);
+  const auto child = tptest::run_self("TP_EXIT_CHILD=1", "*torn down at exit*");
+  CAPTURE(child.output);
+  CHECK(child.status == 0);
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <stdexcept>
@@ -20,6 +21,19 @@
 
 #include "fake_cuda/fake_cuda_control.h"
 #include "fake_cuda/fake_elf.hpp"
+
+// 1 in AddressSanitizer builds (TRITONPACK_SANITIZE): GCC defines __SANITIZE_ADDRESS__, Clang has
+// __has_feature(address_sanitizer).
+#if defined(__SANITIZE_ADDRESS__)
+#define TPTEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TPTEST_ASAN 1
+#endif
+#endif
+#ifndef TPTEST_ASAN
+#define TPTEST_ASAN 0
+#endif
 
 namespace tptest {
 
@@ -165,6 +179,24 @@ struct synth {
   }
   std::vector<std::uint8_t> pack() const { return tritonpack::pack::write_container(info, images); }
 };
+
+// Runs this test binary again in a child process, with `env` ("NAME=value ...") before it and only
+// the test cases that match `test_filter`; gives its exit status (as pclose returns it) and what it
+// printed on stdout and stderr.
+struct child_result {
+  int status = -1;
+  std::string output;
+};
+inline child_result run_self(const std::string& env, const std::string& test_filter) {
+  const std::string cmd = env + " /proc/" + std::to_string(getpid()) + "/exe --test-case='" + test_filter + "' 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) throw std::runtime_error("popen failed: " + cmd);
+  child_result r;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) r.output.append(buf, n);
+  r.status = pclose(p);
+  return r;
+}
 
 inline std::string make_temp_dir(const char* stem) {
   std::string t = std::string("/tmp/") + stem + "-XXXXXX";
