@@ -1,5 +1,5 @@
 // tritonpack/container_reader.hpp — parses and validates a container (docs/format.md) once, up
-// front, into the model of model.hpp, and decodes one image on demand.
+// front, builds the model of model.hpp kernel by kernel on demand, and decodes one image on demand.
 //
 // Why validate everything at parse time: the run time trusts the model afterwards (indices,
 // sizes, strings) without re-checking on the launch path, and a damaged or hostile container is
@@ -19,13 +19,14 @@
 #pragma once
 
 #include <cstddef>
+#include <atomic>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
-#include <atomic>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <set>
 #include <string>
 #include <string_view>
@@ -125,7 +126,10 @@ class container {
         // 64 MiB decode through zstd's own window instead of reserving that much.
         const bool whole = f.raw_size <= (std::uint64_t{64} << 20);
         const std::size_t capacity = static_cast<std::size_t>(whole ? f.raw_size : end);
-        std::unique_ptr<std::uint8_t[]> buf(new std::uint8_t[capacity]);
+        std::unique_ptr<std::uint8_t[]> buf(new (std::nothrow) std::uint8_t[capacity]);
+        if (!buf)
+          codec::fail(errc::out_of_memory, "", "images[%u] (frames[%u]): cannot allocate %zu bytes to decode into", image_index,
+                      im.frame, capacity);
         codec::decode_zstd_prefix(data_ + f.offset, f.stored_size, f.raw_size, dict, buf.get(), static_cast<std::size_t>(end),
                                   capacity, image_index, im.frame);
         out.assign(buf.get() + begin, buf.get() + end);
