@@ -452,7 +452,7 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
   d_.check(d_.fn.cuModuleGetFunction(&f->fn, f->module, li.entry.c_str()),
            who + ": cuModuleGetFunction(\"" + li.entry + "\")");
   // The compiled function's own thread limit (.maxntid) is not queried here: a block above it
-  // fails the launch, and launch() then asks the driver why (diagnose_launch_failure).
+  // fails the launch, and launch() then asks the driver why (launch_error).
   f->block = static_cast<unsigned>(block);
   f->shared = li.shared;
   f->num_ctas = num_ctas;
