@@ -260,13 +260,23 @@ inline void assemble_params(const param_plan& plan, const kernel_info& k, const 
         params[n++] = s + L.map;  // filled by `encode` below
         // Shapes first, so that a negative one gets the same message as in the decomposed form.
         detail::pack_shape_i32(k, op, d, s + L.shape32, params, n);
-        const tma_encode_args ea = make_tma_encode_args(d, li.tensordesc[op.meta], k.args[op.arg].name);
-        encode(encoder_self, ea, s + L.map, k.args[op.arg].name);
+        try {
+          const tma_encode_args ea = make_tma_encode_args(d, li.tensordesc[op.meta], k.args[op.arg].name);
+          encode(encoder_self, ea, s + L.map, k.args[op.arg].name);
+        } catch (const error& e) {  // name the kernel too (the error path only: no string work per launch)
+          throw error(e.code(), "kernel " + k.name + ": " + (e.what() + 12), e.driver_status());
+        }
         for (std::uint32_t r = 0; r < op.rank; ++r) {
           std::memcpy(s + L.strides64 + 8 * r, &d.strides[r], 8);
           params[n++] = s + L.strides64 + 8 * r;
         }
       } else {
+        // Triton's TensorDescriptor requires a contiguous innermost dimension in both forms (the
+        // TMA form checks it in make_tma_encode_args).
+        if (op.rank > 0 && d.strides[op.rank - 1] != 1)
+          throw error(errc::bad_argument, "kernel " + k.name + ": tensor descriptor argument '" + k.args[op.arg].name +
+                                              "': the innermost stride is " + std::to_string(d.strides[op.rank - 1]) +
+                                              ", it must be 1");
         std::memcpy(s + L.base, &d.base, 8);
         params[n++] = s + L.base;
         for (std::uint32_t r = 0; r < op.rank; ++r) {

@@ -371,7 +371,12 @@ TEST_CASE("host-side tensor descriptors: TMA map on sm_90, decomposed on sm_80")
     tensor_descriptor<half, 2> bad = d;
     bad.strides = {3, 1};
     auto e = tptest::expect_error([&] { lib.get("k").launch(nullptr, {1, 1, 1}, bad, y); });
-    CHECK(contains(e.what(), "'desc'"));
+    CHECK(e.code() == errc::bad_argument);
+    CHECK(contains(e.what(), "kernel k: tensor descriptor argument 'desc': strides[0]"));
+    CHECK(contains(e.what(), "not a multiple of 16"));
+    bad.strides = {3, 2};
+    e = tptest::expect_error([&] { lib.get("k").launch(nullptr, {1, 1, 1}, bad, y); });
+    CHECK(contains(e.what(), "kernel k: tensor descriptor argument 'desc': the innermost stride is 2, it must be 1"));
     // So is a negative shape, with the same message as in the decomposed form.
     bad = d;
     bad.shape = {100, -5};
@@ -409,6 +414,12 @@ TEST_CASE("host-side tensor descriptors: TMA map on sm_90, decomposed on sm_80")
     bad.shape = {100, -5};
     e = tptest::expect_error([&] { lib.get("k").launch(nullptr, {1, 1, 1}, bad, y); });
     CHECK(contains(e.what(), "kernel k: tensor descriptor argument 'desc': shape[1] = -5 is negative"));
+    // Like the TMA form (and Triton's TensorDescriptor), a non-contiguous innermost dimension.
+    bad = d;
+    bad.strides = {128, 2};
+    e = tptest::expect_error([&] { lib.get("k").launch(nullptr, {1, 1, 1}, bad, y); });
+    CHECK(e.code() == errc::bad_argument);
+    CHECK(contains(e.what(), "kernel k: tensor descriptor argument 'desc': the innermost stride is 2, it must be 1"));
     CHECK(f.launches().size() == 1);
   }
 }
