@@ -93,11 +93,7 @@ class container {
   std::size_t size() const noexcept { return size_; }
 
   // Index of the kernel called `name`, or -1. Reads the names in place: builds nothing.
-  long find_kernel(std::string_view name) const noexcept {
-    for (std::size_t i = 0; i < info_.kernels.size(); ++i)
-      if (kernel_name(i) == name) return static_cast<long>(i);
-    return -1;
-  }
+  long find_kernel(std::string_view name) const noexcept;
 
   // The raw bytes of image `image_index`: decodes its frame only as far as the image's end (never
   // more than the recorded raw size) and checks the XXH64 recorded for it. Thread-safe.
@@ -189,9 +185,9 @@ class container {
   codec::ddict_ptr ddict_;
   unsigned dict_id_ = 0;
 
-  std::string_view kernel_name(std::size_t i) const noexcept;
   void build_kernel(std::size_t i) const;
   void build_all() const;
+  void build_image(parser& p, std::size_t i) const;  // under lazy_->mutex
 
   // A zstd frame's own header must agree with the frame table (one frame, exactly stored_size
   // bytes, content size = raw_size, the container's dictionary). Checked when the frame is
@@ -694,9 +690,18 @@ class container::parser {
   }
 };
 
-inline std::string_view container::kernel_name(std::size_t i) const noexcept {
-  // Validated at parse time: the view cannot fail.
-  return parser(*this).kernel_name(i);
+inline long container::find_kernel(std::string_view name) const noexcept {
+  const parser p(*this);  // the names were validated at parse time: viewing them cannot fail
+  for (std::size_t i = 0; i < info_.kernels.size(); ++i)
+    if (p.kernel_name(i) == name) return static_cast<long>(i);
+  return -1;
+}
+
+inline void container::build_image(parser& p, std::size_t i) const {
+  if (lazy_->image_built[i]) return;
+  p.build_image(i, info_.images[i]);
+  info_.images[i].stored_size = images_[i].stored_size;
+  lazy_->image_built[i] = true;
 }
 
 inline void container::build_kernel(std::size_t i) const {
@@ -706,12 +711,7 @@ inline void container::build_kernel(std::size_t i) const {
   kernel_info& k = info_.kernels[i];
   p.build_kernel(i, k);
   for (const variant_info& v : k.variants)
-    for (std::uint32_t im : v.images)
-      if (!lazy_->image_built[im]) {
-        p.build_image(im, info_.images[im]);
-        info_.images[im].stored_size = images_[im].stored_size;
-        lazy_->image_built[im] = true;
-      }
+    for (std::uint32_t im : v.images) build_image(p, im);
   lazy_->kernel_built[i].store(true, std::memory_order_release);
 }
 
@@ -720,12 +720,7 @@ inline void container::build_all() const {
   std::lock_guard<std::mutex> lock(lazy_->mutex);
   if (lazy_->all_built.load(std::memory_order_relaxed)) return;
   parser p(*this);
-  for (std::size_t im = 0; im < info_.images.size(); ++im)  // images no variant refers to
-    if (!lazy_->image_built[im]) {
-      p.build_image(im, info_.images[im]);
-      info_.images[im].stored_size = images_[im].stored_size;
-      lazy_->image_built[im] = true;
-    }
+  for (std::size_t im = 0; im < info_.images.size(); ++im) build_image(p, im);  // images no variant refers to
   lazy_->all_built.store(true, std::memory_order_release);
 }
 

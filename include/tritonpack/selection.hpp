@@ -253,7 +253,7 @@ inline void select_hip(const container_info& c, const variant_info& v, const dev
     }
     std::string why;
     if (!hsaco_runs_on(*a, *d, x.on ? &why : nullptr)) {
-      x.refuse(idx, [&] { return std::string(why); });
+      x.refuse(idx, [&] { return why; });
       continue;
     }
     cands.push_back({idx, 0, static_cast<std::uint32_t>(a->features.size()),

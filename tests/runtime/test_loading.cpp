@@ -239,6 +239,17 @@ TEST_CASE("unknown kernel name lists the kernels present") {
 }
 
 TEST_CASE("load-time checks: shared memory above the device limit, block size, ABI") {
+  // One `*fp32` argument, `warps` warps of `warp_size` threads, compiled with .reqntid `reqntid`.
+  auto block_kernel = [](unsigned warps, unsigned warp_size, unsigned reqntid) {
+    tptest::synth s;
+    s.arg("x", "*fp32");
+    s.variant({}, warps);
+    launch_info li;
+    li.num_warps = warps;
+    li.warp_size = warp_size;
+    s.image(0, image_kind::cubin, "sm_90a", tpfake::make_cubin(90, true, {{"k", {8, 8, 8}, reqntid}}), li);
+    return s.pack();
+  };
   SUBCASE("shared memory above the opt-in limit is rejected with a clear message") {
     tptest::setup("sm_86/smem=101376");
     tptest::synth s;
@@ -256,13 +267,7 @@ TEST_CASE("load-time checks: shared memory above the device limit, block size, A
   }
   SUBCASE("a block above the compiled .reqntid: the launch fails and says why") {
     tptest::setup("sm_90");
-    tptest::synth s;
-    s.arg("x", "*fp32");
-    s.variant({}, 8);  // 256 threads
-    launch_info li;
-    li.num_warps = 8;
-    s.image(0, image_kind::cubin, "sm_90a", tpfake::make_cubin(90, true, {{"k", {8, 8, 8}, 128}}), li);
-    auto bytes = s.pack();
+    auto bytes = block_kernel(8, 32, 128);  // 256 threads
     library lib(bytes.data(), bytes.size());
     lib.get("k").preload();  // not queried at load: it would cost every first launch a driver call
     auto e = tptest::expect_error([&] {
@@ -276,14 +281,7 @@ TEST_CASE("load-time checks: shared memory above the device limit, block size, A
   }
   SUBCASE("a block above CUDA's 1024 threads is refused at load") {
     tptest::setup("sm_90");
-    tptest::synth s;
-    s.arg("x", "*fp32");
-    s.variant({}, 32);
-    launch_info li;
-    li.num_warps = 32;
-    li.warp_size = 64;
-    s.image(0, image_kind::cubin, "sm_90a", tpfake::make_cubin(90, true, {{"k", {8, 8, 8}, 2048}}), li);
-    auto bytes = s.pack();
+    auto bytes = block_kernel(32, 64, 2048);
     library lib(bytes.data(), bytes.size());
     auto e = tptest::expect_error([&] { lib.get("k").preload(); });
     CHECK(e.code() == errc::unsupported);
