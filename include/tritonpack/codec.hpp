@@ -117,29 +117,35 @@ inline std::size_t frame_header_size(const std::uint8_t* p, std::size_t n) noexc
 // content) into `out`. When the whole frame is asked for it is decoded in one shot (zstd then
 // checks its content checksum and refuses a frame holding more than `raw` bytes); otherwise it is
 // streamed only as far as `out_size` (a few bytes more at most: to the end of the zstd block
-// holding byte `out_size`). `image` and `frame` name the request in messages. Never writes past
-// `out_capacity` bytes; with `out_capacity` >= `raw`, zstd decodes straight into `out` instead of
-// through window buffers of its own (fewer allocations, pages and copies on a first launch).
-inline void decode_zstd_prefix(const std::uint8_t* p, std::uint64_t stored, std::uint64_t raw, const ZSTD_DDict* ddict,
-                               std::uint8_t* out, std::size_t out_size, std::size_t out_capacity, std::uint32_t image,
-                               std::uint32_t frame) {
-  char where[64];
-  std::snprintf(where, sizeof where, "images[%u] (frames[%u]): ", image, frame);
+// holding byte `out_size`). Never writes past `out_capacity` bytes; with `out_capacity` >= `raw`,
+// zstd decodes straight into `out` instead of through window buffers of its own (fewer
+// allocations, pages and copies on a first launch).
+//
+// Returns nullptr when the bytes decoded; otherwise writes into `why` what zstd (or the block
+// walk) found wrong and returns it. Once check_zstd_frame has accepted the frame header, any such
+// failure means the payload is damaged — zstd's own words for it depend on where the damage
+// fell: a corrupted literal or match length makes the output overrun the recorded size, which
+// zstd reports as "Destination buffer is too small" — so the caller, which knows the image,
+// reports them all as damage and keeps zstd's words as the detail. Throws only when memory for
+// the decoder cannot be had (errc::out_of_memory).
+inline const char* decode_zstd_prefix(const std::uint8_t* p, std::uint64_t stored, std::uint64_t raw, const ZSTD_DDict* ddict,
+                                      std::uint8_t* out, std::size_t out_size, std::size_t out_capacity, char (&why)[256]) {
   ZSTD_DCtx* dctx = thread_dctx();
-  if (!dctx) fail(errc::out_of_memory, where, "could not allocate a zstd decompression context");
+  if (!dctx) fail(errc::out_of_memory, "", "could not allocate a zstd decompression context");
   // A previous, possibly failed, decode on this thread must not leak state into this one.
   ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);
   if (out_size == raw) {
     const std::size_t r = ddict ? ZSTD_decompress_usingDDict(dctx, out, out_size, p, static_cast<std::size_t>(stored), ddict)
                                 : ZSTD_decompressDCtx(dctx, out, out_size, p, static_cast<std::size_t>(stored));
-    if (ZSTD_isError(r)) fail(errc::bad_container, where, "zstd: %s", ZSTD_getErrorName(r));
+    if (ZSTD_isError(r)) return std::snprintf(why, sizeof why, "zstd: %s", ZSTD_getErrorName(r)), why;
     if (r != out_size)
-      fail(errc::bad_container, where, "zstd frame holds %zu bytes, raw_size says %llu", r, static_cast<unsigned long long>(raw));
-    return;
+      return std::snprintf(why, sizeof why, "zstd frame holds %zu bytes, raw_size says %llu", r, static_cast<unsigned long long>(raw)),
+             why;
+    return nullptr;
   }
   if (ddict) {
     const std::size_t r = ZSTD_DCtx_refDDict(dctx, ddict);
-    if (ZSTD_isError(r)) fail(errc::bad_container, where, "%s", ZSTD_getErrorName(r));
+    if (ZSTD_isError(r)) return std::snprintf(why, sizeof why, "zstd: %s", ZSTD_getErrorName(r)), why;
   }
   // Feed the decoder one block at a time (3-byte block headers, RFC 8878 §3.1.1.2): it can only
   // decode what it has been given, so decoding stops with the block that completes the prefix —
@@ -152,29 +158,32 @@ inline void decode_zstd_prefix(const std::uint8_t* p, std::uint64_t stored, std:
                       !ZSTD_isError(ZSTD_DCtx_setParameter(dctx, static_cast<ZSTD_dParameter>(1001), 1));
   const std::size_t n = static_cast<std::size_t>(stored);
   std::size_t limit = frame_header_size(p, n);
-  if (limit == 0) fail(errc::bad_container, where, "zstd frame header is truncated");
+  if (limit == 0) return std::snprintf(why, sizeof why, "zstd frame header is truncated"), why;
   ZSTD_inBuffer in{p, limit, 0};
   ZSTD_outBuffer ob{out, stable ? static_cast<std::size_t>(raw) : out_size, 0};
+  auto ended_early = [&] {
+    std::snprintf(why, sizeof why, "zstd frame ended after %zu bytes, raw_size says %llu", ob.pos, static_cast<unsigned long long>(raw));
+    return why;
+  };
   while (ob.pos < out_size) {
     if (in.pos == in.size) {
-      if (limit + 3 > n) fail(errc::bad_container, where, "zstd frame ended after %zu bytes, raw_size says %llu", ob.pos,
-                              static_cast<unsigned long long>(raw));
+      if (limit + 3 > n) return ended_early();
       const std::uint32_t bh = static_cast<std::uint32_t>(p[limit]) | (static_cast<std::uint32_t>(p[limit + 1]) << 8) |
                                (static_cast<std::uint32_t>(p[limit + 2]) << 16);
       const unsigned type = (bh >> 1) & 3;
       const std::size_t body = type == 1 ? 1 : (bh >> 3);  // RLE blocks store one byte
-      if (type == 3 || body > n - limit - 3) fail(errc::bad_container, where, "zstd block at %zu is malformed", limit);
+      if (type == 3 || body > n - limit - 3) return std::snprintf(why, sizeof why, "zstd block at byte %zu is malformed", limit), why;
       limit += 3 + body;
       in.size = limit;
     }
     const std::size_t before_in = in.pos, before_out = ob.pos;
     const std::size_t ret = ZSTD_decompressStream(dctx, &ob, &in);
-    if (ZSTD_isError(ret)) fail(errc::bad_container, where, "zstd: %s", ZSTD_getErrorName(ret));
-    if (ret == 0 && ob.pos < out_size)
-      fail(errc::bad_container, where, "zstd frame ended after %zu bytes, raw_size says %llu", ob.pos,
-           static_cast<unsigned long long>(raw));
-    if (in.pos == before_in && ob.pos == before_out && in.pos < in.size) fail(errc::bad_container, where, "zstd decoder made no progress");
+    if (ZSTD_isError(ret)) return std::snprintf(why, sizeof why, "zstd: %s", ZSTD_getErrorName(ret)), why;
+    if (ret == 0 && ob.pos < out_size) return ended_early();
+    if (in.pos == before_in && ob.pos == before_out && in.pos < in.size)
+      return std::snprintf(why, sizeof why, "zstd decoder made no progress"), why;
   }
+  return nullptr;
 }
 
 }  // namespace codec

@@ -6,6 +6,8 @@
 
 #include "test_util.hpp"
 #include "tritonpack/container_reader.hpp"
+#include "tritonpack/pack/header_writer.hpp"
+#include "tritonpack/pack/manifest.hpp"
 
 using tp_test::fs::path;
 using tp_test::run_cli;
@@ -172,5 +174,74 @@ TEST_CASE("extract writes every image back byte for byte (from the .tpk and from
       CHECK(tp_test::slurp(e.path()) == tp_test::slurp(path(TP_ARTIFACTS) / rel));
     }
     CHECK(files == 70);
+  }
+}
+
+namespace {
+// The fixtures' .tpk with one byte of the data section flipped: `at` bytes into frame 0, which
+// holds vector_add's CUDA images, cubins first.
+std::vector<std::uint8_t> damaged_tpk(std::uint64_t at) {
+  auto tpk = tp_test::slurp(packed() / "fixtures.tpk");
+  const auto c = tritonpack::container::parse(tpk.data(), tpk.size());
+  tpk[static_cast<std::size_t>(c.frames()[0].offset + at)] ^= 0x5A;
+  return tpk;
+}
+
+// The JSON document `inspect --json` printed, without the one line it wrote to stderr after it.
+nlohmann::json json_of(const std::string& out) { return nlohmann::json::parse(out.substr(0, out.rfind("}\n") + 2)); }
+}  // namespace
+
+TEST_CASE("inspect decodes every frame and checks every image: damage exits 1 naming the image and its kernel") {
+  const auto intact = run_cli("inspect \"" + (packed() / "fixtures.tpk").string() + "\"");
+  CHECK(intact.code == 0);
+  CHECK(intact.out.find("integrity: ok: 6 frames decoded, 70 image checksums verified") != std::string::npos);
+
+  // A flipped byte of compressed payload (inside the first cubin's blocks), and of the zstd frame
+  // header; in a .tpk, in a generated header and in an executable that embeds the container.
+  for (const std::uint64_t at : {100u, 4u}) {
+    CAPTURE(at);
+    const auto tpk = damaged_tpk(at);
+    tp_test::spit(work / "damaged.tpk", tpk);
+    const auto m = tritonpack::pack::load_manifest(path(TP_ARTIFACTS) / "manifest.json");
+    tritonpack::pack::header_options ho;
+    ho.namespace_name = "fixtures";
+    tp_test::spit(work / "damaged.hpp", tritonpack::pack::write_header(m.info, tpk, ho));
+    std::vector<std::uint8_t> exe(3000, 0x90);
+    exe.insert(exe.begin() + 1000, tpk.begin(), tpk.end());
+    tp_test::spit(work / "damaged.exe", exe);
+    for (const char* file : {"damaged.tpk", "damaged.hpp", "damaged.exe"}) {
+      CAPTURE(file);
+      const std::string f = "\"" + (work / file).string() + "\"";
+      const auto r = run_cli("inspect " + f);
+      CHECK(r.code == 1);
+      CHECK(r.out.find("DAMAGED: ") != std::string::npos);
+      // The first cubin is damaged whichever byte was hit; the report names it and its kernel.
+      CHECK_MESSAGE(r.out.find("\n  image 0 (cuda cubin sm_80) of kernel vector_add ") != std::string::npos, r.out);
+      CHECK(r.out.find("0  DAMAGED\n") != std::string::npos);  // its row in the variant's table
+      CHECK(r.out.find(" is damaged: ") != std::string::npos);  // the one line on stderr
+      if (at == 4) CHECK(r.out.find("does not decode (frames[0]: stored bytes do not start with a zstd frame header)") != std::string::npos);
+
+      const auto j = run_cli("inspect --json " + f);
+      CHECK(j.code == 1);
+      const auto doc = json_of(j.out);
+      const auto& integrity = doc["containers"][0]["integrity"];
+      CHECK(integrity["verified"] == true);
+      REQUIRE(!integrity["damaged"].empty());
+      CHECK(integrity["damaged"][0]["image"] == 0);
+      CHECK(integrity["damaged"][0]["kernel"] == "vector_add");
+      CHECK(integrity["damaged"][0]["kind"] == "cubin");
+      CHECK(integrity["damaged"][0]["arch"] == "sm_80");
+
+      const auto q = run_cli("inspect --quick " + f);
+      CHECK(q.code == 0);
+      CHECK(q.out.find("integrity: not checked (--quick") != std::string::npos);
+      const auto qj = run_cli("inspect --quick --json " + f);
+      CHECK(qj.code == 0);
+      CHECK(nlohmann::json::parse(qj.out)["containers"][0]["integrity"]["verified"] == false);
+    }
+    // extract decodes every image: the damaged one stops it, named.
+    const auto x = run_cli("extract \"" + (work / "damaged.tpk").string() + "\" -o \"" + (work / "ex_damaged").string() + "\"");
+    CHECK(x.code == 1);
+    CHECK(x.out.find("container \"fixtures\" is damaged: image 0 (cuda cubin sm_80) of kernel vector_add") != std::string::npos);
   }
 }

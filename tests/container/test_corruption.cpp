@@ -244,51 +244,99 @@ TEST_CASE("an unconstrained field changed without fixing the checksum is refused
   CHECK(parse_error(b).find("header.tables_checksum") != std::string::npos);
 }
 
-TEST_CASE("image checksums are verified on decode") {
+TEST_CASE("image checksums are verified on decode: a mismatch is damage, naming the image and its kernel") {
   auto b = sample_blob();
   store_u64(b.data() + rec(b, F::sec_images, 0) + F::image_rec::checksum, 12345);
   fix_checksum(b);
   const container c = container::parse(b.data(), b.size());
-  CHECK_THROWS_WITH_AS(c.decode_image(0), doctest::Contains("images[0]"), error);
+  const error e = [&] {
+    try {
+      (void)c.decode_image(0);
+    } catch (const error& x) {
+      return x;
+    }
+    return error(errc::bad_argument, "no error");
+  }();
+  CHECK(e.code() == errc::bad_container);
+  const std::string m = e.what();
+  CHECK_MESSAGE(m.find("container \"sample\" is damaged: image 0 (cuda cubin sm_90a) of kernel vector_add") != std::string::npos, m);
+  CHECK_MESSAGE(m.find("0x0000000000003039 recorded for it") != std::string::npos, m);
+  CHECK_MESSAGE(m.find("rebuild the program") != std::string::npos, m);
+  CHECK_MESSAGE(m.find("tritonpack inspect") != std::string::npos, m);
   CHECK_NOTHROW(c.decode_image(1));
+  const std::vector<image_damage> d = c.find_damage();
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].image == 0);
+  CHECK(c.describe_image(6) == "image 6 (hip llir gfx90a:xnack-) of kernel matmul");
 }
 
-TEST_CASE("every single-byte flip is refused, or (inside compressed payload) changes nothing") {
-  // Header, tables and dictionary are covered by the tables checksum, so a flip there is always
-  // refused at parse. In a frame's compressed payload a flip may hit bits zstd never reads
-  // (padding, unused table entries); then the decoded images must still be exactly the originals
-  // (zstd's content checksum and the image XXH64 guarantee no silently different bytes).
-  const auto good = sample_blob();
-  const auto originals = tp_test::sample_images();
+namespace {
+
+// Flips every byte of `good` in turn. A flip in the header, tables or dictionary is refused at
+// parse (the tables checksum covers them). A flip in the data section — frame headers, compressed
+// payload, zstd block headers and content checksums, stored images — must leave each image either
+// decoding to exactly its original bytes (zstd never reads some payload bits) or refused with
+// errc::bad_container saying the container is damaged and naming the image and its kernel, as
+// decode_image (the run time's path) and find_damage (`tritonpack inspect`'s) both report it.
+void flip_every_byte(const std::vector<std::uint8_t>& good, const std::vector<std::vector<std::uint8_t>>& originals) {
+  const container intact = container::parse(good.data(), good.size());
   const std::uint64_t data_start = section_offset(good, F::sec_data);
+  std::vector<std::string> names;  // "image 3 (cuda cubin sm_80) of kernel vector_add"
+  for (std::uint32_t k = 0; k < originals.size(); ++k) names.push_back(intact.describe_image(k));
   int at_parse = 0, at_decode = 0, harmless = 0;
   for (std::size_t i = 0; i < good.size(); ++i) {
-    CAPTURE(i);
     auto b = good;
     b[i] ^= 0x5A;
     std::optional<container> c;
     try {
       c.emplace(container::parse(b.data(), b.size()));
-    } catch (const error&) {
+    } catch (const error& e) {
+      CHECK(e.code() == errc::bad_container);
       ++at_parse;
       continue;
     }
+    CAPTURE(i);
     REQUIRE_MESSAGE(i >= data_start, "a flip in the header or tables was accepted");
-    bool refused = false, same = true;
-    for (std::uint32_t k = 0; k < c->info().images.size(); ++k) {
+    std::vector<std::uint32_t> refused;
+    for (std::uint32_t k = 0; k < originals.size(); ++k) {
       try {
-        same = same && c->decode_image(k) == originals[k];
-      } catch (const error&) {
-        refused = true;
+        const bool same = c->decode_image(k) == originals[k];
+        CHECK_MESSAGE(same, "image " << k << " decoded to different bytes without an error");
+      } catch (const error& e) {
+        refused.push_back(k);
+        const std::string m = e.what();
+        CHECK(e.code() == errc::bad_container);
+        CHECK_MESSAGE(m.find("container \"sample\" is damaged: " + names[k]) != std::string::npos, m);
+        CHECK_MESSAGE(m.find("rebuild the program") != std::string::npos, m);
       }
     }
-    if (refused) ++at_decode;
-    else ++harmless;
-    CHECK((refused || same));
+    std::vector<std::uint32_t> found;
+    for (const image_damage& d : c->find_damage()) found.push_back(d.image);
+    CHECK(found == refused);
+    if (refused.empty()) ++harmless;
+    else ++at_decode;
   }
   CHECK(at_parse >= static_cast<int>(data_start));
+  CHECK(at_decode > 0);
   MESSAGE(at_parse << " flips refused at parse, " << at_decode << " at decode, " << harmless
                    << " in compressed payload bits zstd does not read (decoded bytes unchanged)");
+}
+
+}  // namespace
+
+TEST_CASE("every single-byte flip is refused as damage, or (inside compressed payload) changes nothing") {
+  const auto originals = tp_test::sample_images();
+  SUBCASE("zstd frames holding several images") { flip_every_byte(sample_blob(), originals); }
+  SUBCASE("stored binaries (--store-binaries)") {
+    pack::write_options opt;
+    opt.store_binaries = true;
+    flip_every_byte(pack::write_container(tp_test::sample_info(), originals, opt), originals);
+  }
+  SUBCASE("one frame per image") {
+    pack::write_options opt;
+    opt.grouping = pack::frame_grouping::per_image;
+    flip_every_byte(pack::write_container(tp_test::sample_info(), originals, opt), originals);
+  }
 }
 
 TEST_CASE("every truncation and any trailing byte is refused") {

@@ -338,12 +338,16 @@ std::vector<std::uint8_t> write_container(const container_info& info,
   const std::uint64_t data_offset = byte_io::load_u64(out.data() + F::header::sections + F::sec_data * F::header::section_entry_size);
   store_u64(out.data() + F::header::tables_checksum, xxh64(out.data(), static_cast<std::size_t>(data_offset)));
 
-  // Self-check: what we write, the run time must accept.
+  // Self-check: what we write, the run time must accept, and every image must decode to its bytes.
+  std::string not_decoding;
   try {
-    container::parse(out.data(), out.size()).verify_frames();
+    const container c = container::parse(out.data(), out.size());
+    const std::vector<image_damage> damage = c.find_damage();
+    if (!damage.empty()) not_decoding = c.describe_image(damage[0].image) + " " + damage[0].reason;
   } catch (const error& e) {
     bad(fmt::format("the model does not make a valid container: {}", e.what()));
   }
+  if (!not_decoding.empty()) bad("the container written does not decode: " + not_decoding);
   return out;
 }
 

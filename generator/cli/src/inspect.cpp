@@ -74,17 +74,58 @@ json image_json(const container& c, std::uint32_t i) {
   return j;
 }
 
+// What the deep check found: in the JSON, whether it ran and the damaged images with their
+// kernels; in the text, a block under the container's line that cannot be missed.
+json integrity_json(const container& c, bool quick, const std::map<std::uint32_t, std::string>& damaged) {
+  json j;
+  j["verified"] = !quick;
+  json list = json::array();
+  for (const auto& [i, why] : damaged) {
+    const image_info& im = c.info().images[i];
+    const std::string_view kernel = c.kernel_of_image(i);
+    list.push_back({{"image", i},
+                    {"kernel", kernel.empty() ? json(nullptr) : json(std::string(kernel))},
+                    {"backend", backend_name(im.backend)},
+                    {"kind", image_kind_name(im.kind)},
+                    {"arch", im.arch},
+                    {"frame", c.frame_of(i)},
+                    {"reason", why}});
+  }
+  j["damaged"] = quick ? json(nullptr) : list;
+  return j;
+}
+
+std::string integrity_text(const container& c, bool quick, const std::map<std::uint32_t, std::string>& damaged) {
+  const std::size_t n = c.info().images.size();
+  if (quick)
+    return "integrity: not checked (--quick: the header and tables were validated against their checksum; the frames were not decoded)\n";
+  if (damaged.empty())
+    return fmt::format("integrity: ok: {} frame{} decoded, {} image checksum{} verified\n", c.frames().size(),
+                       c.frames().size() == 1 ? "" : "s", n, n == 1 ? "" : "s");
+  std::string t = fmt::format("DAMAGED: {} of {} image{} {} not the bytes that were packed:\n", damaged.size(), n, n == 1 ? "" : "s",
+                              damaged.size() == 1 ? "is" : "are");
+  for (const auto& [i, why] : damaged) t += fmt::format("  {} {}\n", c.describe_image(i), why);
+  t += "  the container's bytes changed after `tritonpack pack` wrote them; rebuild it (pack the kernels again and recompile\n"
+       "  the program that embeds it)\n";
+  return t;
+}
+
 }  // namespace
 
-std::string inspect_report(const search_result& found, const inspect_options& opt) {
+inspect_result inspect_report(const search_result& found, const inspect_options& opt) {
   std::optional<device_target> device;
   if (!opt.device.empty()) device = parse_device_target(opt.device);  // bad_argument names the forms
   json all = json::array();
   std::string text;
+  std::size_t damaged_total = 0;
   for (std::size_t ci = 0; ci < found.containers.size(); ++ci) {
     const found_container& fc = found.containers[ci];
     const container c = container::parse(fc.bytes.data(), fc.bytes.size());
     const container_info& info = c.info();
+    std::map<std::uint32_t, std::string> damaged;  // image → why
+    if (!opt.quick)
+      for (const image_damage& d : c.find_damage()) damaged.emplace(d.image, d.reason);
+    damaged_total += damaged.size();
     std::uint64_t raw = 0;
     for (const image_info& im : info.images) raw += im.raw_size;
     std::uint64_t stored = 0;
@@ -103,6 +144,8 @@ std::string inspect_report(const search_result& found, const inspect_options& op
     text += fmt::format("{} ({}){}: tritonpack container v{}, library \"{}\", Triton {}\n", opt.file, found.source,
                         found.containers.size() > 1 || fc.offset ? fmt::format(" at offset {}", fc.offset) : std::string(),
                         info.format_version, info.name, info.triton_version.empty() ? "?" : info.triton_version);
+    cj["integrity"] = integrity_json(c, opt.quick, damaged);
+    text += integrity_text(c, opt.quick, damaged);
     json kernels = json::array();
     for (std::size_t ki = 0; ki < info.kernels.size(); ++ki) {
       const kernel_info& k = info.kernels[ki];
@@ -146,8 +189,9 @@ std::string inspect_report(const search_result& found, const inspect_options& op
           const image_info& i = info.images[im];
           std::string arch = i.arch;
           if (i.kind == image_kind::ptx) arch += fmt::format(" ({}.{})", i.ptx_version / 10, i.ptx_version % 10);
-          text += fmt::format("    {:>5}  {:<4}  {:<5}  {:<16} {:>10} {:>10} {:>6.2f}x  {}\n", im, backend_name(i.backend),
-                              image_kind_name(i.kind), arch, i.raw_size, i.stored_size, ratio(i.raw_size, i.stored_size), c.frame_of(im));
+          text += fmt::format("    {:>5}  {:<4}  {:<5}  {:<16} {:>10} {:>10} {:>6.2f}x  {}{}\n", im, backend_name(i.backend),
+                              image_kind_name(i.kind), arch, i.raw_size, i.stored_size, ratio(i.raw_size, i.stored_size), c.frame_of(im),
+                              damaged.count(im) ? "  DAMAGED" : "");
           ims.push_back(im);
         }
         vj["images"] = ims;
@@ -205,9 +249,9 @@ std::string inspect_report(const search_result& found, const inspect_options& op
     top["file"] = opt.file;
     top["source"] = found.source;
     top["containers"] = all;
-    return top.dump(2) + "\n";
+    return {top.dump(2) + "\n", damaged_total};
   }
-  return text;
+  return {text, damaged_total};
 }
 
 }  // namespace tritonpack::pack

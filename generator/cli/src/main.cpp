@@ -42,10 +42,11 @@ constexpr const char* usage_text =
     "      --mode narrows what is packed; --level is the zstd level (1..22, default 19).\n"
     "      --store-binaries keeps cubins / code objects uncompressed (a bigger file, a first\n"
     "      launch without decompression).\n"
-    "  tritonpack inspect FILE [--device ARCH] [--json]\n"
+    "  tritonpack inspect FILE [--device ARCH] [--json] [--quick]\n"
     "      List the kernels, variants and images in FILE (a .tpk, a generated .hpp, or a\n"
     "      program that embeds a container). --device sm_90 / gfx942 shows which image each\n"
-    "      kernel variant would get on that GPU, and why.\n"
+    "      kernel variant would get on that GPU, and why. Every frame is decoded and every\n"
+    "      image checked against its checksum (exit 1 if any is damaged); --quick skips that.\n"
     "  tritonpack extract FILE -o DIR\n"
     "      Write every image of FILE to DIR/<kernel>/v<variant>/<backend>_<arch>.<kind>.\n"
     "  tritonpack --help | --version\n"
@@ -190,7 +191,7 @@ pack::search_result load_containers(const std::string& file) {
 }
 
 int cmd_inspect(int argc, char** argv) {
-  const args a(argc, argv, 2, {"--device"}, {"--json"});
+  const args a(argc, argv, 2, {"--device"}, {"--json", "--quick"});
   if (a.positional.size() != 1) throw usage_error("inspect takes one FILE");
   if (auto d = a.get("--device")) {
     try {
@@ -205,8 +206,14 @@ int cmd_inspect(int argc, char** argv) {
   io.source = r.source;
   if (auto d = a.get("--device")) io.device = *d;
   io.json = a.flags.count("--json") != 0;
-  std::cout << pack::inspect_report(r, io);
-  return 0;
+  io.quick = a.flags.count("--quick") != 0;
+  const pack::inspect_result report = pack::inspect_report(r, io);
+  std::cout << report.report;
+  if (report.damaged_images == 0) return 0;
+  std::cout.flush();
+  std::cerr << fmt::format("tritonpack: {} is damaged: {} image{} not the bytes that were packed (listed in the report); rebuild it\n",
+                           a.positional[0], report.damaged_images, report.damaged_images == 1 ? " is" : "s are");
+  return 1;
 }
 
 std::string safe(std::string s) {
