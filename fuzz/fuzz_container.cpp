@@ -30,9 +30,34 @@ void check_one(const std::uint8_t* data, std::size_t size) {
       try {
         const std::vector<std::uint8_t> bytes = c.decode_image(i);
         if (bytes.size() != info.images[i].raw_size) std::abort();
-      } catch (const error&) {
-        // damaged payload: refused, as it must be
+      } catch (const error& e) {
+        // damaged payload: refused as damage, as it must be
+        if (e.code() != errc::bad_container) std::abort();
       }
+    }
+    // The whole-container check (`tritonpack inspect`): every frame decoded once, every image
+    // checked; it must agree with decode_image on which images are damaged.
+    // (Bounded: deciding which images decode_image refuses decodes each frame once per image.)
+    std::uint64_t total = 0;
+    for (const frame_view& f : c.frames()) total += f.raw_size;
+    if (total * info.images.size() <= (32u << 20)) {
+      const std::vector<image_damage> damage = c.find_damage();
+      std::size_t next = 0;
+      for (std::uint32_t i = 0; i < info.images.size(); ++i) {
+        bool refused = false;
+        try {
+          (void)c.decode_image(i);
+        } catch (const error&) {
+          refused = true;
+        }
+        const bool listed = next < damage.size() && damage[next].image == i;
+        if (listed != refused) std::abort();
+        if (listed) {
+          (void)c.describe_image(i);
+          ++next;
+        }
+      }
+      if (next != damage.size()) std::abort();
     }
     // The run time selects from a parsed container; it must not trip over any model the reader
     // accepts.

@@ -3,6 +3,8 @@
 // what the manifest says.
 #include <doctest/doctest.h>
 
+#include <functional>
+
 #include "test_util.hpp"
 #include "tritonpack/byte_io.hpp"
 #include "tritonpack/error.hpp"
@@ -106,8 +108,8 @@ TEST_CASE("non-GPU and malformed ELF files are refused with a reason") {
   byte_io::store_u16(x86.data() + 18, 62);
   CHECK_THROWS_WITH_AS(read_elf_target(x86), doctest::Contains("e_machine is 62"), error);
   auto cut = bytes;
-  cut.resize(200);  // section headers now point past the end
-  CHECK_THROWS_WITH_AS(read_elf_target(cut), doctest::Contains("run past"), error);
+  cut.resize(200);  // the program and section headers now point past the end
+  CHECK_THROWS_WITH_AS(read_elf_target(cut), doctest::Contains("past the end of the file (200 bytes)"), error);
   auto elf32 = bytes;
   elf32[4] = 1;
   CHECK_THROWS_WITH_AS(read_elf_target(elf32), doctest::Contains("ELFCLASS64"), error);
@@ -124,7 +126,165 @@ TEST_CASE("PTX directives and entries") {
   CHECK(p.entries[0].params == 7);  // x, y, out, n, alpha + 2 scratch pointers
   CHECK_THROWS_WITH_AS(read_ptx(".target sm_80\n"), doctest::Contains(".version"), error);
   CHECK_THROWS_WITH_AS(read_ptx(".version 8.7\n"), doctest::Contains(".target"), error);
-  CHECK(read_ptx("//\n.version 7.8\n.target sm_86, debug\n").target == "sm_86");
+  CHECK(read_ptx("//\n.version 7.8\n.target sm_86, debug\n.visible .entry k()\n{\n\tret;\n}\n").target == "sm_86");
+}
+
+namespace {
+std::string text_of(const std::vector<std::uint8_t>& b) { return std::string(b.begin(), b.end()); }
+
+// The message read_x throws for `bytes`, or "" when it accepts them.
+template <class F>
+std::string refusal(F read) {
+  try {
+    read();
+  } catch (const error& e) {
+    return e.what();
+  }
+  return {};
+}
+}  // namespace
+
+TEST_CASE("a cubin or code object cut short is refused, saying what runs past the end and by how much") {
+  // The cubin's program headers are at its end (ptxas), the code object's at its start and its
+  // section headers at its end (lld): every cut lands in something the check sees.
+  for (const path& p : {artifacts / "vector_add/v0/cuda_sm_90a.cubin", artifacts / "vector_add/v0/hip_gfx942.hsaco",
+                        artifacts / "matmul_f16/v0/cuda_sm_100a.cubin", data_dir / "ptxas13_sm_90a.cubin"}) {
+    const auto whole = tp_test::slurp(p);
+    REQUIRE_NOTHROW(read_elf_target(whole));
+    for (const std::size_t keep : {whole.size() - 1, whole.size() - 30, whole.size() - 60, whole.size() * 9 / 10, whole.size() * 2 / 3,
+                                   whole.size() / 2, whole.size() / 5, std::size_t{64}}) {
+      CAPTURE(p.filename().string());
+      CAPTURE(keep);
+      auto cut = whole;
+      cut.resize(keep);
+      const std::string m = refusal([&] { (void)read_elf_target(cut); });
+      CHECK_MESSAGE(m.find("past the end of the file (" + std::to_string(keep) + " bytes)") != std::string::npos, m);
+      CHECK_MESSAGE(m.find("the file is truncated or corrupt; recompile the kernel") != std::string::npos, m);
+    }
+  }
+  // The case reported: ptxas's cubin with its program headers cut (they start at 6784, 5 × 56).
+  auto cubin = tp_test::slurp(artifacts / "vector_add/v0/cuda_sm_90a.cubin");
+  cubin.resize(6800);
+  CHECK(refusal([&] { (void)read_elf_target(cubin); })
+            .find("ELF program header table (5 entries of 56 bytes) at offset 6784 (280 bytes) ends 264 bytes past the end of the file "
+                  "(6800 bytes)") != std::string::npos);
+}
+
+TEST_CASE("corrupt ELF structure is refused: headers, sections, segments, the section-name table, symbol tables") {
+  using byte_io::store_u16;
+  using byte_io::store_u32;
+  using byte_io::store_u64;
+  const auto good = tp_test::slurp(artifacts / "vector_add/v0/cuda_sm_90a.cubin");
+  const std::uint64_t shoff = byte_io::load_u64(good.data() + 0x28), phoff = byte_io::load_u64(good.data() + 32);
+  auto sh = [&](unsigned i) { return static_cast<std::size_t>(shoff + 64 * i); };  // section header i
+  struct edit {
+    const char* expect;
+    std::function<void(std::vector<std::uint8_t>&)> apply;
+  } edits[] = {
+      {"ELF EI_VERSION is 2", [](auto& b) { b[6] = 2; }},
+      {"ELF e_ehsize is 52", [](auto& b) { store_u16(b.data() + 52, 52); }},
+      {"ELF e_phentsize is 32", [](auto& b) { store_u16(b.data() + 54, 32); }},
+      {"ELF e_shentsize is 40", [](auto& b) { store_u16(b.data() + 58, 40); }},
+      {"ELF e_shstrndx is 99, the file has 17 sections", [](auto& b) { store_u16(b.data() + 62, 99); }},
+      {"ELF e_shstrndx names section 3", [](auto& b) { store_u16(b.data() + 62, 3); }},
+      {"ELF section 14 (type 0x1) at offset 7000 (896 bytes) ends 832 bytes past the end of the file (7064 bytes)",
+       [&](auto& b) { store_u64(b.data() + sh(14) + 24, 7000); }},
+      {"ELF segment 2 (type 0x1) at offset 4224 (100000 bytes)", [&](auto& b) { store_u64(b.data() + phoff + 2 * 56 + 32, 100000); }},
+      {"ELF section 5's name is at offset 60000, past the end of the section-name table",
+       [&](auto& b) { store_u32(b.data() + sh(5), 60000); }},
+      {"ELF section 3 (.symtab): its string table (sh_link 4) is not a string table section",
+       [&](auto& b) { store_u32(b.data() + sh(3) + 40, 4); }},
+      {"ELF section 3 (.symtab): symbol entries of 16 bytes", [&](auto& b) { store_u64(b.data() + sh(3) + 56, 16); }},
+      {"ELF section 3 (.symtab) is 263 bytes, not a whole number of 24-byte symbols", [&](auto& b) { store_u64(b.data() + sh(3) + 32, 263); }},
+      {"ELF section 3 (.symtab): symbol 2's name is at offset 9999, past the end of its string table ELF section 2 (.strtab)",
+       [&](auto& b) { store_u32(b.data() + byte_io::load_u64(b.data() + sh(3) + 24) + 2 * 24, 9999); }},
+  };
+  for (const edit& e : edits) {
+    CAPTURE(e.expect);
+    auto b = good;
+    e.apply(b);
+    const std::string m = refusal([&] { (void)read_elf_target(b); });
+    CHECK_MESSAGE(m.find(e.expect) != std::string::npos, m);
+    CHECK_MESSAGE(m.find("truncated or corrupt") != std::string::npos, m);
+  }
+}
+
+TEST_CASE("a PTX cut short, with a body left open or with text after its last brace is refused") {
+  const std::string ptx = text_of(tp_test::slurp(artifacts / "vector_add/v0/cuda_sm_90a.ptx"));
+  auto read = [](const std::string& t) { return refusal([&] { (void)read_ptx(t); }); };
+  REQUIRE(read(ptx).empty());
+  // Every cut is refused, unless it falls where a module could end (right after a top-level '}').
+  int refused = 0;
+  for (std::size_t keep = 300; keep < ptx.size(); keep += 37) {
+    CAPTURE(keep);
+    const std::string cut = ptx.substr(0, keep);
+    const std::string m = read(cut);
+    const std::size_t last = cut.find_last_not_of(" \t\n");
+    if (m.empty()) {
+      CHECK(cut[last] == '}');
+      continue;
+    }
+    ++refused;
+    CHECK_MESSAGE(m.find("the file is truncated or corrupt; recompile the kernel") != std::string::npos, m);
+  }
+  CHECK(refused > 100);
+  CHECK(read(ptx.substr(0, ptx.size() / 2)).find("PTX ends (line 89) inside the body of .entry vector_add opened at line 21") !=
+        std::string::npos);
+  CHECK(read(ptx.substr(0, 200)).find("PTX ends (line 10) before any .entry body") != std::string::npos);
+  // The entry's closing brace missing: the body runs to the end of the file.
+  std::string unclosed = ptx;
+  unclosed.erase(unclosed.find("\n}\n") + 1, 2);
+  CHECK(read(unclosed).find("inside the body of .entry vector_add opened at line 21: its '{' is not closed") != std::string::npos);
+  CHECK(read(ptx + "}\n").find("PTX: the '}' at line 185 closes no block") != std::string::npos);
+  CHECK(read(ptx + "garbage\x01\x02\n").find("PTX has \"garbage\x01\x02\" at line 185, after the last closing '}' (line 184)") !=
+        std::string::npos);
+  // Cut after the entry's body, in the middle of the debug sections' first directive: what follows
+  // the body (the `.file` directive) is named.
+  const std::string mid = ptx.substr(0, ptx.find(".section") + 8);
+  CHECK(read(mid).find("PTX has \".file\t1 \"/work/main/tests/data/kernels.py\"\" at line 112, after the last closing '}' (line 111)") !=
+        std::string::npos);
+  // Comments and strings are not structure.
+  CHECK(read(ptx + "// }\n/* { */\n").empty());
+  CHECK(read(".version 8.7\n.target sm_90\n.file 1 \"a{b.py\"\n.visible .entry k()\n{\n\tret;\n}\n").empty());
+  CHECK(read(".version 8.7\n.target sm_90\n.func (.param .b32 r) f(\n.param .b32 a\n)\n{\n\tret;\n").find("the body of .func f") !=
+        std::string::npos);
+}
+
+TEST_CASE("LLVM IR cut mid-line or inside a function body is refused") {
+  const std::string ir = text_of(tp_test::slurp(artifacts / "vector_add/v0/hip_gfx942.llir"));
+  auto read = [](const std::string& t) { return refusal([&] { (void)read_llir(t); }); };
+  REQUIRE(read(ir).empty());
+  const std::string mid_line = ir.substr(0, ir.size() / 2);
+  CHECK(read(mid_line).find("LLVM IR ends in the middle of line") != std::string::npos);
+  const std::string in_body = ir.substr(0, ir.find("\n}\n") + 1);  // every line up to the define's closing '}'
+  CHECK(read(in_body).find("LLVM IR ends (line 32) inside the body of @vector_add (define at line 7): its '{' is not closed") !=
+        std::string::npos);
+  CHECK(read(in_body).find("truncated or corrupt") != std::string::npos);
+  CHECK(read("").find("LLVM IR is empty") != std::string::npos);
+}
+
+TEST_CASE("pack refuses a truncated artifact naming the file") {
+  struct cut_file {
+    const char* file;
+    std::size_t keep;
+    const char* expect;
+  } cuts[] = {{"vector_add/v0/cuda_sm_90a.cubin", 6800, "ELF program header table"},
+              {"vector_add/v0/hip_gfx942.hsaco", 5000, "ELF section header table"},
+              {"vector_add/v0/cuda_sm_80.ptx", 2500, "PTX ends"},
+              {"vector_add/v0/hip_gfx90a.llir", 2000, "LLVM IR ends in the middle of line"}};
+  int n = 0;
+  for (const cut_file& c : cuts) {
+    CAPTURE(c.file);
+    const std::string e = mislabel("cut" + std::to_string(++n), [&](nlohmann::json&, const path& dir) {
+      auto b = tp_test::slurp(dir / c.file);
+      REQUIRE(b.size() > c.keep);
+      b.resize(c.keep);
+      tp_test::spit(dir / c.file, b);
+    });
+    CHECK_MESSAGE(e.find(std::string(c.file) + " (kernels[0].variants[0].images[") != std::string::npos, e);
+    CHECK_MESSAGE(e.find(c.expect) != std::string::npos, e);
+    CHECK_MESSAGE(e.find("the file is truncated or corrupt; recompile the kernel to regenerate it") != std::string::npos, e);
+  }
 }
 
 TEST_CASE("LLVM IR triple and kernels") {

@@ -63,22 +63,70 @@ struct section {
   std::uint32_t link = 0;
 };
 
-// Section headers with bounds checked; names resolved through .shstrtab.
+// ELF64 (System V gABI) sizes and section types used here.
+constexpr std::uint64_t ehdr_size = 64, phdr_size = 56, shdr_size = 64, sym_size = 24;
+constexpr std::uint32_t sht_symtab = 2, sht_strtab = 3, sht_nobits = 8, sht_dynsym = 11;
+
+// A structural error: the file cannot be what a compiler wrote. Cut short by an interrupted copy
+// or build, or damaged: either way only a fresh compile gives a file worth shipping.
+[[noreturn]] void corrupt(const std::string& what) {
+  bad(what + ": the file is truncated or corrupt; recompile the kernel to regenerate it");
+}
+
+// `what` (`size` bytes at `offset`) must lie within the file's `file_size` bytes; the message says
+// by how much it does not (no arithmetic here can wrap).
+void within_file(const std::string& what, std::uint64_t offset, std::uint64_t size, std::uint64_t file_size) {
+  if (byte_io::range_within(offset, size, file_size)) return;
+  if (offset > file_size)
+    corrupt(fmt::format("{} starts at byte {}, {} bytes past the end of the file ({} bytes)", what, offset, offset - file_size, file_size));
+  corrupt(fmt::format("{} at offset {} ({} bytes) ends {} bytes past the end of the file ({} bytes)", what, offset, size,
+                      size - (file_size - offset), file_size));
+}
+
+std::string section_label(const std::vector<section>& secs, std::size_t i) {
+  return secs[i].name.empty() ? fmt::format("ELF section {}", i) : fmt::format("ELF section {} ({})", i, secs[i].name);
+}
+
+// Checks an ELF64 file's structure — header fields for the class, the program and section header
+// tables, every segment's and section's bytes (but SHT_NOBITS), the section-name table, every
+// symbol table with its string table — and returns the sections with their names. Everything the
+// target and symbol readers below touch is then within the file.
 std::vector<section> read_sections(const std::vector<std::uint8_t>& b) {
   using byte_io::load_u16;
   using byte_io::load_u32;
   using byte_io::load_u64;
+  const std::uint64_t n = b.size();
+  // (e_version is not checked: ptxas before ABI 8 writes its own version there, 128.)
+  if (b[6] != 1) corrupt(fmt::format("ELF EI_VERSION is {}, expected 1 (EV_CURRENT)", b[6]));
+  if (load_u16(b.data() + 52) != ehdr_size)
+    corrupt(fmt::format("ELF e_ehsize is {}, an ELF64 header is {} bytes", load_u16(b.data() + 52), ehdr_size));
+
+  const std::uint64_t phoff = load_u64(b.data() + 32);
+  const std::uint16_t phentsize = load_u16(b.data() + 54), phnum = load_u16(b.data() + 56);
+  if (phnum != 0) {
+    if (phentsize != phdr_size) corrupt(fmt::format("ELF e_phentsize is {}, an ELF64 program header is {} bytes", phentsize, phdr_size));
+    within_file(fmt::format("ELF program header table ({} entries of {} bytes)", phnum, phdr_size), phoff, phnum * phdr_size, n);
+    for (unsigned i = 0; i < phnum; ++i) {
+      const std::uint8_t* h = b.data() + phoff + i * phdr_size;
+      const std::uint32_t type = load_u32(h);
+      if (type != 0 /* PT_NULL */)
+        within_file(fmt::format("ELF segment {} (type 0x{:x})", i, type), load_u64(h + 8), load_u64(h + 32), n);
+    }
+  }
+
   const std::uint64_t shoff = load_u64(b.data() + 0x28);
   const std::uint16_t shentsize = load_u16(b.data() + 0x3a), shnum = load_u16(b.data() + 0x3c),
                       shstrndx = load_u16(b.data() + 0x3e);
   std::vector<section> out;
-  if (shnum == 0) return out;
-  if (shentsize < 64 || !byte_io::range_within(shoff, std::uint64_t{shentsize} * shnum, b.size()))
-    bad(fmt::format("ELF section headers (offset {}, {} × {} bytes) run past the file's {} bytes", shoff, shnum,
-                    shentsize, b.size()));
+  if (shnum == 0) {
+    if (shoff != 0) corrupt(fmt::format("ELF e_shnum is 0 but e_shoff is {} (extended section numbering, which GPU compilers do not write)", shoff));
+    return out;
+  }
+  if (shentsize != shdr_size) corrupt(fmt::format("ELF e_shentsize is {}, an ELF64 section header is {} bytes", shentsize, shdr_size));
+  within_file(fmt::format("ELF section header table ({} entries of {} bytes)", shnum, shdr_size), shoff, shnum * shdr_size, n);
   std::vector<std::uint32_t> name_off(shnum);
   for (unsigned i = 0; i < shnum; ++i) {
-    const std::uint8_t* h = b.data() + shoff + std::uint64_t{i} * shentsize;
+    const std::uint8_t* h = b.data() + shoff + i * shdr_size;
     section s;
     name_off[i] = load_u32(h);
     s.type = load_u32(h + 4);
@@ -86,27 +134,49 @@ std::vector<section> read_sections(const std::vector<std::uint8_t>& b) {
     s.size = load_u64(h + 32);
     s.link = load_u32(h + 40);
     s.entsize = load_u64(h + 56);
-    if (s.type != 8 /* SHT_NOBITS */ && !byte_io::range_within(s.offset, s.size, b.size()))
-      bad(fmt::format("ELF section {} (offset {}, {} bytes) runs past the file's {} bytes", i, s.offset, s.size, b.size()));
+    if (s.type != sht_nobits) within_file(fmt::format("ELF section {} (type 0x{:x})", i, s.type), s.offset, s.size, n);
     out.push_back(s);
   }
-  if (shstrndx < shnum) {
-    const section& strs = out[shstrndx];
-    for (unsigned i = 0; i < shnum; ++i) {
-      if (name_off[i] >= strs.size) continue;
-      const char* p = reinterpret_cast<const char*>(b.data() + strs.offset + name_off[i]);
-      out[i].name.assign(p, strnlen(p, strs.size - name_off[i]));
+  if (shstrndx >= shnum) corrupt(fmt::format("ELF e_shstrndx is {}, the file has {} sections", shstrndx, shnum));
+  const section& names = out[shstrndx];
+  if (names.type != sht_strtab)
+    corrupt(fmt::format("ELF e_shstrndx names section {}, of type {}, not a string table (SHT_STRTAB)", shstrndx, names.type));
+  for (unsigned i = 0; i < shnum; ++i) {
+    if (name_off[i] >= names.size) {
+      if (name_off[i] == 0) continue;  // an empty section-name table: no names
+      corrupt(fmt::format("ELF section {}'s name is at offset {}, past the end of the section-name table ({} bytes)", i, name_off[i],
+                          names.size));
+    }
+    const char* p = reinterpret_cast<const char*>(b.data() + names.offset + name_off[i]);
+    out[i].name.assign(p, strnlen(p, names.size - name_off[i]));
+  }
+
+  for (unsigned i = 0; i < shnum; ++i) {
+    const section& s = out[i];
+    if (s.type != sht_symtab && s.type != sht_dynsym) continue;
+    if (s.entsize != sym_size) corrupt(fmt::format("{}: symbol entries of {} bytes, ELF64 symbols are {}", section_label(out, i), s.entsize, sym_size));
+    if (s.size % sym_size != 0)
+      corrupt(fmt::format("{} is {} bytes, not a whole number of {}-byte symbols", section_label(out, i), s.size, sym_size));
+    if (s.link >= shnum || out[s.link].type != sht_strtab)
+      corrupt(fmt::format("{}: its string table (sh_link {}) is not a string table section", section_label(out, i), s.link));
+    const section& strs = out[s.link];
+    for (std::uint64_t off = 0; off < s.size; off += sym_size) {
+      const std::uint32_t name = load_u32(b.data() + s.offset + off);
+      if (name >= strs.size && !(name == 0 && strs.size == 0))
+        corrupt(fmt::format("{}: symbol {}'s name is at offset {}, past the end of its string table {} ({} bytes)", section_label(out, i),
+                            off / sym_size, name, section_label(out, s.link), strs.size));
     }
   }
   return out;
 }
 
+// FUNC and OBJECT symbol names of the symbol tables (read_sections has checked their bounds).
 std::vector<std::string> read_symbols(const std::vector<std::uint8_t>& b, const std::vector<section>& secs) {
   std::vector<std::string> names;
   for (const section& s : secs) {
-    if (s.type != 2 /* SHT_SYMTAB */ || s.link >= secs.size() || s.entsize < 24) continue;
+    if (s.type != sht_symtab) continue;
     const section& strs = secs[s.link];
-    for (std::uint64_t off = 0; off + 24 <= s.size; off += s.entsize) {
+    for (std::uint64_t off = 0; off < s.size; off += sym_size) {
       const std::uint8_t* sym = b.data() + s.offset + off;
       const std::uint32_t name = byte_io::load_u32(sym);
       const unsigned type = sym[4] & 0xf;  // STT_OBJECT 1, STT_FUNC 2
@@ -142,6 +212,135 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return s;
+}
+
+// A PTX module must be complete text: every brace-delimited block (an .entry or .func body, a
+// .section of debug data) closed, no '}' closing nothing, and after the last top-level '}' only
+// whitespace and comments. A file cut short ends inside a block, or after the last complete one
+// in the middle of a directive. Comments and strings are skipped (a `.file` path may hold braces).
+void check_ptx_complete(std::string_view text) {
+  struct open_block {
+    std::size_t line;
+    std::string what;  // "the body of .entry vector_add", "section .debug_info"
+  };
+  std::vector<open_block> open;
+  std::string last_label;  // what the next top-level block is: "the body of .entry vector_add"
+  std::size_t line = 1, last_close_line = 0;
+  bool closed_any = false;
+  std::size_t after = std::string_view::npos, after_line = 0;  // the first text after the last top-level '}'
+  bool want_name = false;
+  auto ident_end = [&](std::size_t i) {
+    while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_' || text[i] == '.' || text[i] == '$')) ++i;
+    return i;
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      ++i;
+      continue;
+    }
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+      continue;
+    }
+    if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      i = text.find('\n', i);
+      if (i == std::string_view::npos) i = text.size();
+      continue;
+    }
+    if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+      const std::size_t end = text.find("*/", i + 2);
+      if (end == std::string_view::npos) corrupt(fmt::format("PTX: the /* comment opened at line {} is not closed", line));
+      line += static_cast<std::size_t>(std::count(text.begin() + static_cast<std::ptrdiff_t>(i), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
+      i = end + 2;
+      continue;
+    }
+    if (closed_any && open.empty() && after == std::string_view::npos) after = i, after_line = line;
+    if (c == '"') {  // PTX strings do not span lines
+      std::size_t j = i + 1;
+      while (j < text.size() && text[j] != '"' && text[j] != '\n') j += text[j] == '\\' ? 2 : 1;
+      if (j >= text.size() || text[j] != '"') corrupt(fmt::format("PTX: the string at line {} is not closed", line));
+      i = j + 1;
+      continue;
+    }
+    if (c == '{') {
+      open.push_back({line, open.empty() ? last_label : std::string()});
+      ++i;
+      continue;
+    }
+    if (c == '}') {
+      if (open.empty()) corrupt(fmt::format("PTX: the '}}' at line {} closes no block", line));
+      open.pop_back();
+      ++i;
+      if (open.empty()) closed_any = true, last_close_line = line, after = std::string_view::npos;
+      continue;
+    }
+    if (open.empty() && want_name && c == '(') {  // `.func (.param .b32 retval) name(`: the name follows
+      const std::size_t close = std::min(text.find(')', i), text.size());
+      line += static_cast<std::size_t>(std::count(text.begin() + static_cast<std::ptrdiff_t>(i), text.begin() + static_cast<std::ptrdiff_t>(close), '\n'));
+      i = close + 1;
+      continue;
+    }
+    if (open.empty() && (c == '.' || std::isalpha(static_cast<unsigned char>(c)) || c == '_')) {
+      const std::size_t end = ident_end(i + 1);
+      const std::string_view word = text.substr(i, end - i);
+      if (want_name) {
+        last_label += std::string(word);
+        want_name = false;
+      } else if (word == ".entry" || word == ".func" || word == ".section") {
+        last_label = word == ".section" ? "section " : "the body of " + std::string(word) + " ";
+        want_name = true;
+      }
+      i = end;
+      continue;
+    }
+    ++i;
+  }
+  if (!open.empty()) {
+    const open_block& outer = open.front();
+    corrupt(fmt::format("PTX ends (line {}) inside {} opened at line {}: its '{{' is not closed", line,
+                        outer.what.empty() ? std::string("a block") : outer.what, outer.line));
+  }
+  if (!closed_any) corrupt(fmt::format("PTX ends (line {}) before any .entry body", line));
+  if (after != std::string_view::npos) {
+    const std::size_t eol = text.find('\n', after);
+    const std::string_view what = trim(text.substr(after, std::min<std::size_t>((eol == std::string_view::npos ? text.size() : eol) - after, 60)));
+    corrupt(fmt::format("PTX has \"{}\" at line {}, after the last closing '}}' (line {})", what, after_line, last_close_line));
+  }
+}
+
+// LLVM IR as Triton writes it: complete lines, and every `define` body closed by a line holding
+// only '}' before the next `define` or the end. Enough to refuse a file cut short; the IR itself
+// is left to the compiler that JITs it.
+void check_llir_complete(std::string_view text) {
+  if (text.empty()) corrupt("LLVM IR is empty");
+  if (text.back() != '\n') {
+    const std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+    corrupt(fmt::format("LLVM IR ends in the middle of line {} (no final newline)", lines));
+  }
+  std::size_t line = 0, define_line = 0;
+  std::string open_define;
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::size_t eol = text.find('\n', pos);
+    const std::string_view l = text.substr(pos, eol - pos);
+    ++line;
+    pos = eol + 1;
+    if (l.substr(0, 7) == "define ") {
+      if (!open_define.empty())
+        corrupt(fmt::format("LLVM IR: the body of {} (define at line {}) is not closed by '}}' before the define at line {}", open_define,
+                            define_line, line));
+      const std::size_t at = l.find('@');
+      open_define = at == std::string_view::npos ? std::string("a function") : std::string(l.substr(at, l.find('(', at) - at));
+      define_line = line;
+      if (l.back() != '{') open_define.clear();  // a body-less form; nothing to close
+    } else if (l == "}") {
+      open_define.clear();
+    }
+  }
+  if (!open_define.empty())
+    corrupt(fmt::format("LLVM IR ends (line {}) inside the body of {} (define at line {}): its '{{' is not closed", line, open_define,
+                        define_line));
 }
 
 }  // namespace
@@ -297,10 +496,12 @@ ptx_module read_ptx(std::string_view text) {
   }
   if (!have_version) bad("PTX: no .version directive");
   if (m.target.empty()) bad("PTX: no .target directive");
+  check_ptx_complete(text);
   return m;
 }
 
 llir_module read_llir(std::string_view text) {
+  check_llir_complete(text);
   llir_module m;
   const std::string_view tkey = "target triple = \"";
   if (auto p = text.find(tkey); p != std::string_view::npos) {

@@ -398,7 +398,12 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
             fail(fmt::format(".entry {} takes {} parameters; the manifest's args and specs make {} (with the 2 scratch pointers)",
                              entry, e->params, want_params));
         } else {  // llir
-          const llir_module l = read_llir(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+          llir_module l;
+          try {
+            l = read_llir(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+          } catch (const error& e) {
+            fail(std::string(e.what()).substr(12));
+          }
           if (l.triple.rfind("amdgcn", 0) != 0) fail(fmt::format("its target triple is \"{}\", expected amdgcn-*", l.triple));
           if (std::find(l.kernels.begin(), l.kernels.end(), entry) == l.kernels.end())
             fail(fmt::format("it defines no amdgpu_kernel @{} (the metadata's kernel name)", entry));

@@ -34,7 +34,9 @@ struct elf_target {
 };
 
 // Decodes `bytes` as a 64-bit little-endian ELF for EM_CUDA or EM_AMDGPU. Throws
-// tritonpack::error(bad_argument) saying what is wrong when it is not one.
+// tritonpack::error(bad_argument) saying what is wrong when it is not one, or when its structure
+// is not whole: header fields, the program and section header tables, every segment and section
+// (but SHT_NOBITS) within the file, e_shstrndx, the symbol tables and their string tables.
 elf_target read_elf_target(const std::vector<std::uint8_t>& bytes);
 
 // Empty when `label` (a manifest `arch`) describes `t`; otherwise why not.
@@ -51,13 +53,17 @@ struct ptx_module {
 };
 
 // Reads the directives of a PTX module. Throws error(bad_argument) if `.version` or `.target`
-// is missing or malformed.
+// is missing or malformed, or if the text is not complete: a block (`.entry` / `.func` body, a
+// debug `.section`) left open, a '}' closing nothing, no body at all, or anything but whitespace
+// and comments after the last top-level '}'.
 ptx_module read_ptx(std::string_view text);
 
 struct llir_module {
   std::string triple;                // target triple = "amdgcn-amd-amdhsa"
   std::vector<std::string> kernels;  // define amdgpu_kernel ... @name(
 };
+// Throws error(bad_argument) if the text is cut short: its last line unfinished, or a `define`
+// body not closed by a '}' line.
 llir_module read_llir(std::string_view text);
 
 }  // namespace tritonpack::pack
