@@ -6,9 +6,11 @@
 // placed first in a kernel's frame is loaded without decompressing the PTX behind it, and a
 // hostile frame can never write more than the buffer sized from the recorded raw size.
 //
-// Messages are formatted by one out-of-line cold function (printf-style) rather than by string
-// concatenation at every check: it keeps this header cheap to compile and the success path free
-// of string work.
+// Bytes that do not decode are not an exception here: check_zstd_frame and decode_zstd_prefix
+// write what zstd found into a small buffer and return it, and the container (which knows the
+// image and its kernel) reports the damage. Other failures are thrown by one out-of-line cold
+// function (printf-style) rather than by string concatenation at every check: it keeps this header
+// cheap to compile and the success path free of string work.
 #pragma once
 
 #include <zstd.h>

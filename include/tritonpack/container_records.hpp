@@ -100,7 +100,6 @@ class record_reader {
     const char* c = nullptr;
   };
 
-
   // Validate mode: the subclass (container_validation.hpp) fills the sections from the header.
   record_reader(const std::uint8_t* data, std::size_t size) : d_(data), n_(size) {}
 
