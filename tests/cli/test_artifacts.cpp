@@ -243,6 +243,12 @@ TEST_CASE("a PTX cut short, with a body left open or with text after its last br
   const std::string mid = ptx.substr(0, ptx.find(".section") + 8);
   CHECK(read(mid).find("PTX has \".file\t1 \"/work/main/tests/data/kernels.py\"\" at line 112, after the last closing '}' (line 111)") !=
         std::string::npos);
+  // device_print's shape: a vprintf prototype and brace-initialised globals before the entry.
+  const std::string globals = ".version 8.7\n.target sm_90\n.extern .func  (.param .b32 func_retval0) vprintf\n(\n.param .b64 a\n)\n;\n"
+                              ".global .align 1 .b8 s[2] = {1, 2};\n";
+  CHECK(read(globals + ".visible .entry k()\n{\n\tret;\n}\n").empty());
+  CHECK(read(globals).find("PTX ends (line 9) before any .entry body") != std::string::npos);
+  CHECK(read(globals.substr(0, globals.size() - 6)).find("PTX ends (line 8) inside a block opened at line 8") != std::string::npos);
   // Comments and strings are not structure.
   CHECK(read(ptx + "// }\n/* { */\n").empty());
   CHECK(read(".version 8.7\n.target sm_90\n.file 1 \"a{b.py\"\n.visible .entry k()\n{\n\tret;\n}\n").empty());

@@ -216,8 +216,9 @@ std::string_view trim(std::string_view s) {
 
 // A PTX module must be complete text: every brace-delimited block (an .entry or .func body, a
 // .section of debug data) closed, no '}' closing nothing, and after the last top-level '}' only
-// whitespace and comments. A file cut short ends inside a block, or after the last complete one
-// in the middle of a directive. Comments and strings are skipped (a `.file` path may hold braces).
+// whitespace and comments (or the ';' ending an initializer: `.global .b8 s[2] = {1, 2};`). A file
+// cut short ends inside a block, or after the last complete one in the middle of a directive.
+// Comments and strings are skipped (a `.file` path may hold braces).
 void check_ptx_complete(std::string_view text) {
   struct open_block {
     std::size_t line;
@@ -228,7 +229,8 @@ void check_ptx_complete(std::string_view text) {
   std::size_t line = 1, last_close_line = 0;
   bool closed_any = false;
   std::size_t after = std::string_view::npos, after_line = 0;  // the first text after the last top-level '}'
-  bool want_name = false;
+  bool want_name = false, just_closed = false;
+  std::size_t entry_bodies = 0;
   auto ident_end = [&](std::size_t i) {
     while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_' || text[i] == '.' || text[i] == '$')) ++i;
     return i;
@@ -256,6 +258,16 @@ void check_ptx_complete(std::string_view text) {
       i = end + 2;
       continue;
     }
+    if (open.empty() && c == ';') {  // the end of a top-level statement, e.g. `.global .b8 s[2] = {1, 2};`
+      last_label.clear();
+      want_name = false;
+      if (just_closed) {
+        just_closed = false;
+        ++i;
+        continue;
+      }
+    }
+    just_closed = false;
     if (closed_any && open.empty() && after == std::string_view::npos) after = i, after_line = line;
     if (c == '"') {  // PTX strings do not span lines
       std::size_t j = i + 1;
@@ -271,9 +283,10 @@ void check_ptx_complete(std::string_view text) {
     }
     if (c == '}') {
       if (open.empty()) corrupt(fmt::format("PTX: the '}}' at line {} closes no block", line));
+      if (open.size() == 1 && open.back().what.rfind("the body of .entry ", 0) == 0) ++entry_bodies;
       open.pop_back();
       ++i;
-      if (open.empty()) closed_any = true, last_close_line = line, after = std::string_view::npos;
+      if (open.empty()) closed_any = just_closed = true, last_close_line = line, after = std::string_view::npos;
       continue;
     }
     if (open.empty() && want_name && c == '(') {  // `.func (.param .b32 retval) name(`: the name follows
@@ -302,7 +315,7 @@ void check_ptx_complete(std::string_view text) {
     corrupt(fmt::format("PTX ends (line {}) inside {} opened at line {}: its '{{' is not closed", line,
                         outer.what.empty() ? std::string("a block") : outer.what, outer.line));
   }
-  if (!closed_any) corrupt(fmt::format("PTX ends (line {}) before any .entry body", line));
+  if (entry_bodies == 0) corrupt(fmt::format("PTX ends (line {}) before any .entry body", line));
   if (after != std::string_view::npos) {
     const std::size_t eol = text.find('\n', after);
     const std::string_view what = trim(text.substr(after, std::min<std::size_t>((eol == std::string_view::npos ? text.size() : eol) - after, 60)));
