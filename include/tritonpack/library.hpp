@@ -187,6 +187,11 @@ class library {
 
   // `data`, once its header's tables checksum is found to be `expected` (see the constructor).
   static const std::uint8_t* expect_container(const std::uint8_t* data, std::size_t size, std::uint64_t expected) {
+    // Read the bytes that are there, not the ones the compiler saw: `data` is a header's constexpr
+    // array, whose contents an optimiser may fold in from this translation unit's copy of the
+    // header, which is exactly what may differ from the copy the linker kept.
+    const std::uint8_t* volatile opaque = data;
+    data = opaque;
     std::uint64_t total = 0;
     if (!container::probe(data, size, total)) return data;  // not a container at all: parse() says what is wrong
     const std::uint64_t found = byte_io::load_u64(data + format::header::tables_checksum);
