@@ -44,7 +44,7 @@ class library {
   // What a generated header's library() does: `data` must be the container with tables checksum
   // `container_checksum`, the one the header was packed with. If it is not, two different
   // libraries with one name are linked into the program and the linker kept the other one's data
-  // (docs/runtime-api.md, "One library per name"): error(bad_container) saying so.
+  // (docs/spec.md, "One library per name in a program"): error(bad_container) saying so.
   library(const std::uint8_t* data, std::size_t size, std::uint64_t container_checksum)
       : library(expect_container(data, size, container_checksum), size) {}
   library(const library&) = delete;
@@ -77,8 +77,8 @@ class library {
   // What a generated typed function does, once (it keeps the result in a function-local static):
   // the kernel at `index`, checked to be the one the function was written for: `signature` is its
   // kernel_signature() and `container_checksum` the container it was packed into. A mismatch means
-  // the function and this library come from two different libraries with one name
-  // (docs/runtime-api.md, "One library per name"): error(bad_container) saying so, never a launch.
+  // the function and this library come from two different libraries with one name (docs/spec.md,
+  // "One library per name in a program"): error(bad_container) saying so, never a launch.
   tritonpack::kernel& at(std::size_t index, std::string_view signature, std::uint64_t container_checksum) {
     const std::uint64_t held = container_.tables_checksum();
     const std::string here = index < kernel_count_ ? kernel_signature(container_.kernel(index)) : std::string();

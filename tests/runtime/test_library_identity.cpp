@@ -1,7 +1,8 @@
-// One library per name (docs/runtime-api.md): what a generated header checks on first use. Two
-// different libraries with one name in a program meet when the linker keeps one copy of each inline
-// definition (library(), the container data, each typed function) from either header; these cases
-// build exactly those mixes from two real containers and expect the error, never a launch.
+// One library per name (docs/spec.md, "One library per name in a program"): what a generated
+// header checks on first use. Two different libraries with one name in a program meet when the
+// linker keeps one copy of each inline definition (library(), the container data, each typed
+// function) from either header; these cases build exactly those mixes from two real containers
+// and expect the error, never a launch.
 #include <doctest/doctest.h>
 
 #include <algorithm>

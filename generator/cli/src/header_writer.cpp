@@ -224,8 +224,8 @@ std::string cpp_string_literal(std::string_view s) {
 }
 
 // One library per name in a program, checked by the linker where it can be (ELF, GCC or Clang;
-// docs/runtime-api.md "One library per name"): a symbol whose name says what went wrong, defined
-// in a COMDAT group named after the library and its container. Every copy of this header brings
+// docs/spec.md, "One library per name in a program"): a symbol whose name says what went wrong,
+// defined in a COMDAT group named after the library and its container. Every copy of this header brings
 // the same group and the linker keeps one; a different library with the same name brings another
 // group, so a second definition, and the link fails naming the symbol. The assembly sits in a
 // function rather than at namespace scope so that LTO symbol tables never see it (they do not
@@ -416,7 +416,8 @@ std::string write_header(const container_info& info, const std::vector<std::uint
       "    ;\n"
       "inline constexpr std::size_t container_size = {};\n"
       "// The container's identity (its tables checksum): library() and every function below check\n"
-      "// that the container they meet is this one (docs/runtime-api.md, \"One library per name\").\n"
+      "// that the container they meet is this one (docs/spec.md, \"One library per name in a\n"
+      "// program\").\n"
       "inline constexpr std::uint64_t container_checksum = {:#018x};\n",
       container.size(), checksum);
   out += link_check(ns, checksum);

@@ -1,5 +1,5 @@
-// Two different libraries with one name in one program (docs/runtime-api.md, "One library per
-// name"), linked with the link check off (TRITONPACK_NO_LINK_CHECK): whichever definitions the
+// Two different libraries with one name in one program (docs/spec.md, "One library per name in
+// a program"), linked with the link check off (TRITONPACK_NO_LINK_CHECK): whichever definitions the
 // linker keeps, the first use fails with an error that says so, and nothing is launched.
 //   tritonpack_odr_typed typed      a typed function of the second library meets the first one's
 //                                   library()
