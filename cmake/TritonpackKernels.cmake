@@ -1,7 +1,8 @@
 # TritonpackKernels.cmake — tritonpack_add_kernels(): Triton kernels as a build step of a C++ target.
 #
 #   tritonpack_add_kernels(<target> SPEC <kernels.toml>
-#                          [NAME <namespace>]            # default: the spec's `name`, else its stem
+#                          [NAME <namespace>]            # default: the spec's `name`, else its stem;
+#                                                        #   one name, one spec per project
 #                          [TARGETS <t>...]              # override the spec's targets (sm_80 gfx942 …)
 #                          [MODE binary|ir|both]         # packaging mode (default: the spec's)
 #                          [PACK_OPTIONS <opt>...]       # more `tritonpack pack` options, e.g.
@@ -118,6 +119,32 @@ function(tritonpack_find_python)
   endif()
 endfunction()
 
+# One name, one spec, per project (docs/spec.md, "Names"): two different libraries with one name
+# in a program would run each other's kernels, so a tritonpack_add_kernels() whose name another
+# call already gave to a different spec is an error naming both calls. The same spec may be built
+# under its name for several targets, packed differently (bench/launch packs one spec twice for two
+# programs); linking two such packings into one program is still an error: the generated headers
+# make the link fail where the toolchain allows it, and the first call fail everywhere else.
+function(_tritonpack_claim_library_name target name spec)
+  get_property(_first_spec GLOBAL PROPERTY "TRITONPACK_LIBRARY_${name}")
+  if(NOT _first_spec)
+    set_property(GLOBAL PROPERTY "TRITONPACK_LIBRARY_${name}" "${spec}")
+    set_property(GLOBAL PROPERTY "TRITONPACK_LIBRARY_${name}_CALL"
+                 "tritonpack_add_kernels(${target}) in ${CMAKE_CURRENT_LIST_FILE} (SPEC ${spec})")
+    return()
+  endif()
+  if(_first_spec STREQUAL spec)
+    return()
+  endif()
+  get_property(_first_call GLOBAL PROPERTY "TRITONPACK_LIBRARY_${name}_CALL")
+  string(REGEX REPLACE "[^A-Za-z0-9_]" "_" _suggest "${target}_${name}")
+  message(FATAL_ERROR
+    "tritonpack_add_kernels(${target}): the library name `${name}` is already taken by ${_first_call}.\n"
+    "Two different libraries with one name in a program run each other's kernels (both headers define "
+    "namespace ${name}). Give each library its own name: pass NAME (e.g. NAME ${_suggest}) or set "
+    "`name = \"...\"` in ${spec}.")
+endfunction()
+
 function(tritonpack_add_kernels target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "PUBLIC" "SPEC;NAME;MODE;OUTPUT_DIRECTORY" "TARGETS;PACK_OPTIONS")
   if(arg_UNPARSED_ARGUMENTS)
@@ -141,20 +168,23 @@ function(tritonpack_add_kernels target)
   get_property(_pythonpath GLOBAL PROPERTY TRITONPACK_GENERATOR_PYTHONPATH)
   get_property(_cmake_dir GLOBAL PROPERTY TRITONPACK_CMAKE_DIR)
 
-  # What the spec depends on and what it is called: read now, re-read whenever the spec changes.
+  # What the spec depends on and what the library is called (NAME, else the spec's `name`, else
+  # the spec file's stem), checked by the front end's name rule: read now, re-read whenever the
+  # spec changes.
   execute_process(
-    COMMAND "${TRITONPACK_PYTHON}" "${_cmake_dir}/tritonpack_spec_info.py" "${arg_SPEC}"
+    COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${_pythonpath}" "PYTHONDONTWRITEBYTECODE=1"
+            "${TRITONPACK_PYTHON}" "${_cmake_dir}/tritonpack_spec_info.py" "${arg_SPEC}" ${arg_NAME}
     RESULT_VARIABLE _rc OUTPUT_VARIABLE _info ERROR_VARIABLE _err)
   if(NOT _rc EQUAL 0)
     message(FATAL_ERROR "tritonpack_add_kernels(${target}): ${_err}")
   endif()
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${arg_SPEC}")
   string(REPLACE "\n" ";" _info "${_info}")
-  set(_spec_name "")
+  set(_name "")
   set(_sources)
   foreach(_line IN LISTS _info)
     if(_line MATCHES "^name=(.*)$")
-      set(_spec_name "${CMAKE_MATCH_1}")
+      set(_name "${CMAKE_MATCH_1}")
     elseif(_line MATCHES "^source=(.*)$")
       list(APPEND _sources "${CMAKE_MATCH_1}")
       if(NOT EXISTS "${CMAKE_MATCH_1}")
@@ -166,18 +196,7 @@ function(tritonpack_add_kernels target)
     message(FATAL_ERROR "tritonpack_add_kernels(${target}): the spec ${arg_SPEC} names no kernel source (`source = \"file.py:function\"`)")
   endif()
 
-  set(_name "${arg_NAME}")
-  if(NOT _name)
-    set(_name "${_spec_name}")
-  endif()
-  if(NOT _name)
-    # The front end's default: the spec's file name, non-identifier characters replaced.
-    cmake_path(GET arg_SPEC STEM _name)
-    string(MAKE_C_IDENTIFIER "${_name}" _name)
-  endif()
-  if(NOT _name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
-    message(FATAL_ERROR "tritonpack_add_kernels(${target}): `${_name}` is not a C++ identifier; pass NAME <namespace>")
-  endif()
+  _tritonpack_claim_library_name("${target}" "${_name}" "${arg_SPEC}")
 
   set(_out "${arg_OUTPUT_DIRECTORY}")
   if(NOT _out)

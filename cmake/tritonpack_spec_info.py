@@ -4,8 +4,12 @@ Used by cmake/TritonpackKernels.cmake (and meson.build): the build must know, be
 compiled, which files a spec depends on (the spec itself and every kernel .py named by a
 `source = "file.py:function"` key) and the library name the generated header will carry.
 
+Usage: tritonpack_spec_info.py SPEC [NAME]
+
 Output, one item per line:
-    name=<library name from the spec's top-level `name`, or empty>
+    name=<the library name: NAME if given, else the spec's top-level `name`, else the default
+          from the spec's file name>, checked by the front end's rule (tritonpack_compile/names.py,
+          imported through PYTHONPATH): a bad name is an error here, at configure time
     source=<absolute path of a kernel source file>      (one line per distinct file)
 
 A kernel file's local imports (`import helpers` / `from helpers import tile` resolving to
@@ -13,9 +17,9 @@ helpers.py or helpers/__init__.py next to it, recursively) are sources too: thei
 functions are compiled into the kernel. This is the rule the front end keys its own incremental
 build on (tritonpack_compile/sources.py).
 
-Only the standard library is used (tomllib on Python >= 3.11, tomli when installed, else a
-line-based fallback that understands `key = "value"` lines), so this runs in any Python that can
-import triton.
+Besides tritonpack_compile.names, only the standard library is used (tomllib on Python >= 3.11,
+tomli when installed, else a line-based fallback that understands `key = "value"` lines), so this
+runs in any Python that can import triton.
 """
 
 import os
@@ -91,9 +95,32 @@ def _local_imports(path):
     return found
 
 
+def _library_name(spec, doc, given):
+    """(name, None) or (None, why): the name tritonpack_add_kernels() packs under, checked."""
+    try:
+        from tritonpack_compile import names
+    except ImportError as exc:
+        return None, f"cannot import the front end's tritonpack_compile.names ({exc}); is PYTHONPATH set?"
+    if given:
+        why = names.problem(given)
+        return (given, None) if not why else (
+            None, f"NAME {given}: the library name {why}; pass e.g. NAME {names.suggestion(given, 'library')}")
+    if "name" in doc:
+        why = names.problem(doc["name"])
+        return (doc["name"], None) if not why else (
+            None, f"{spec}: name: the library name {why}; set e.g. name = \"{names.suggestion(doc['name'], 'library')}\" "
+                  f"(or pass NAME)")
+    name = names.default_library_name(spec)
+    why = names.problem(name)
+    fix = names.suggestion(name, "library")
+    return (name, None) if not why else (
+        None, f"{spec}: the library name {why}; it comes from the spec's file name {os.path.basename(spec)}: pass "
+              f"NAME {fix} (or set `name = \"{fix}\"` in the spec)")
+
+
 def main(argv):
-    if len(argv) != 2:
-        sys.stderr.write("usage: tritonpack_spec_info.py SPEC\n")
+    if len(argv) not in (2, 3):
+        sys.stderr.write("usage: tritonpack_spec_info.py SPEC [NAME]\n")
         return 2
     spec = os.path.abspath(argv[1])
     try:
@@ -102,7 +129,10 @@ def main(argv):
         sys.stderr.write(f"{spec}: cannot read the kernel spec: {exc}\n")
         return 1
     base = os.path.dirname(spec)
-    name = doc.get("name", "") if isinstance(doc.get("name", ""), str) else ""
+    name, why = _library_name(spec, doc, argv[2] if len(argv) == 3 else None)
+    if why:
+        sys.stderr.write(why + "\n")
+        return 1
     print(f"name={name}")
     seen, todo = [], []
     for src in _sources(doc):

@@ -91,6 +91,9 @@ class container {
   std::uint32_t frame_of(std::uint32_t i) const { return layout_.images.at(i).frame; }
   const std::uint8_t* data() const noexcept { return layout_.data; }
   std::size_t size() const noexcept { return layout_.size; }
+  // The header's tables_checksum, verified at parse time: the container's identity (it covers every
+  // table, so every name, argument and image checksum), which generated headers check.
+  std::uint64_t tables_checksum() const noexcept { return byte_io::load_u64(layout_.data + format::header::tables_checksum); }
 
   // Index of the kernel called `name`, or -1. Reads the names in place: builds nothing.
   long find_kernel(std::string_view name) const noexcept {

@@ -41,6 +41,12 @@ class library {
         owned_kernels_(new std::unique_ptr<tritonpack::kernel>[kernel_count_ ? kernel_count_ : 1]) {
     for (std::size_t i = 0; i < kernel_count_; ++i) kernels_[i].store(nullptr, std::memory_order_relaxed);
   }
+  // What a generated header's library() does: `data` must be the container with tables checksum
+  // `container_checksum`, the one the header was packed with. If it is not, two different
+  // libraries with one name are linked into the program and the linker kept the other one's data
+  // (docs/spec.md, "One library per name in a program"): error(bad_container) saying so.
+  library(const std::uint8_t* data, std::size_t size, std::uint64_t container_checksum)
+      : library(expect_container(data, size, container_checksum), size) {}
   library(const library&) = delete;
   library& operator=(const library&) = delete;
   ~library() { unload(); }
@@ -67,6 +73,26 @@ class library {
       throw error(errc::not_found, "library " + info().name + ": kernel index " + std::to_string(index) + " out of range (" +
                                        std::to_string(kernel_count_) + " kernels)");
     return kernel_at(index);
+  }
+  // What a generated typed function does, once (it keeps the result in a function-local static):
+  // the kernel at `index`, checked to be the one the function was written for: `signature` is its
+  // kernel_signature() and `container_checksum` the container it was packed into. A mismatch means
+  // the function and this library come from two different libraries with one name (docs/spec.md,
+  // "One library per name in a program"): error(bad_container) saying so, never a launch.
+  tritonpack::kernel& at(std::size_t index, std::string_view signature, std::uint64_t container_checksum) {
+    const std::uint64_t held = container_.tables_checksum();
+    const std::string here = index < kernel_count_ ? kernel_signature(container_.kernel(index)) : std::string();
+    if (held == container_checksum && here == signature) return kernel_at(index);
+    const std::string& name = container_.partial_info().name;
+    const std::string function = name + "::" + std::string(signature.substr(0, signature.find('(')));
+    const std::string found = here.empty()        ? "which has only " + std::to_string(kernel_count_) + " kernels"
+                              : here == signature ? "whose kernel " + std::to_string(index) + " is " + here + " too, but built differently"
+                                                  : "whose kernel " + std::to_string(index) + " is " + here;
+    throw error(errc::bad_container,
+                two_libraries_message(name, function + " was generated for kernel " + std::to_string(index) + ", " +
+                                                std::string(signature) + ", of container " + container::hex(container_checksum) +
+                                                ", but " + name + "::library() holds container " + container::hex(held) + ", " +
+                                                found));
   }
   std::size_t size() const noexcept { return kernel_count_; }
 
@@ -152,6 +178,35 @@ class library {
 
  private:
   friend class tritonpack::kernel;
+
+  static std::string two_libraries_message(const std::string& name, const std::string& what) {
+    return "two different libraries named \"" + name + "\" are linked into this program: " + what +
+           ". Each library in a program needs its own name: give each tritonpack_add_kernels() its own NAME, or set "
+           "`name = \"...\"` in each spec, or pack with --name (docs/spec.md, \"Names\")";
+  }
+
+  // `data`, once its header's tables checksum is found to be `expected` (see the constructor).
+  static const std::uint8_t* expect_container(const std::uint8_t* data, std::size_t size, std::uint64_t expected) {
+    // Read the bytes that are there, not the ones the compiler saw: `data` is a header's constexpr
+    // array, whose contents an optimiser may fold in from this translation unit's copy of the
+    // header, which is exactly what may differ from the copy the linker kept.
+    const std::uint8_t* volatile opaque = data;
+    data = opaque;
+    std::uint64_t total = 0;
+    if (!container::probe(data, size, total)) return data;  // not a container at all: parse() says what is wrong
+    const std::uint64_t found = byte_io::load_u64(data + format::header::tables_checksum);
+    if (found == expected) return data;
+    // The data is another generated header's container, `total` bytes long by its own header.
+    std::string name = "?";
+    try {
+      name = container::parse(data, static_cast<std::size_t>(total)).partial_info().name;
+    } catch (const error&) {
+    }
+    throw error(errc::bad_container,
+                two_libraries_message(name, name + "::library() was generated for container " + container::hex(expected) +
+                                                ", but the container data the linker kept under that name is " +
+                                                container::hex(found)));
+  }
 
   static std::uint64_t next_serial() {
     static std::atomic<std::uint64_t> counter{0};

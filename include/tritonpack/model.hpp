@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -123,6 +124,15 @@ struct kernel_info {
   std::array<std::string, 3> grid;
   std::vector<variant_info> variants;  // most specialised first (the order dispatch tries them)
 };
+
+// "scale(*fp32, *fp32, i32, fp32)": a kernel's name and argument types. A generated header records
+// it for each kernel, and the run time compares it with the kernel it finds at that index
+// (library::at(index, signature, checksum)), so one function spells it for both.
+inline std::string kernel_signature(const kernel_info& k) {
+  std::string s = k.name + "(";
+  for (std::size_t i = 0; i < k.args.size(); ++i) s += (i ? ", " : "") + k.args[i].type;
+  return s + ")";
+}
 
 struct container_info {
   std::uint32_t format_version = 1;

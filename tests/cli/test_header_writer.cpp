@@ -2,9 +2,12 @@
 // decoding it back, as inspect does), dispatch predicates.
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
 #include <cstring>
 #include <random>
 
+#include "tritonpack/container_reader.hpp"
 #include "tritonpack/error.hpp"
 #include "tritonpack/pack/container_writer.hpp"
 #include "tritonpack/pack/header_writer.hpp"
@@ -77,12 +80,24 @@ TEST_CASE("string-literal encoding round-trips every byte value, and escapes nev
   CHECK_THROWS_AS(decode_string_literals("\"\\777\""), error);
 }
 
-TEST_CASE("generated dispatch: predicates most specialised first, configs of one spec not dispatched") {
+namespace {
+// The fixtures' manifest, packed, and its header as library "fixtures".
+struct fixtures_header {
+  static header_options options() {
+    header_options o;
+    o.namespace_name = "fixtures";
+    return o;
+  }
   const loaded_manifest m = load_manifest(std::string(TP_ARTIFACTS) + "/manifest.json");
-  const auto blob = write_container(m.info, m.image_bytes);
-  header_options o;
-  o.namespace_name = "fixtures";
-  const std::string h = write_header(m.info, blob, o);
+  const std::vector<std::uint8_t> blob = write_container(m.info, m.image_bytes);
+  const std::string h = write_header(m.info, blob, options());
+};
+}  // namespace
+
+TEST_CASE("generated dispatch: predicates most specialised first, configs of one spec not dispatched") {
+  const fixtures_header f;
+  const std::string& h = f.h;
+  const auto& blob = f.blob;
   CHECK(h.find("inline constexpr char container_data[] =") != std::string::npos);
   CHECK(h.find("inline constexpr std::size_t container_size = " + std::to_string(blob.size()) + ";") != std::string::npos);
   CHECK(h.find("inline void vector_add(const float* x, const float* y, float* out, std::int32_t n, float alpha,") != std::string::npos);
@@ -91,6 +106,14 @@ TEST_CASE("generated dispatch: predicates most specialised first, configs of one
   CHECK(h.find("K == 1 &&") != std::string::npos);
   CHECK(h.find("(same specialisation as 0: another config, not dispatched to)") != std::string::npos);
   CHECK(h.find("kernel.launch_variant(1, grid, stream, args);") != std::string::npos);
+  // Each function checks, once, that the kernel at its index is the one it was written for, in
+  // the container it was packed into (docs/spec.md, "One library per name in a program").
+  CHECK(h.find("static ::tritonpack::kernel& kernel =\n"
+               "      library().at(0, \"vector_add(*fp32, *fp32, *fp32, i32, fp32)\", detail::container_checksum);") !=
+        std::string::npos);
+  CHECK(h.find("library().at(2, \"matmul_f16(*fp16, *fp16, *fp16, i32, i32, i32, i32, i32, i32)\",\n"
+               "                   detail::container_checksum);") != std::string::npos);
+  CHECK(h.find("detail::container_size, detail::container_checksum);") != std::string::npos);
   // row_softmax has no grid expression: the caller passes one, first.
   CHECK(h.find("inline void row_softmax(::tritonpack::grid3 grid, float* out, const float* inp,") != std::string::npos);
   CHECK(h.find("throw ::tritonpack::error(::tritonpack::errc::bad_argument,") != std::string::npos);
@@ -100,6 +123,28 @@ TEST_CASE("generated dispatch: predicates most specialised first, configs of one
   // Lines stay within 100 columns outside the data literal.
   std::size_t pos = h.find("container_size = ");
   for (std::size_t nl; (nl = h.find('\n', pos)) != std::string::npos; pos = nl + 1) CHECK(nl - pos <= 100);
+}
+
+TEST_CASE("the header records its container's identity and asks the linker for one library per name") {
+  const fixtures_header f;
+  const std::string& h = f.h;
+  const std::string hash = fmt::format("{:016x}", container::parse(f.blob.data(), f.blob.size()).tables_checksum());
+  CHECK(h.find("inline constexpr std::uint64_t container_checksum = 0x" + hash + ";") != std::string::npos);
+  // The symbol the linker names when two libraries are called fixtures, in a COMDAT group that
+  // every copy of this container shares; hidden, so shared libraries do not export it.
+  const std::string symbol = "tritonpack_two_different_libraries_named_fixtures__give_each_its_own_NAME";
+  CHECK(h.find("[[gnu::used]] inline void link_check_" + hash + "() {") != std::string::npos);
+  CHECK(h.find("\"tritonpack_library_fixtures_" + hash + ",comdat\\n\"") != std::string::npos);
+  CHECK(h.find("\".globl " + symbol + "\\n\"") != std::string::npos);
+  CHECK(h.find("\".hidden " + symbol + "\\n\"") != std::string::npos);
+  CHECK(h.find("\"" + symbol + ":\\n\"") != std::string::npos);
+  CHECK(h.find("!defined(TRITONPACK_NO_LINK_CHECK)") != std::string::npos);
+  // Another container under the same name: another group, the same symbol.
+  write_options stored;
+  stored.store_binaries = true;
+  const std::string h2 = write_header(f.m.info, write_container(f.m.info, f.m.image_bytes, stored), fixtures_header::options());
+  CHECK(h2.find("tritonpack_library_fixtures_" + hash) == std::string::npos);
+  CHECK(h2.find("\".globl " + symbol + "\\n\"") != std::string::npos);
 }
 
 TEST_CASE("a kernel whose type or grid cannot become C++ is refused naming it") {

@@ -199,7 +199,8 @@ def test_kernel_level_launch_defaults_and_options(sdir):
     ("name = 'x'\n", None, None, "no kernels"),
     ("[kernel.vector_add]\nsource = 'kernels.py:vector_add'\n", None, "kernel", "array of tables"),
     ("name = 'class'\n" + VADD, None, "name", "C++ keyword"),
-    ("name = 'my-lib'\n" + VADD, None, "name", "not a C++ identifier"),
+    ("name = 'my-lib'\n" + VADD, None, "name", "'my-lib' is not a name: use a letter, then letters, digits and _ only; "
+     "use e.g. name = \"my_lib\""),
     ("targets = ['sm_80', 'volta']\n" + VADD, None, "targets", "unknown target 'volta'"),
     ("targets = []\n" + VADD, None, "targets", "non-empty list"),
     ("mode = 'fast'\n" + VADD, None, "mode", "must be one of binary, ir, both"),
@@ -302,7 +303,7 @@ def K(src, sigs, extra=""):
      "constexpr 'DTYPE' is not an integer"),
     (K("kernels.py:vector_add", ["*fp32, *fp32, *fp32, i32, fp32, 64"]) +
      K("kernels.py:vector_add", ["*fp32, *fp32, *fp32, i32, fp32, 128"]), "vector_add", "name",
-     "C++ name 'vector_add' is already used by kernel [0]"),
+     "'vector_add' is already used by kernel [0]; give this kernel another `name`"),
 ])
 def test_bind_errors(sdir, text, kernel, key, fragment):
     p = write_spec(sdir, text)

@@ -11,34 +11,21 @@
 #include <map>
 #include <set>
 
+#include "tritonpack/byte_io.hpp"
 #include "tritonpack/container_format.hpp"
 #include "tritonpack/error.hpp"
+#include "tritonpack/pack/names.hpp"
 
 namespace tritonpack::pack {
 namespace {
 
 [[noreturn]] void bad(const std::string& msg) { throw error(errc::bad_argument, msg); }
 
-// C++ keywords and names the generated code itself uses, which a Python argument name may
-// collide with; such an argument gets a trailing underscore in C++.
-const std::set<std::string>& reserved_names() {
-  static const std::set<std::string> s = {
-      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
-      "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr",
-      "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete",
-      "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
-      "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
-      "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
-      "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
-      "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
-      "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
-      // used by the generated code
-      "stream", "grid", "kernel", "args", "library", "detail", "std", "tritonpack"};
-  return s;
-}
-
+// An argument whose Python name cannot be a C++ identifier (a keyword, a macro), or is a name the
+// generated function itself uses, gets a trailing underscore in C++.
 std::string cpp_name(const std::string& python_name) {
-  return reserved_names().count(python_name) ? python_name + "_" : python_name;
+  static const std::set<std::string> generated = {"stream", "grid", "kernel", "args", "library", "detail", "std", "tritonpack"};
+  return generated.count(python_name) || breaks_cpp_identifier(python_name) ? python_name + "_" : python_name;
 }
 
 bool is_int_type(const std::string& t) {
@@ -226,6 +213,46 @@ std::string spec_text(const kernel_info& k, const variant_info& v) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+// `s` as a C++ string literal.
+std::string cpp_string_literal(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// One library per name in a program, checked by the linker where it can be (ELF, GCC or Clang;
+// docs/spec.md, "One library per name in a program"): a symbol whose name says what went wrong,
+// defined in a COMDAT group named after the library and its container. Every copy of this header brings
+// the same group and the linker keeps one; a different library with the same name brings another
+// group, so a second definition, and the link fails naming the symbol. The assembly sits in a
+// function rather than at namespace scope so that LTO symbol tables never see it (they do not
+// understand COMDAT in top-level assembly and would report a duplicate for every copy).
+std::string link_check(const std::string& ns, std::uint64_t checksum) {
+  const std::string symbol = fmt::format("tritonpack_two_different_libraries_named_{}__give_each_its_own_NAME", ns);
+  return fmt::format(
+      "\n"
+      "#if defined(__ELF__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__) && \\\n"
+      "    !defined(__HIP_DEVICE_COMPILE__) && !defined(TRITONPACK_NO_LINK_CHECK)\n"
+      "// One library named {0} per program, checked by the linker: the symbol below is defined in a\n"
+      "// COMDAT group named after this container, which every copy of this header shares. A different\n"
+      "// library also named {0} brings a second definition and the link fails with \"multiple\n"
+      "// definition of {1}\".\n"
+      "[[gnu::used]] inline void link_check_{2:016x}() {{\n"
+      "  __asm__(\".pushsection .rodata.tritonpack_library_{0},\\\"aG\\\",%progbits,\"\n"
+      "          \"tritonpack_library_{0}_{2:016x},comdat\\n\"\n"
+      "          \".globl {1}\\n\"\n"
+      "          \".hidden {1}\\n\"\n"
+      "          \"{1}:\\n\"\n"
+      "          \".byte 0\\n\"\n"
+      "          \".popsection\");\n"
+      "}}\n"
+      "#endif\n",
+      ns, symbol, checksum);
+}
+
 // The literal a constexpr spec compares with, in C++.
 std::string cpp_literal(const std::string& v, const std::string& type) {
   if (v == "True") return "true";
@@ -361,7 +388,11 @@ std::vector<std::uint8_t> decode_string_literals(std::string_view text) {
 
 std::string write_header(const container_info& info, const std::vector<std::uint8_t>& container, const header_options& opt) {
   const std::string& ns = opt.namespace_name;
-  if (ns.empty() || reserved_names().count(ns)) bad(fmt::format("library name \"{}\" cannot be a C++ namespace", ns));
+  check_names(ns, info);
+  // The container's identity: its tables checksum (docs/format.md), covering every table and
+  // every image's checksum.
+  const std::uint64_t checksum =
+      container.size() >= format::header::size ? byte_io::load_u64(container.data() + format::header::tables_checksum) : 0;
   std::string out;
   std::size_t nimages = info.images.size();
   out += fmt::format(
@@ -384,20 +415,22 @@ std::string write_header(const container_info& info, const std::vector<std::uint
   out += fmt::format(
       "    ;\n"
       "inline constexpr std::size_t container_size = {};\n"
-      "}}  // namespace detail\n\n"
-      "// The library, parsed and validated on first use.\n"
-      "inline ::tritonpack::library& library() {{\n"
-      "  static ::tritonpack::library lib(reinterpret_cast<const std::uint8_t*>(detail::container_data),\n"
-      "                                   detail::container_size);\n"
-      "  return lib;\n"
-      "}}\n",
-      container.size());
+      "// The container's identity (its tables checksum): library() and every function below check\n"
+      "// that the container they meet is this one (docs/spec.md, \"One library per name in a\n"
+      "// program\").\n"
+      "inline constexpr std::uint64_t container_checksum = {:#018x};\n",
+      container.size(), checksum);
+  out += link_check(ns, checksum);
+  out += "}  // namespace detail\n\n"
+         "// The library, parsed and validated on first use.\n"
+         "inline ::tritonpack::library& library() {\n"
+         "  static ::tritonpack::library lib(reinterpret_cast<const std::uint8_t*>(detail::container_data),\n"
+         "                                   detail::container_size, detail::container_checksum);\n"
+         "  return lib;\n"
+         "}\n";
 
-  std::set<std::string> taken_functions = {"library", "detail"};
   for (std::size_t ki = 0; ki < info.kernels.size(); ++ki) {
     const kernel_info& k = info.kernels[ki];
-    if (!taken_functions.insert(k.name).second || reserved_names().count(k.name))
-      bad(fmt::format("kernel name \"{}\" cannot be a C++ function in namespace {}", k.name, ns));
     const std::string ctx = fmt::format("kernel {}", k.name);
 
     // Comment: what it is and what it carries.
@@ -436,7 +469,11 @@ std::string write_header(const container_info& info, const std::vector<std::uint
     if (!has_grid) params.insert(params.begin(), "::tritonpack::grid3 grid");
     params.push_back("::tritonpack::stream_t stream = nullptr");
     emit_list(out, "", "inline void " + k.name + "(", params, ") {");
-    out += fmt::format("  static ::tritonpack::kernel& kernel = library().at({});\n", ki);
+    // Checked once, when the static is initialised: the kernel at index ki is the one this
+    // function was written for, in the container it was packed into.
+    out += "  static ::tritonpack::kernel& kernel =\n";
+    emit_list(out, "      ", "library().at(",
+              {std::to_string(ki), cpp_string_literal(kernel_signature(k)), "detail::container_checksum"}, ");");
     if (names.empty()) {
       out += "  const void* const* args = nullptr;\n";
     } else {

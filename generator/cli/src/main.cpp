@@ -23,6 +23,7 @@
 #include "tritonpack/pack/header_writer.hpp"
 #include "tritonpack/pack/inspect.hpp"
 #include "tritonpack/pack/manifest.hpp"
+#include "tritonpack/pack/names.hpp"
 
 namespace fs = std::filesystem;
 using namespace tritonpack;
@@ -149,13 +150,16 @@ int cmd_pack(int argc, char** argv) {
   if (auto d = a.get("--dict-size")) wo.dictionary_size = static_cast<std::uint32_t>(parse_int(*d, "--dict-size", 0, 1 << 24));
   wo.store_binaries = a.flags.count("--store-binaries") != 0;
 
-  pack::loaded_manifest m = pack::load_manifest(a.positional[0], lo);
   if (auto n = a.get("--name")) {
-    m.info.name = *n;
-    bool ok = !n->empty() && !std::isdigit(static_cast<unsigned char>((*n)[0]));
-    for (char c : *n) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-    if (!ok) throw usage_error(fmt::format("--name \"{}\" is not a C++ identifier", *n));
+    if (const std::string why = pack::name_problem(*n); !why.empty())
+      throw usage_error(fmt::format("--name: the library name {}; pass e.g. --name {}", why,
+                                    pack::suggest_name(*n, pack::name_kind::library)));
   }
+
+  pack::loaded_manifest m = pack::load_manifest(a.positional[0], lo);
+  if (auto n = a.get("--name")) m.info.name = *n;
+  // The name rule for the library and its kernels (write_header applies it too), before any work.
+  pack::check_names(m.info.name, m.info);
   const std::vector<std::uint8_t> blob = pack::write_container(m.info, m.image_bytes, wo);
   pack::header_options ho;
   ho.namespace_name = m.info.name;

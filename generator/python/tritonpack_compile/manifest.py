@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from .signature import INT_TYPES, POINTEE_TYPES, SCALAR_TYPES, is_pointer
-from .spec import check_cpp_identifier
+from . import names
 
 SCHEMA = "tritonpack-manifest"
 VERSION = 1
@@ -63,13 +63,13 @@ def check_manifest(m, base_dir: Optional[Path] = None) -> List[str]:
     need(m, "generator", str, "<root>")
     need(m, "triton_version", str, "<root>")
     name = need(m, "name", str, "<root>")
-    if name is not None and check_cpp_identifier(name):
-        errs.append(f"name: {check_cpp_identifier(name)}")
+    if name is not None and names.problem(name):
+        errs.append(f"name: {names.problem(name)}")
     mode = need(m, "mode", str, "<root>")
     if mode is not None and mode not in MODE_KINDS:
         errs.append(f"mode: {mode!r} is not binary, ir or both")
     kernels = need(m, "kernels", list, "<root>") or []
-    seen_names = set()
+    seen_names = []  # (index, name) of the kernels with a string name
     for ki, k in enumerate(kernels):
         kp = f"kernels[{ki}]"
         if not isinstance(k, dict):
@@ -77,11 +77,9 @@ def check_manifest(m, base_dir: Optional[Path] = None) -> List[str]:
             continue
         kname = need(k, "name", str, kp)
         if kname is not None:
-            if check_cpp_identifier(kname):
-                errs.append(f"{kp}.name: {check_cpp_identifier(kname)}")
-            if kname in seen_names:
-                errs.append(f"{kp}.name: '{kname}' is not unique")
-            seen_names.add(kname)
+            if names.problem(kname):
+                errs.append(f"{kp}.name: {names.problem(kname)}")
+            seen_names.append((ki, kname))
         src = need(k, "source", str, kp)
         if src is not None and ":" not in src:
             errs.append(f"{kp}.source: expected \"path/file.py:function\"")
@@ -165,6 +163,9 @@ def check_manifest(m, base_dir: Optional[Path] = None) -> List[str]:
                 errs.append(f"{vp}.images: empty")
             for ii, img in enumerate(images):
                 _check_image(img, f"{vp}.images[{ii}]", mode, base_dir, errs)
+    clash = names.kernels_problem(name if isinstance(name, str) else "", [n for _, n in seen_names])
+    if clash:
+        errs.append(f"kernels[{seen_names[clash[0]][0]}].name: {clash[1]}")
     return errs
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from . import grid as gridmod
+from . import names
 from .errors import SpecError, SyntaxProblem
 from .signature import SigEntry, is_int, is_pointer, parse_signature
 from .targets import Target, parse_targets
@@ -51,25 +52,9 @@ OPTION_KEYS = {
     "allow_flush_denorm": bool,
 }
 
+# A Python function name, as `source = "file.py:function"` names it (the C++ name has its own
+# rule: names.py).
 _IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-CPP_KEYWORDS = frozenset("""alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t
-char16_t char32_t class compl concept const consteval constexpr constinit const_cast continue co_await
-co_return co_yield decltype default delete do double dynamic_cast else enum explicit export extern false
-float for friend goto if inline int long mutable namespace new noexcept not not_eq nullptr operator or
-or_eq private protected public register reinterpret_cast requires return short signed sizeof static
-static_assert static_cast struct switch template this thread_local throw true try typedef typeid
-typename union unsigned using virtual void volatile wchar_t while xor xor_eq""".split())
-
-
-def check_cpp_identifier(name: str) -> Optional[str]:
-    """None if `name` can be a C++ identifier in generated code, else why not."""
-    if not isinstance(name, str) or not _IDENT_RE.match(name):
-        return f"'{name}' is not a C++ identifier (letters, digits and _, not starting with a digit)"
-    if name in CPP_KEYWORDS:
-        return f"'{name}' is a C++ keyword"
-    if name.startswith("__") or re.match(r"^_[A-Z]", name):
-        return f"'{name}' is reserved in C++ (leading __ or _ and a capital)"
-    return None
 
 
 @dataclass
@@ -193,6 +178,20 @@ def _parse_mode(path, raw, kernel, key):
     return raw
 
 
+def _library_name(path: Path, doc: dict) -> str:
+    """The spec's `name`, else the default from the file name; either way checked (names.py)."""
+    given = "name" in doc
+    name = doc["name"] if given else names.default_library_name(path)
+    why = names.problem(name)
+    if why:
+        fix = names.suggestion(name, "library")
+        if given:
+            raise SpecError(path, f"the library name {why}; use e.g. name = \"{fix}\"", key="name")
+        raise SpecError(path, f"the library name {why}; it comes from the spec's file name {path.name}: set "
+                        f"`name = \"{fix}\"` at the top of the spec (or rename the file)")
+    return name
+
+
 def load_spec(path, target_override=None, mode_override=None) -> Spec:
     """Phase 1: read and check the TOML. `target_override` (list of strings) and `mode_override`
     come from the command line and replace every kernel's targets/mode."""
@@ -209,12 +208,7 @@ def load_spec(path, target_override=None, mode_override=None) -> Spec:
         raise SpecError(path, f"invalid TOML: {e}") from None
     _check_keys(path, doc, TOP_KEYS)
 
-    name = doc.get("name", re.sub(r"\W", "_", path.stem) or "kernels")
-    if re.match(r"^\d", name):
-        name = "_" + name
-    why = check_cpp_identifier(name)
-    if why:
-        raise SpecError(path, f"the library name {why}", key="name")
+    name = _library_name(path, doc)
     file_targets = _parse_targets(path, doc["targets"], None, "targets") if "targets" in doc else \
         parse_targets(DEFAULT_TARGETS)
     file_mode = _parse_mode(path, doc.get("mode", DEFAULT_MODE), None, "mode")
@@ -235,6 +229,10 @@ def load_spec(path, target_override=None, mode_override=None) -> Spec:
     kernels = []
     for i, rk in enumerate(raw_kernels):
         kernels.append(_load_kernel(path, i, rk, file_targets, file_mode, target_override, mode_override))
+    clash = names.kernels_problem(name, [ks.name or ks.function for ks in kernels])
+    if clash:
+        i, why = clash
+        raise SpecError(path, f"{why}; give this kernel another `name`", kernels[i].label, "name")
     return Spec(path=path, name=name, mode=file_mode, targets=file_targets, kernels=kernels)
 
 
@@ -261,10 +259,12 @@ def _load_kernel(path, i, rk, file_targets, file_mode, target_override, mode_ove
                         f"relative to the spec file)", label, "source")
 
     name = rk.get("name")
-    if name is not None:
-        why = check_cpp_identifier(name)
-        if why:
-            raise SpecError(path, why, label, "name")
+    why = names.problem(name if name is not None else func)
+    if why:
+        fix = f"`name = \"{names.suggestion(name if name is not None else func, 'kernel')}\"`"
+        if name is None:
+            raise SpecError(path, f"the function name {why}; give the kernel a C++ name with {fix}", label, "name")
+        raise SpecError(path, f"{why}; use e.g. {fix}", label, "name")
 
     sigs_raw = rk.get("signatures")
     if sigs_raw is None:
@@ -386,10 +386,7 @@ def bind_kernel(spec: Spec, ks: KernelSpec, info: dict) -> BoundKernel:
     params = info["params"]
     pnames = [p["name"] for p in params]
     pinfo = {p["name"]: p for p in params}
-    name = ks.name or info["function"]
-    why = check_cpp_identifier(name)
-    if why:
-        raise SpecError(path, f"the function name {why}; set `name` to a C++ name", label, "name")
+    name = ks.name or info["function"]  # checked by load_spec (info["function"] is ks.function)
 
     configs = _configs_for(path, ks, info)
     cx_names = list(configs[0].constexprs)
