@@ -58,11 +58,7 @@ class kernel {
   // Generated code: the grid from the values of its three expressions (grid.hpp). A failed
   // value (a zero divisor, an overflow), a negative one or one beyond 32 bits throws
   // error(bad_argument) naming this kernel, the axis and its expression.
-  grid3 grid(grid_int x, grid_int y, grid_int z) const {
-    if (!(is_grid_dim(x) && is_grid_dim(y) && is_grid_dim(z))) grid_failure(x, y, z);
-    return {static_cast<std::uint32_t>(x.value()), static_cast<std::uint32_t>(y.value()),
-            static_cast<std::uint32_t>(z.value())};
-  }
+  grid3 grid(grid_int x, grid_int y, grid_int z) const { return {grid_axis(0, x), grid_axis(1, y), grid_axis(2, z)}; }
 
   // Generated code, when no variant's predicates hold for `args` (one pointer per argument):
   // the error names, per variant, each failed predicate with the argument and its value.
@@ -96,7 +92,13 @@ class kernel {
   }
   loaded_function* load_slow(std::size_t variant, const context_slot& slot);
   void check_types() const;
-  [[noreturn]] void grid_failure(grid_int x, grid_int y, grid_int z) const;
+  // One axis of grid(): a compare on success; the failure path (axis and value only, so that
+  // nothing is prepared for it on success) builds the message out of line.
+  std::uint32_t grid_axis(std::size_t axis, grid_int v) const {
+    if (!is_grid_dim(v)) grid_failure(axis, v);
+    return static_cast<std::uint32_t>(v.value());
+  }
+  [[noreturn]] void grid_failure(std::size_t axis, grid_int v) const;
 
   library* lib_;
   std::uint32_t index_;

@@ -275,11 +275,7 @@ TRITONPACK_COLD inline error kernel::no_variant_error(const void* const* args) c
   return error(errc::bad_argument, no_variant_message(*info_, types_, values.data()));
 }
 
-[[noreturn]] TRITONPACK_COLD inline void kernel::grid_failure(grid_int x, grid_int y, grid_int z) const {
-  const grid_int axes[3] = {x, y, z};
-  std::size_t d = 0;
-  while (d < 2 && is_grid_dim(axes[d])) ++d;
-  const grid_int v = axes[d];
+[[noreturn]] TRITONPACK_COLD inline void kernel::grid_failure(std::size_t d, grid_int v) const {
   const std::string& expr = info_->grid[d];
   std::string msg = "kernel " + info_->name + ": grid " + "xyz"[d] + " = " + expr;
   if (v.failed()) throw error(errc::bad_argument, msg + (expr.empty() ? "" : ": ") + v.failure_text());

@@ -482,6 +482,25 @@ TEST_CASE("launch errors: failure with kernel name and grid; out of memory for s
   CHECK(std::string(e.what()) == "tritonpack: kernel vector_add: grid y = 70000 is above the CUDA limit of 65535");
 }
 
+TEST_CASE("kernel::grid names the kernel, axis and expression; without a driver, the 32-bit bound") {
+  tptest::setup("none");  // no GPU: the driver's limit is unknown, the message says what is
+  tptest::synth s;
+  s.arg("n", "i64");
+  s.kernel().grid = {"n * n", "1", "1"};
+  s.variant();
+  s.image(0, image_kind::cubin, "sm_90a", tpfake::make_cubin(90, true, {{"k", {8, 8, 8}, 128}}));
+  auto bytes = s.pack();
+  library lib(bytes.data(), bytes.size());
+  const kernel& k = lib.get("k");
+  const grid3 g = k.grid(grid_int{1000} * 1000, 1, 2);
+  CHECK(g.x == 1000000);
+  CHECK(g.z == 2);
+  auto e = tptest::expect_error([&] { k.grid(grid_int{100000} * 100000, 1, 1); });
+  CHECK(std::string(e.what()) == "tritonpack: kernel k: grid x = n * n = 10000000000 does not fit a 32-bit grid dimension");
+  e = tptest::expect_error([&] { k.grid(1, 1, -grid_int{2}); });
+  CHECK(std::string(e.what()) == "tritonpack: kernel k: grid z = 1 = -2 is negative");  // values as given
+}
+
 TEST_CASE("dynamic API: no variant matching the values is an error naming the predicate and the value") {
   tptest::setup("sm_90");
   tptest::synth s;
