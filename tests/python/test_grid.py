@@ -72,6 +72,7 @@ def test_names_in():
     ("n / (M * 0)", {}, None),    # not folded: a run-time operand keeps the divisor unknown
     ("0 - 1", {}, "'0 - 1' is -1: a grid dimension cannot be negative"),
     ("BLOCK - 65", {"BLOCK": 64}, "'BLOCK - 65' is -1: a grid dimension cannot be negative"),
+    ("65536 * 65536", {}, "'65536 * 65536' is 4294967296: a grid dimension holds at most 4294967295"),
     ("4611686018427387904 * 2", {}, "4611686018427387904 * 2 = 9223372036854775808 does not fit in 64-bit integers"),
     ("cdiv(9223372036854775807, 2)", {}, "cdiv(9223372036854775807, 2) overflows 64-bit integers"),
     ("7 / 2 - 3", {}, None),      # C++ division truncates: 3 - 3 == 0, not negative

@@ -82,7 +82,8 @@ def constant_problem(expr: str, values: Mapping[str, int]) -> Optional[str]:
     """Why `expr` (already accepted by check_expr) cannot be a grid whatever the run-time
     arguments are, or None. `values` gives the constexprs' values; other names are run-time
     arguments, unknown here. Finds a constant zero divisor (of /, % or cdiv), constant arithmetic
-    that leaves 64-bit integers, and a constant negative result."""
+    that leaves 64-bit integers, and a constant result that is negative or above 32 bits (the
+    packer refuses the same)."""
     tree = ast.parse(expr.strip(), mode="eval").body
 
     class Problem(Exception):
@@ -138,6 +139,8 @@ def constant_problem(expr: str, values: Mapping[str, int]) -> Optional[str]:
         return str(p)
     if v is not None and v < 0:
         return f"'{expr}' is {v}: a grid dimension cannot be negative"
+    if v is not None and v > 0xFFFFFFFF:
+        return f"'{expr}' is {v}: a grid dimension holds at most 4294967295"
     return None
 
 
