@@ -24,6 +24,7 @@
 #include "tritonpack/container_reader.hpp"
 #include "tritonpack/env.hpp"
 #include "tritonpack/error.hpp"
+#include "tritonpack/grid.hpp"
 #include "tritonpack/launch.hpp"
 #include "tritonpack/model.hpp"
 #include "tritonpack/types.hpp"
@@ -71,7 +72,7 @@ class context_state {
   // Selects, decodes and loads `variant` of kernel `kernel_index`. Thread-safe per call (the
   // caller serialises loads of one kernel).
   virtual std::unique_ptr<loaded_function> load(const container& c, std::uint32_t kernel_index, std::uint32_t variant) = 0;
-  // The hot path.
+  // The hot path. Checks the grid against the backend's max_grid() first.
   virtual void launch(loaded_function& f, grid3 grid, stream_t stream, const void* const* args) = 0;
   // Unloads `f`'s module (the function object is destroyed by the caller afterwards).
   virtual void unload(loaded_function& f) noexcept = 0;
@@ -100,6 +101,9 @@ class backend {
   virtual void* current_context() = 0;
   // Creates the per-library state for `ctx` (which is current on the calling thread).
   virtual std::unique_ptr<context_state> open_context(void* ctx) = 0;
+  // The largest grid this driver launches. context_state::launch checks it (check_grid_limits)
+  // before anything else; errors about grids say it.
+  virtual const grid_limits& max_grid() const noexcept = 0;
 };
 
 namespace detail {

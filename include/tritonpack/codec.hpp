@@ -22,17 +22,7 @@
 #include <memory>
 #include <string>
 
-#include "error.hpp"
-
-#if defined(__GNUC__) || defined(__clang__)
-#define TRITONPACK_COLD __attribute__((cold, noinline))
-#define TRITONPACK_NOINLINE __attribute__((noinline))
-#define TRITONPACK_PRINTF(fmt_index, first_arg) __attribute__((format(printf, fmt_index, first_arg)))
-#else
-#define TRITONPACK_COLD
-#define TRITONPACK_NOINLINE
-#define TRITONPACK_PRINTF(fmt_index, first_arg)
-#endif
+#include "error.hpp"  // also TRITONPACK_COLD, TRITONPACK_PRINTF
 
 namespace tritonpack {
 namespace codec {

@@ -153,6 +153,9 @@ class function final : public loaded_function {
   CUlaunchAttribute attrs[4] = {};
 };
 
+// cuLaunchKernel's documented grid limits, in blocks (programs x num_ctas in x).
+inline constexpr grid_limits launch_grid_limits{"CUDA", 0x7fffffffu, 65535, 65535, 0};
+
 // ---------------------------------------------------------------------------------------------
 // Per (library, context) state.
 
@@ -594,6 +597,7 @@ inline void context::acquire_scratch(const function& f, grid3 g, CUstream stream
 
 inline void context::launch(loaded_function& lf, grid3 g, stream_t stream_, const void* const* args) {
   function& f = static_cast<function&>(lf);
+  check_grid_limits(launch_grid_limits, *f.kernel, g, f.num_ctas, f.block);  // before scratch is sized for it
   CUstream stream = static_cast<CUstream>(stream_);
   void* scratch[2] = {nullptr, nullptr};
   if (f.needs_scratch) acquire_scratch(f, g, stream, scratch);
@@ -617,10 +621,6 @@ inline void context::launch(loaded_function& lf, grid3 g, stream_t stream_, cons
   assemble_params(f.plan, *f.kernel, f.image->launch, args, params, storage, scratch, &context::encode_tma, this);
 
   const std::uint64_t gx = std::uint64_t{g.x} * f.num_ctas;
-  if (gx > 0x7fffffffu || g.y > 65535 || g.z > 65535)
-    throw error(errc::bad_argument, "kernel " + f.kernel->name + ": grid " + std::to_string(g.x) + "x" + std::to_string(g.y) +
-                                        "x" + std::to_string(g.z) + " (x " + std::to_string(f.num_ctas) +
-                                        " CTAs per program) exceeds the CUDA grid limits (2^31-1, 65535, 65535)");
   CUresult r;
   if (f.attr_count == 0) {
     r = d_.fn.cuLaunchKernel(f.fn, static_cast<unsigned>(gx), g.y, g.z, f.block, 1, 1, f.shared, stream, params, nullptr);
@@ -718,6 +718,7 @@ class cuda_backend final : public backend {
   std::unique_ptr<context_state> open_context(void* ctx) override {
     return std::make_unique<context>(*d_, static_cast<CUcontext>(ctx));
   }
+  const grid_limits& max_grid() const noexcept override { return launch_grid_limits; }
 
  private:
   // Device 0's primary context, as the CUDA runtime and Triton's launcher use it. Retained once

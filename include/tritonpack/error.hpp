@@ -8,6 +8,17 @@
 #include <stdexcept>
 #include <string>
 
+// Failure paths: kept out of line and out of the hot code's way; messages built only there.
+#if defined(__GNUC__) || defined(__clang__)
+#define TRITONPACK_COLD __attribute__((cold, noinline))
+#define TRITONPACK_NOINLINE __attribute__((noinline))
+#define TRITONPACK_PRINTF(fmt_index, first_arg) __attribute__((format(printf, fmt_index, first_arg)))
+#else
+#define TRITONPACK_COLD
+#define TRITONPACK_NOINLINE
+#define TRITONPACK_PRINTF(fmt_index, first_arg)
+#endif
+
 namespace tritonpack {
 
 enum class errc {

@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "tritonpack/backend.hpp"
+#include "tritonpack/dispatch.hpp"
 #include "tritonpack/error.hpp"
+#include "tritonpack/grid.hpp"
 #include "tritonpack/launch.hpp"
 #include "tritonpack/model.hpp"
 #include "tritonpack/types.hpp"
@@ -53,6 +55,15 @@ class kernel {
   // Generated code: one pointer per kernel_info::args entry, variant chosen by the caller.
   void launch_variant(std::size_t variant, grid3 grid, stream_t stream, const void* const* args);
 
+  // Generated code: the grid from the values of its three expressions (grid.hpp). A failed
+  // value (a zero divisor, an overflow), a negative one or one beyond 32 bits throws
+  // error(bad_argument) naming this kernel, the axis and its expression.
+  grid3 grid(grid_int x, grid_int y, grid_int z) const { return {grid_axis(0, x), grid_axis(1, y), grid_axis(2, z)}; }
+
+  // Generated code, when no variant's predicates hold for `args` (one pointer per argument):
+  // the error names, per variant, each failed predicate with the argument and its value.
+  error no_variant_error(const void* const* args) const;
+
   // Dynamic API: checks the count and types/sizes of `args` against the kernel's arguments (the
   // error names the first mismatch), picks the first variant whose specialisations the values
   // satisfy (Triton's predicates, most specialised first), launches `grid` programs.
@@ -81,6 +92,13 @@ class kernel {
   }
   loaded_function* load_slow(std::size_t variant, const context_slot& slot);
   void check_types() const;
+  // One axis of grid(): a compare on success; the failure path (axis and value only, so that
+  // nothing is prepared for it on success) builds the message out of line.
+  std::uint32_t grid_axis(std::size_t axis, grid_int v) const {
+    if (!is_grid_dim(v)) grid_failure(axis, v);
+    return static_cast<std::uint32_t>(v.value());
+  }
+  [[noreturn]] void grid_failure(std::size_t axis, grid_int v) const;
 
   library* lib_;
   std::uint32_t index_;

@@ -11,7 +11,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -354,6 +353,8 @@ struct host_arg {
   bool is_unsigned = false;
   bool has_int = false;
   std::int64_t int_value = 0;   // integers and bool
+  bool has_fp = false;
+  double fp_value = 0;          // fp16, bf16, fp32, fp64
   std::uint64_t address = 0;    // pointers, descriptor base
   const char* what = "";        // C++ type in words, for messages
 };
@@ -396,15 +397,23 @@ host_arg describe_host_arg(const T& v) {
     h.what = std::is_signed<T>::value ? "a signed integer" : "an unsigned integer";
   } else if constexpr (std::is_same<T, float>::value) {
     h.cls = arg_class::fp32;
+    h.has_fp = true;
+    h.fp_value = v;
     h.what = "float";
   } else if constexpr (std::is_same<T, double>::value) {
     h.cls = arg_class::fp64;
+    h.has_fp = true;
+    h.fp_value = v;
     h.what = "double";
   } else if constexpr (std::is_same<T, half>::value) {
     h.cls = arg_class::fp16;
+    h.has_fp = true;
+    h.fp_value = static_cast<float>(v);
     h.what = "tritonpack::half";
   } else if constexpr (std::is_same<T, bfloat16>::value) {
     h.cls = arg_class::bf16;
+    h.has_fp = true;
+    h.fp_value = static_cast<float>(v);
     h.what = "tritonpack::bfloat16";
   } else if constexpr (is_tensor_descriptor<T>::value) {
     h.cls = arg_class::tensordesc;
@@ -470,27 +479,6 @@ inline std::string check_host_arg(const arg_type& t, const host_arg& h) {
       if (h.cls == t.cls) return {};
       return mismatch();
   }
-}
-
-// Does a run-time value satisfy a variant's specialization (the predicates Triton's JIT uses)?
-inline bool spec_matches(const arg_spec& s, const arg_type& t, const host_arg& h) {
-  switch (s.kind) {
-    case spec_kind::none: return true;
-    case spec_kind::divisible_16:
-      if (t.cls == arg_class::pointer || t.cls == arg_class::tensordesc) return h.address % 16 == 0;
-      return h.has_int && h.int_value % 16 == 0;
-    case spec_kind::equal_1: return h.has_int && h.int_value == 1;
-    case spec_kind::constexpr_value: {
-      if (!h.has_int) return false;
-      const std::string& v = s.value;
-      if (v == "True" || v == "true") return h.int_value == 1;
-      if (v == "False" || v == "false") return h.int_value == 0;
-      char* end = nullptr;
-      const long long n = std::strtoll(v.c_str(), &end, 10);
-      return end && *end == '\0' && !v.empty() && n == h.int_value;
-    }
-  }
-  return false;
 }
 
 }  // namespace tritonpack

@@ -315,26 +315,35 @@ inline void kernel::launch_variant(std::size_t variant, grid3 grid, stream_t str
 
 inline std::size_t kernel::pick_variant(const host_arg* descs, std::size_t n) const {
   const auto& vs = info_->variants;
-  // Fast pass, no strings: this runs on every dynamic launch.
+  // No strings unless every variant fails: this runs on every dynamic launch.
   for (std::size_t v = 0; v < vs.size(); ++v) {
     bool ok = true;
     for (std::size_t i = 0; i < n && ok; ++i) ok = spec_matches(vs[v].specs[i], types_[i], descs[i]);
     if (ok) return v;
   }
-  std::string why;
-  for (std::size_t v = 0; v < vs.size(); ++v) {
-    for (std::size_t i = 0; i < n; ++i) {
-      if (spec_matches(vs[v].specs[i], types_[i], descs[i])) continue;
-      const arg_spec& s = vs[v].specs[i];
-      std::string need = s.kind == spec_kind::divisible_16 ? (types_[i].cls == arg_class::pointer ? "16-byte aligned" : "divisible by 16")
-                         : s.kind == spec_kind::equal_1     ? "equal to 1"
-                                                            : "equal to " + s.value;
-      std::string got = descs[i].has_int ? std::to_string(descs[i].int_value) : std::to_string(descs[i].address);
-      why += "\n  variant " + std::to_string(v) + " needs '" + info_->args[i].name + "' " + need + " (got " + got + ")";
-      break;
-    }
+  throw error(errc::bad_argument, no_variant_message(*info_, types_, descs));
+}
+
+TRITONPACK_COLD inline error kernel::no_variant_error(const void* const* args) const {
+  std::vector<host_arg> values;
+  for (std::size_t i = 0; i < types_.size(); ++i) values.push_back(read_host_arg(types_[i], args[i]));
+  return error(errc::bad_argument, no_variant_message(*info_, types_, values.data()));
+}
+
+[[noreturn]] TRITONPACK_COLD inline void kernel::grid_failure(std::size_t d, grid_int v) const {
+  const std::string& expr = info_->grid[d];
+  std::string msg = "kernel " + info_->name + ": grid " + "xyz"[d] + " = " + expr;
+  if (v.failed()) throw error(errc::bad_argument, msg + (expr.empty() ? "" : ": ") + v.failure_text());
+  msg += (expr.empty() ? "" : " = ") + std::to_string(v.value());
+  if (v.value() < 0) throw error(errc::bad_argument, msg + " is negative");
+  // Beyond what a grid3 holds: said against the driver's own limit when there is a driver.
+  try {
+    const grid_limits& lim = lib_->get_backend_for_launch().max_grid();
+    msg += " is above the " + std::string(lim.driver) + " limit of " + std::to_string(d == 0 ? lim.x : d == 1 ? lim.y : lim.z);
+  } catch (const error&) {
+    msg += " does not fit a 32-bit grid dimension";
   }
-  throw error(errc::bad_argument, "kernel " + info_->name + ": no variant accepts these argument values:" + why);
+  throw error(errc::bad_argument, msg);
 }
 
 inline void kernel::launch_checked(stream_t stream, grid3 grid, const void* const* args, const host_arg* descs, std::size_t n) {

@@ -95,6 +95,26 @@ TEST_CASE("bad input exits 1 with a message, never a crash") {
   CHECK(!tp_test::fs::exists(work / "never" / "fixtures.hpp"));
 }
 
+TEST_CASE("pack refuses a hand-written manifest whose grid divides by a constant zero (issue 9)") {
+  const path dir = tp_test::copy_artifacts("cli_zero_divisor");
+  auto m = tp_test::load_json(dir / "manifest.json");
+  for (const char* grid : {"cdiv(n, 0)", "n / (BLOCK - 1024)", "n % 0"}) {
+    CAPTURE(grid);
+    m["kernels"][0]["grid"] = {grid, "1", "1"};
+    tp_test::spit(dir / "manifest.json", m.dump());
+    const auto r = run_cli("pack \"" + (dir / "manifest.json").string() + "\" -o \"" + (work / "never0").string() + "\"");
+    CHECK(r.code == 1);
+    CHECK(r.out.find(std::string("tritonpack: kernel vector_add, variant 0, grid[0]: grid expression \"") + grid +
+                     "\" divides by zero") == 0);
+    CHECK(!tp_test::fs::exists(work / "never0" / "fixtures.hpp"));
+  }
+  // BLOCK is 1024 in every variant: "BLOCK - 1024 is 0 with BLOCK = 1024".
+  m["kernels"][0]["grid"] = {"n / (BLOCK - 1024)", "1", "1"};
+  tp_test::spit(dir / "manifest.json", m.dump());
+  CHECK(run_cli("pack \"" + (dir / "manifest.json").string() + "\" -o \"" + (work / "never0").string() + "\"").out.find(
+            "divides by zero: (BLOCK - 1024) is 0 with BLOCK = 1024") != std::string::npos);
+}
+
 TEST_CASE("pack writes NAME.tpk and NAME.hpp; the .tpk is a valid container") {
   const auto tpk = tp_test::slurp(packed() / "fixtures.tpk");
   const auto c = tritonpack::container::parse(tpk.data(), tpk.size());

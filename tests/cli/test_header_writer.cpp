@@ -44,22 +44,60 @@ TEST_CASE("Triton types map to the C++ types of docs/runtime-api.md") {
   CHECK_THROWS_AS(cpp_type("tensordesc<fp16>", false), error);
 }
 
-TEST_CASE("grid expressions become int64 C++") {
+TEST_CASE("grid expressions become C++: run-time values in checked grid_int arithmetic, constants as written") {
   const std::vector<std::pair<std::string, std::string>> args = {{"n", "i32"}, {"m", "i64"}, {"big", "u64"}, {"new", "i32"}};
-  const std::vector<std::string> cx = {"BLOCK", "BM"};
-  CHECK(translate_grid_expr("cdiv(n, BLOCK)", args, cx) == "::tritonpack::cdiv(std::int64_t{n}, BLOCK)");
+  const std::vector<std::pair<std::string, std::int64_t>> cx = {{"BLOCK", 128}, {"BM", 64}};
+  CHECK(translate_grid_expr("cdiv(n, BLOCK)", args, cx) == "::tritonpack::cdiv(::tritonpack::grid_int{n}, BLOCK)");
   CHECK(translate_grid_expr("1", args, cx) == "1");
-  CHECK(translate_grid_expr("m*2+1", args, cx) == "m * 2 + 1");
-  CHECK(translate_grid_expr("(n + BM - 1) // BM", args, cx) == "(std::int64_t{n} + BM - 1) / BM");
-  CHECK(translate_grid_expr("min(n, 64) % 7", args, cx) == "std::min<std::int64_t>(std::int64_t{n}, 64) % 7");
-  CHECK(translate_grid_expr("max(big, -3)", args, cx) == "std::max<std::int64_t>(static_cast<std::int64_t>(big), -3)");
-  CHECK(translate_grid_expr("new * 2", args, cx) == "std::int64_t{new_} * 2");  // C++ keyword renamed
+  CHECK(translate_grid_expr("n", args, cx) == "n");  // converts to grid_int in kernel::grid
+  CHECK(translate_grid_expr("m*2+1", args, cx) == "::tritonpack::grid_int{m} * 2 + 1");
+  CHECK(translate_grid_expr("n * m", args, cx) == "::tritonpack::grid_int{n} * m");  // one wrapped operand suffices
+  CHECK(translate_grid_expr("(n + BM - 1) // BM", args, cx) == "(::tritonpack::grid_int{n} + BM - 1) / BM");
+  CHECK(translate_grid_expr("min(n, 64) % 7", args, cx) == "::tritonpack::min(::tritonpack::grid_int{n}, 64) % 7");
+  CHECK(translate_grid_expr("max(big, -3)", args, cx) == "::tritonpack::max(::tritonpack::grid_int{big}, (-3))");
+  CHECK(translate_grid_expr("new * 2", args, cx) == "::tritonpack::grid_int{new_} * 2");  // C++ keyword renamed
+  CHECK(translate_grid_expr("-n + 5", args, cx) == "-::tritonpack::grid_int{n} + 5");
+  // Constants keep their names; literal arithmetic is folded (C++ would do it in 32-bit int).
+  CHECK(translate_grid_expr("BLOCK * 2", args, cx) == "BLOCK * 2");
+  CHECK(translate_grid_expr("min(BLOCK, 64) + cdiv(BM, 3)", args, cx) ==
+        "std::min<std::int64_t>(BLOCK, 64) + ::tritonpack::cdiv(BM, 3)");
+  CHECK(translate_grid_expr("65536 * 65536 / 2", args, cx) == "2147483648");
+  CHECK(translate_grid_expr("n * (2 * 3)", args, cx) == "::tritonpack::grid_int{n} * 6");
+  // Malformed.
   CHECK_THROWS_WITH_AS(translate_grid_expr("cdiv(n, X)", args, cx), doctest::Contains("\"X\" is neither"), error);
   CHECK_THROWS_WITH_AS(translate_grid_expr("foo(n, 2)", args, cx), doctest::Contains("unknown function foo"), error);
   CHECK_THROWS_WITH_AS(translate_grid_expr("n +", args, cx), doctest::Contains("ends early"), error);
   CHECK_THROWS_WITH_AS(translate_grid_expr("(n", args, cx), doctest::Contains("missing ')'"), error);
   CHECK_THROWS_WITH_AS(translate_grid_expr("n 2", args, cx), doctest::Contains("unexpected '2'"), error);
   CHECK_THROWS_WITH_AS(translate_grid_expr("1.5", args, cx), doctest::Contains("integer literals"), error);
+}
+
+TEST_CASE("grid expressions whose constants make no grid are refused at pack time (issue 9)") {
+  const std::vector<std::pair<std::string, std::string>> args = {{"n", "i32"}};
+  const std::vector<std::pair<std::string, std::int64_t>> cx = {{"BLOCK", 128}, {"ZERO", 0}};
+  auto refusal = [&](const char* expr) {
+    try {
+      translate_grid_expr(expr, args, cx);
+    } catch (const error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  CHECK(refusal("n / 0") == "tritonpack: grid expression \"n / 0\" divides by zero");
+  CHECK(refusal("n % 0") == "tritonpack: grid expression \"n % 0\" divides by zero");
+  CHECK(refusal("cdiv(n, 0)") == "tritonpack: grid expression \"cdiv(n, 0)\" divides by zero");
+  CHECK(refusal("cdiv(n, ZERO)") == "tritonpack: grid expression \"cdiv(n, ZERO)\" divides by zero: ZERO is 0");
+  CHECK(refusal("n % (2 - 2)") == "tritonpack: grid expression \"n % (2 - 2)\" divides by zero: (2 - 2) is 0");
+  CHECK(refusal("cdiv(n, BLOCK - 128)") ==
+        "tritonpack: grid expression \"cdiv(n, BLOCK - 128)\" divides by zero: BLOCK - 128 is 0 with BLOCK = 128");
+  CHECK(refusal("0 - 1") == "tritonpack: grid expression \"0 - 1\" is -1: a grid dimension cannot be negative");
+  CHECK(refusal("65536 * 65536") ==
+        "tritonpack: grid expression \"65536 * 65536\" is 4294967296: a grid dimension holds at most 4294967295");
+  CHECK(refusal("4611686018427387904 * 2 + n") == "tritonpack: grid expression \"4611686018427387904 * 2 + n\" "
+                                                  "cannot be evaluated: 4611686018427387904 * 2 overflows 64-bit integers");
+  CHECK(refusal("99999999999999999999 + n") == "tritonpack: grid expression \"99999999999999999999 + n\" "
+                                               "cannot be evaluated: 99999999999999999999 does not fit in 64-bit integers");
+  CHECK(refusal("n / (0 - 1) / 2") == "(accepted)");  // a negative divisor is fine; the result is checked at run time
 }
 
 TEST_CASE("string-literal encoding round-trips every byte value, and escapes never run together") {
@@ -116,7 +154,10 @@ TEST_CASE("generated dispatch: predicates most specialised first, configs of one
   CHECK(h.find("detail::container_size, detail::container_checksum);") != std::string::npos);
   // row_softmax has no grid expression: the caller passes one, first.
   CHECK(h.find("inline void row_softmax(::tritonpack::grid3 grid, float* out, const float* inp,") != std::string::npos);
-  CHECK(h.find("throw ::tritonpack::error(::tritonpack::errc::bad_argument,") != std::string::npos);
+  // Grids through kernel::grid (checked), and a call no variant accepts explained by the run time.
+  CHECK(h.find("    const ::tritonpack::grid3 grid = kernel.grid(\n"
+               "        ::tritonpack::cdiv(::tritonpack::grid_int{n}, BLOCK), 1, 1);\n") != std::string::npos);
+  CHECK(h.find("  throw kernel.no_variant_error(args);\n}\n\n// matmul_f16") != std::string::npos);
   // The container decodes back out of the header.
   const std::size_t b = h.find("container_data[] ="), e = h.find("\n    ;\n", b);
   CHECK(decode_string_literals(std::string_view(h).substr(b + 18, e - b - 18)) == blob);
@@ -165,6 +206,15 @@ TEST_CASE("a kernel whose type or grid cannot become C++ is refused naming it") 
   CHECK_THROWS_WITH_AS(write_header(info, {}, o), doctest::Contains("kernel k, variant 0, grid[0]"), error);
   info.kernels[0].variants[0].config.constexprs = {{"BLOCK", "128"}};
   CHECK_NOTHROW(write_header(info, {}, o));
+  // A hand-written manifest bypasses the front end: a config whose constexpr makes a zero divisor
+  // is refused here, even in a variant never dispatched to (the same specs as variant 0).
+  info.kernels[0].variants.push_back(info.kernels[0].variants[0]);
+  info.kernels[0].variants[1].config.constexprs = {{"BLOCK", "0"}};
+  CHECK_THROWS_WITH_AS(write_header(info, {}, o),
+                       "tritonpack: kernel k, variant 1, grid[0]: grid expression \"cdiv(x, BLOCK)\" divides by zero: "
+                       "BLOCK is 0",
+                       error);
+  info.kernels[0].variants.pop_back();
   o.namespace_name = "class";
   CHECK_THROWS_AS(write_header(info, {}, o), error);
 }

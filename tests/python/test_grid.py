@@ -1,7 +1,7 @@
 import pytest
 
 from tritonpack_compile.errors import SyntaxProblem
-from tritonpack_compile.grid import check_expr, names_in, normalise_grid
+from tritonpack_compile.grid import check_expr, constant_problem, names_in, normalise_grid
 
 OK_NAMES = {"n", "M", "BLOCK"}
 
@@ -57,3 +57,33 @@ def test_normalise_rejects(raw, fragment):
 
 def test_names_in():
     assert names_in("cdiv(n, BLOCK) + min(M, 2)") == {"n", "BLOCK", "M"}
+
+
+# --- what constants decide (issue 9: a zero divisor used to reach the C++ code as SIGFPE) -------
+
+@pytest.mark.parametrize("expr,values,problem", [
+    ("n / 0", {}, "'n / 0' divides by zero"),
+    ("n % 0", {}, "'n % 0' divides by zero"),
+    ("cdiv(n, 0)", {}, "'cdiv(n, 0)' divides by zero"),
+    ("cdiv(n, 2 - 2)", {}, "'cdiv(n, 2 - 2)' divides by zero: 2 - 2 is 0"),
+    ("cdiv(n, BLOCK)", {"BLOCK": 0}, "'cdiv(n, BLOCK)' divides by zero: BLOCK is 0"),
+    ("n / (BLOCK - 64)", {"BLOCK": 64}, "'n / (BLOCK - 64)' divides by zero: BLOCK - 64 is 0 with BLOCK = 64"),
+    ("n / min(M, 0)", {}, None),  # M is a run-time argument: min(M, 0) is not known here
+    ("n / (M * 0)", {}, None),    # not folded: a run-time operand keeps the divisor unknown
+    ("0 - 1", {}, "'0 - 1' is -1: a grid dimension cannot be negative"),
+    ("BLOCK - 65", {"BLOCK": 64}, "'BLOCK - 65' is -1: a grid dimension cannot be negative"),
+    ("65536 * 65536", {}, "'65536 * 65536' is 4294967296: a grid dimension holds at most 4294967295"),
+    ("4611686018427387904 * 2", {}, "4611686018427387904 * 2 = 9223372036854775808 does not fit in 64-bit integers"),
+    ("cdiv(9223372036854775807, 2)", {}, "cdiv(9223372036854775807, 2) overflows 64-bit integers"),
+    ("7 / 2 - 3", {}, None),      # C++ division truncates: 3 - 3 == 0, not negative
+    ("(0 - 7) / 2 + 3", {}, None),  # truncates toward zero: -3 + 3, where Python's // would give -1
+    ("(0 - 7) % 2 + 1", {}, None),  # C++'s remainder takes the dividend's sign: -1 + 1
+    ("cdiv(n, BLOCK)", {"BLOCK": 128}, None),
+])
+def test_constant_problem(expr, values, problem):
+    check_expr(expr, lambda n: "")
+    got = constant_problem(expr, values)
+    if problem is None:
+        assert got is None
+    else:
+        assert got is not None and problem in got, got

@@ -242,6 +242,13 @@ def test_kernel_level_launch_defaults_and_options(sdir):
      "grid", "operator // is not allowed"),
     ("[[kernel]]\nsource = 'kernels.py:vector_add'\nsignatures = ['i32']\ngrid = [1, 1, 1, 1]\n", "vector_add",
      "grid", "1 to 3"),
+    # Constant zero divisors used to be accepted and kill the program with SIGFPE at launch.
+    ("[[kernel]]\nsource = 'kernels.py:vector_add'\nsignatures = ['i32']\ngrid = ['n / 0']\n", "vector_add",
+     "grid[0]", "'n / 0' divides by zero"),
+    ("[[kernel]]\nsource = 'kernels.py:vector_add'\nsignatures = ['i32']\ngrid = [1, 'n % 0']\n", "vector_add",
+     "grid[1]", "'n % 0' divides by zero"),
+    ("[[kernel]]\nsource = 'kernels.py:vector_add'\nsignatures = ['i32']\ngrid = [1, 1, 'cdiv(n, 4 - 4)']\n",
+     "vector_add", "grid[2]", "'cdiv(n, 4 - 4)' divides by zero: 4 - 4 is 0"),
     ("[[kernel]]\nsource = 'kernels.py:vector_add'\nsignatures = ['i32']\ntargets = ['sm_80a']\n", "vector_add",
      "targets", "no arch-specific 'a' variant"),
     ("[[kernel]]\nsource = 'kernels.py:vector_add'\nsignatures = ['i32']\nmode = 'all'\n", "vector_add",
@@ -292,6 +299,12 @@ def K(src, sigs, extra=""):
      "set both in the kernel's constexprs"),
     (K("kernels.py:vector_add", ["*fp32, *fp32, *fp32, i32, fp32, 64"], "grid = ['cdiv(n, BLOCK)']"), "vector_add",
      "grid", "'BLOCK' is a constexpr fixed by the signature"),
+    (K("kernels.py:vector_add", ["*fp32, *fp32, *fp32, i32, fp32"],
+       "configs = [{constexprs = {BLOCK = 64}}, {constexprs = {BLOCK = 0}}]\ngrid = ['cdiv(n, BLOCK)']"),
+     "vector_add", "grid[0]", "'cdiv(n, BLOCK)' divides by zero: BLOCK is 0"),
+    (K("kernels.py:vector_add", ["*fp32, *fp32, *fp32, i32, fp32"],
+       "constexprs = {BLOCK = 64}\ngrid = [1, 'n / (BLOCK - 64)']"),
+     "vector_add", "grid[1]", "'n / (BLOCK - 64)' divides by zero: BLOCK - 64 is 0 with BLOCK = 64"),
     (K("kernels.py:vector_add", ["*fp32, *fp32, *fp32, i32, fp32, 64"], "grid = ['cdiv(m, 64)']"), "vector_add",
      "grid", "'m' is neither an argument (x, y, out, n, alpha) nor a config constexpr"),
     (K("kernels.py:vector_add", ["*fp32, *fp32, *fp32, i32, fp32, 64"], "grid = ['x']"), "vector_add",
@@ -308,6 +321,18 @@ def K(src, sigs, extra=""):
 def test_bind_errors(sdir, text, kernel, key, fragment):
     p = write_spec(sdir, text)
     expect_error(p, kernel, key, fragment)
+
+
+def test_zero_divisor_exits_2_before_compiling(sdir, capsys):
+    from tritonpack_compile.cli import compile_main
+    p = write_spec(sdir, K("kernels.py:vector_add", ["*fp32, *fp32, *fp32, i32, fp32"],
+                           "configs = [{constexprs = {BLOCK = 64}}, {constexprs = {BLOCK = 0}}]\n"
+                           "grid = ['cdiv(n, BLOCK)']"))
+    rc = compile_main([str(p), "-o", str(sdir / "out"), "--cache-dir", str(sdir / "cache")])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert f"error: {p}: kernel 'vector_add': grid[0]: 'cdiv(n, BLOCK)' divides by zero: BLOCK is 0" in err
+    assert not (sdir / "out").exists()
 
 
 def test_import_error_in_kernel_file(sdir):

@@ -479,9 +479,29 @@ TEST_CASE("launch errors: failure with kernel name and grid; out of memory for s
   library lib3(bytes.data(), bytes.size());
   e = tptest::expect_error([&] { lib3.get("vector_add").launch(nullptr, {1, 70000, 1}, p, p, p, std::int32_t{16}, 1.0f); });
   CHECK(e.code() == errc::bad_argument);
+  CHECK(std::string(e.what()) == "tritonpack: kernel vector_add: grid y = 70000 is above the CUDA limit of 65535");
 }
 
-TEST_CASE("dynamic API: no variant matching the values is an error naming the predicate") {
+TEST_CASE("kernel::grid names the kernel, axis and expression; without a driver, the 32-bit bound") {
+  tptest::setup("none");  // no GPU: the driver's limit is unknown, the message says what is
+  tptest::synth s;
+  s.arg("n", "i64");
+  s.kernel().grid = {"n * n", "1", "1"};
+  s.variant();
+  s.image(0, image_kind::cubin, "sm_90a", tpfake::make_cubin(90, true, {{"k", {8, 8, 8}, 128}}));
+  auto bytes = s.pack();
+  library lib(bytes.data(), bytes.size());
+  const kernel& k = lib.get("k");
+  const grid3 g = k.grid(grid_int{1000} * 1000, 1, 2);
+  CHECK(g.x == 1000000);
+  CHECK(g.z == 2);
+  auto e = tptest::expect_error([&] { k.grid(grid_int{100000} * 100000, 1, 1); });
+  CHECK(std::string(e.what()) == "tritonpack: kernel k: grid x = n * n = 10000000000 does not fit a 32-bit grid dimension");
+  e = tptest::expect_error([&] { k.grid(1, 1, -grid_int{2}); });
+  CHECK(std::string(e.what()) == "tritonpack: kernel k: grid z = 1 = -2 is negative");  // values as given
+}
+
+TEST_CASE("dynamic API: no variant matching the values is an error naming the predicate and the value") {
   tptest::setup("sm_90");
   tptest::synth s;
   s.arg("x", "*fp32");
@@ -494,10 +514,11 @@ TEST_CASE("dynamic API: no variant matching the values is an error naming the pr
   float* misaligned = buf + 1;
   auto e = tptest::expect_error([&] { lib.get("k").launch(nullptr, {1, 1, 1}, misaligned, std::int32_t{1}); });
   CHECK(e.code() == errc::bad_argument);
-  CHECK(contains(e.what(), "variant 0 needs 'x' 16-byte aligned"));
+  CHECK(contains(e.what(), "kernel k: no variant accepts these arguments:\n  variant 0: x = 0x"));
+  CHECK(contains(e.what(), " is not 16-byte aligned\n"));  // n = 1 holds: not listed
   float* aligned = buf;
   e = tptest::expect_error([&] { lib.get("k").launch(nullptr, {1, 1, 1}, aligned, std::int32_t{2}); });
-  CHECK(contains(e.what(), "variant 0 needs 'n' equal to 1 (got 2)"));
+  CHECK(contains(e.what(), "\n  variant 0: n = 2, this variant needs 1\n"));
   lib.get("k").launch(nullptr, {1, 1, 1}, aligned, std::int32_t{1});  // folded n: only x is passed
   auto& f = tptest::fake_driver::get();
   REQUIRE(f.launches().size() == 1);

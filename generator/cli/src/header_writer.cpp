@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -69,28 +71,72 @@ std::string element_type(const std::string& t) {
 }
 
 // ---- grid expressions: a small recursive-descent parser that re-emits C++ -------------------
+//
+// The run-time values (integer arguments) are evaluated in ::tritonpack::grid_int, whose
+// arithmetic reports a zero divisor or an overflow instead of trapping. What is constant here
+// (literals, this variant's constexprs) is evaluated now, with the same rules, so that a zero
+// divisor, an overflow or a negative dimension no argument can change is refused at pack time.
 class grid_translator {
  public:
   grid_translator(std::string_view src, const std::vector<std::pair<std::string, std::string>>& int_args,
-                  const std::vector<std::string>& constexprs)
+                  const std::vector<std::pair<std::string, std::int64_t>>& constexprs)
       : s_(src), args_(int_args), constexprs_(constexprs) {}
 
   std::string run() {
-    std::string out = expr();
+    const node n = expr();
     skip_ws();
     if (p_ != s_.size()) fail(fmt::format("unexpected '{}'", s_[p_]));
-    return out;
+    if (n.kind == node::constant && n.value < 0)
+      refuse(fmt::format("is {}: a grid dimension cannot be negative", n.value));
+    if (n.kind == node::constant && n.value > 0xffffffffLL)
+      refuse(fmt::format("is {}: a grid dimension holds at most 4294967295", n.value));
+    return n.text;
   }
 
  private:
+  // A subexpression: constant (value known now), a bare integer argument, or a run-time value
+  // already in grid_int arithmetic.
+  struct node {
+    enum kind_t { constant, argument, checked } kind = constant;
+    std::string text;
+    std::int64_t value = 0;     // constant only
+    bool literal_only = false;  // constant made of literals alone: emitted as its value
+    std::size_t begin = 0, end = 0;  // its source text
+  };
+
   std::string_view s_;
   std::size_t p_ = 0;
   const std::vector<std::pair<std::string, std::string>>& args_;
-  const std::vector<std::string>& constexprs_;
+  const std::vector<std::pair<std::string, std::int64_t>>& constexprs_;
 
   [[noreturn]] void fail(const std::string& why) const {
     bad(fmt::format("grid expression \"{}\": {} at column {}", s_, why, p_ + 1));
   }
+  [[noreturn]] void refuse(const std::string& why) const { bad(fmt::format("grid expression \"{}\" {}", s_, why)); }
+  std::string source(const node& n) const {
+    std::string_view t = s_.substr(n.begin, n.end - n.begin);
+    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
+    return std::string(t);
+  }
+  // " with BLOCK = 64" for `BLOCK - 64`: the constexprs a constant subexpression reads, unless it
+  // is one name alone.
+  std::string constexprs_in(const node& n) const {
+    const std::string t = source(n);
+    const auto word = [&](std::size_t i) { return std::isalnum(static_cast<unsigned char>(t[i])) || t[i] == '_'; };
+    std::vector<std::string> used;
+    for (const auto& [name, value] : constexprs_) {
+      if (name == t) return {};
+      for (std::size_t p = t.find(name); p != std::string::npos; p = t.find(name, p + 1)) {
+        const std::size_t e = p + name.size();
+        if ((p == 0 || !word(p - 1)) && (e == t.size() || !word(e))) {
+          used.push_back(fmt::format("{} = {}", name, value));
+          break;
+        }
+      }
+    }
+    return used.empty() ? std::string() : fmt::format(" with {}", fmt::join(used, ", "));
+  }
+
   void skip_ws() {
     while (p_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[p_]))) ++p_;
   }
@@ -102,74 +148,171 @@ class grid_translator {
     }
     return false;
   }
-  std::string expr() {
-    std::string out = term();
+
+  static std::string literal(std::int64_t v) {
+    if (v == INT64_MIN) return "(-9223372036854775807 - 1)";
+    return v < 0 ? fmt::format("({})", v) : std::to_string(v);
+  }
+  static std::string checked(const node& n) {
+    return n.kind == node::argument ? fmt::format("::tritonpack::grid_int{{{}}}", n.text) : n.text;
+  }
+
+  // a op b, op one of + - * / % and c (cdiv), m (min), M (max).
+  node combine(char op, const node& a, const node& b, std::size_t begin) {
+    node r;
+    r.begin = begin;
+    r.end = p_;
+    if ((op == '/' || op == '%' || op == 'c') && b.kind == node::constant && b.value == 0) {
+      if (b.literal_only && source(b) == "0")
+        refuse("divides by zero");
+      refuse(fmt::format("divides by zero: {} is 0{}", source(b), constexprs_in(b)));
+    }
+    const char* cpp_op = op == 'c' ? "cdiv" : op == 'm' ? "min" : op == 'M' ? "max" : nullptr;
+    if (a.kind == node::constant && b.kind == node::constant) {
+      r.value = evaluate(op, a.value, b.value, r);
+      r.literal_only = a.literal_only && b.literal_only;
+      if (r.literal_only) r.text = literal(r.value);
+      else if (op == 'c') r.text = fmt::format("::tritonpack::cdiv({}, {})", a.text, b.text);
+      else if (cpp_op) r.text = fmt::format("std::{}<std::int64_t>({}, {})", cpp_op, a.text, b.text);
+      else r.text = fmt::format("{} {} {}", a.text, op, b.text);
+      return r;
+    }
+    // A run-time value: one operand in grid_int makes the whole operation checked (the other
+    // converts), so a bare argument is wrapped only when neither operand is checked yet.
+    r.kind = node::checked;
+    const bool any_checked = a.kind == node::checked || b.kind == node::checked;
+    const bool wrap_a = !any_checked && a.kind == node::argument;
+    const bool wrap_b = !any_checked && !wrap_a;  // then b is the argument
+    const std::string ta = wrap_a ? checked(a) : a.text;
+    const std::string tb = wrap_b ? checked(b) : b.text;
+    if (cpp_op) r.text = fmt::format("::tritonpack::{}({}, {})", cpp_op, ta, tb);
+    else r.text = fmt::format("{} {} {}", ta, op, tb);
+    return r;
+  }
+  // The value of a constant operation, as the run time computes it (C++'s truncating / and %).
+  std::int64_t evaluate(char op, std::int64_t a, std::int64_t b, const node& at) const {
+    std::int64_t r = 0;
+    bool ok = true;
+    switch (op) {
+      case '+': ok = !__builtin_add_overflow(a, b, &r); break;
+      case '-': ok = !__builtin_sub_overflow(a, b, &r); break;
+      case '*': ok = !__builtin_mul_overflow(a, b, &r); break;
+      case '/':
+      case '%':
+        ok = !(a == INT64_MIN && b == -1);
+        if (ok) r = op == '/' ? a / b : a % b;
+        break;
+      case 'c':  // (a + b - 1) / b, as ::tritonpack::cdiv
+        ok = !__builtin_add_overflow(a, b, &r) && !__builtin_sub_overflow(r, 1, &r) && !(r == INT64_MIN && b == -1);
+        if (ok) r /= b;
+        break;
+      case 'm': r = std::min(a, b); break;
+      default: r = std::max(a, b); break;
+    }
+    if (!ok) refuse(fmt::format("cannot be evaluated: {} overflows 64-bit integers", source(at)));
+    return r;
+  }
+
+  node expr() {
+    skip_ws();
+    const std::size_t begin = p_;
+    node out = term();
     for (;;) {
-      if (eat('+')) out += " + " + term();
-      else if (eat('-')) out += " - " + term();
+      if (eat('+')) out = combine('+', out, term(), begin);
+      else if (eat('-')) out = combine('-', out, term(), begin);
       else return out;
     }
   }
-  std::string term() {
-    std::string out = unary();
+  node term() {
+    skip_ws();
+    const std::size_t begin = p_;
+    node out = unary();
     for (;;) {
       skip_ws();
       if (p_ + 1 < s_.size() && s_[p_] == '/' && s_[p_ + 1] == '/') {  // Python floor division
         p_ += 2;
-        out += " / " + unary();
+        out = combine('/', out, unary(), begin);
       } else if (eat('*')) {
-        out += " * " + unary();
+        out = combine('*', out, unary(), begin);
       } else if (eat('/')) {
-        out += " / " + unary();
+        out = combine('/', out, unary(), begin);
       } else if (eat('%')) {
-        out += " % " + unary();
+        out = combine('%', out, unary(), begin);
       } else {
         return out;
       }
     }
   }
-  std::string unary() {
-    if (eat('-')) return "-" + unary();
+  node unary() {
+    skip_ws();
+    const std::size_t begin = p_;
     if (eat('+')) return unary();
-    return primary();
+    if (!eat('-')) return primary();
+    node n = unary();
+    n.begin = begin;
+    if (n.kind != node::constant) {
+      n.text = "-" + checked(n);
+      n.kind = node::checked;
+    } else {
+      if (n.value == INT64_MIN) refuse(fmt::format("cannot be evaluated: {} overflows 64-bit integers", source(n)));
+      n.value = -n.value;
+      n.text = n.literal_only ? literal(n.value) : "-" + n.text;
+    }
+    return n;
   }
-  std::string primary() {
+  node primary() {
     skip_ws();
     if (p_ >= s_.size()) fail("expression ends early");
+    node n;
+    n.begin = p_;
     if (eat('(')) {
-      std::string inner = expr();
+      node inner = expr();
       if (!eat(')')) fail("missing ')'");
-      return "(" + inner + ")";
+      inner.begin = n.begin;
+      inner.end = p_;
+      if (!inner.literal_only) inner.text = "(" + inner.text + ")";
+      return inner;
     }
     if (std::isdigit(static_cast<unsigned char>(s_[p_]))) {
-      const std::size_t b = p_;
       while (p_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[p_]))) ++p_;
       if (p_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[p_])) || s_[p_] == '.' || s_[p_] == '_'))
         fail("only integer literals are allowed");
-      return std::string(s_.substr(b, p_ - b));
+      n.end = p_;
+      const std::string_view digits = s_.substr(n.begin, p_ - n.begin);
+      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n.value);
+      if (ec != std::errc() || end != digits.data() + digits.size())
+        refuse(fmt::format("cannot be evaluated: {} does not fit in 64-bit integers", digits));
+      n.literal_only = true;
+      n.text = std::to_string(n.value);
+      return n;
     }
     if (std::isalpha(static_cast<unsigned char>(s_[p_])) || s_[p_] == '_') {
       const std::size_t b = p_;
       while (p_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[p_])) || s_[p_] == '_')) ++p_;
       const std::string name(s_.substr(b, p_ - b));
       if (eat('(')) {
-        std::string a = expr();
+        node a = expr();
         if (!eat(',')) fail(fmt::format("{}() takes two arguments", name));
-        std::string c = expr();
+        node c = expr();
         if (!eat(')')) fail(fmt::format("missing ')' after the arguments of {}()", name));
-        if (name == "cdiv") return fmt::format("::tritonpack::cdiv({}, {})", a, c);
-        if (name == "min") return fmt::format("std::min<std::int64_t>({}, {})", a, c);
-        if (name == "max") return fmt::format("std::max<std::int64_t>({}, {})", a, c);
+        if (name == "cdiv") return combine('c', a, c, b);
+        if (name == "min") return combine('m', a, c, b);
+        if (name == "max") return combine('M', a, c, b);
         p_ = b;
         fail(fmt::format("unknown function {}() (cdiv, min, max)", name));
       }
-      if (std::find(constexprs_.begin(), constexprs_.end(), name) != constexprs_.end()) return cpp_name(name);
+      n.end = p_;
+      for (const auto& [cx, value] : constexprs_) {
+        if (cx != name) continue;
+        n.value = value;
+        n.text = cpp_name(name);
+        return n;
+      }
       for (const auto& [arg, type] : args_) {
         if (arg != name) continue;
-        // Promote to int64 before any arithmetic; u64 cannot be brace-initialised into int64.
-        if (type == "u64") return fmt::format("static_cast<std::int64_t>({})", cpp_name(name));
-        if (type == "i64") return cpp_name(name);
-        return fmt::format("std::int64_t{{{}}}", cpp_name(name));
+        n.kind = node::argument;
+        n.text = cpp_name(name);
+        return n;
       }
       p_ = b;
       fail(fmt::format("\"{}\" is neither an integer argument nor an integer constexpr of this variant", name));
@@ -262,6 +405,47 @@ std::string cpp_literal(const std::string& v, const std::string& type) {
   return v;
 }
 
+// A variant's grid in C++: the constexpr lines it reads and its three axes. Refuses, naming the
+// kernel, the variant and the axis, what cannot be translated and what the variant's constants
+// alone make no grid (a zero divisor, an overflow, a negative dimension).
+struct variant_grid {
+  std::vector<std::string> constexpr_lines;
+  std::vector<std::string> axes;
+};
+
+variant_grid translate_variant_grid(const kernel_info& k, std::size_t vi,
+                                    const std::vector<std::pair<std::string, std::string>>& int_args) {
+  const variant_info& v = k.variants[vi];
+  variant_grid out;
+  std::vector<std::pair<std::string, std::int64_t>> constexprs;
+  for (const auto& [name, value] : v.config.constexprs) {
+    if (!is_integer_literal(value)) continue;
+    bool used_in_grid = false;
+    for (const std::string& g : k.grid)
+      for (std::size_t p = g.find(name); p != std::string::npos; p = g.find(name, p + 1)) {
+        const bool left = p == 0 || !(std::isalnum(static_cast<unsigned char>(g[p - 1])) || g[p - 1] == '_');
+        const std::size_t e = p + name.size();
+        const bool right = e >= g.size() || !(std::isalnum(static_cast<unsigned char>(g[e])) || g[e] == '_');
+        used_in_grid |= left && right;
+      }
+    if (!used_in_grid) continue;
+    std::int64_t n = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (ec != std::errc() || end != value.data() + value.size())
+      bad(fmt::format("kernel {}, variant {}: constexpr {} = {} does not fit in 64-bit integers", k.name, vi, name, value));
+    constexprs.emplace_back(name, n);
+    out.constexpr_lines.push_back(fmt::format("constexpr std::int64_t {} = {};", cpp_name(name), value));
+  }
+  for (int d = 0; d < 3; ++d) {
+    try {
+      out.axes.push_back(translate_grid_expr(k.grid[d], int_args, constexprs));
+    } catch (const error& err) {
+      bad(fmt::format("kernel {}, variant {}, grid[{}]: {}", k.name, vi, d, std::string(err.what()).substr(12)));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string cpp_type(const std::string& t, bool is_const) {
@@ -293,8 +477,8 @@ std::string cpp_type(const std::string& t, bool is_const) {
 }
 
 std::string translate_grid_expr(std::string_view expr, const std::vector<std::pair<std::string, std::string>>& int_args,
-                                const std::vector<std::string>& constexpr_names) {
-  return grid_translator(expr, int_args, constexpr_names).run();
+                                const std::vector<std::pair<std::string, std::int64_t>>& constexprs) {
+  return grid_translator(expr, int_args, constexprs).run();
 }
 
 std::string encode_string_literals(const std::uint8_t* data, std::size_t size, std::size_t bytes_per_line,
@@ -486,6 +670,12 @@ std::string write_header(const container_info& info, const std::vector<std::uint
     for (const kernel_arg& a : k.args)
       if (is_int_type(a.type)) int_args.emplace_back(a.name, a.type);
 
+    // Every variant's grid, dispatched to or not: a manifest whose constants make no grid is
+    // refused whole, as the front end refuses the spec.
+    std::vector<variant_grid> grids;
+    if (has_grid)
+      for (std::size_t vi = 0; vi < k.variants.size(); ++vi) grids.push_back(translate_variant_grid(k, vi, int_args));
+
     bool unconditional = false;
     for (std::size_t vi = 0; vi < k.variants.size() && !unconditional; ++vi) {
       const variant_info& v = k.variants[vi];
@@ -534,38 +724,6 @@ std::string write_header(const container_info& info, const std::vector<std::uint
             break;
         }
       }
-      // Constexprs the grid needs, as int64 constants of this variant.
-      std::vector<std::string> cx_names, cx_lines;
-      for (const auto& [name, value] : v.config.constexprs) {
-        if (!is_integer_literal(value)) continue;
-        bool used_in_grid = false;
-        for (const std::string& g : k.grid)
-          for (std::size_t p = g.find(name); p != std::string::npos; p = g.find(name, p + 1)) {
-            const bool left = p == 0 || !(std::isalnum(static_cast<unsigned char>(g[p - 1])) || g[p - 1] == '_');
-            const std::size_t e = p + name.size();
-            const bool right = e >= g.size() || !(std::isalnum(static_cast<unsigned char>(g[e])) || g[e] == '_');
-            used_in_grid |= left && right;
-          }
-        if (!used_in_grid) continue;
-        cx_names.push_back(name);
-        cx_lines.push_back(fmt::format("constexpr std::int64_t {} = {};", cpp_name(name), value));
-      }
-      std::vector<std::string> axes;
-      if (has_grid) {
-        for (int d = 0; d < 3; ++d) {
-          std::string e;
-          try {
-            e = translate_grid_expr(k.grid[d], int_args, cx_names);
-          } catch (const error& err) {
-            bad(fmt::format("{}, variant {}, grid[{}]: {}", ctx, vi, d, std::string(err.what()).substr(12)));
-          }
-          // A small literal needs no conversion; anything else goes through grid_dim, which
-          // checks the int64 result fits the launch's 32-bit dimension.
-          if (is_integer_literal(e) && e.size() < 10 && e[0] != '-') axes.push_back(e);
-          else axes.push_back(fmt::format("::tritonpack::grid_dim({})", e));
-        }
-      }
-
       std::string ind = "  ";
       if (preds.empty()) {
         unconditional = true;  // accepts every call: later variants (if any) are never tried
@@ -581,43 +739,26 @@ std::string write_header(const container_info& info, const std::vector<std::uint
         }
         ind = "    ";
       }
-      for (const std::string& l : cx_lines) out += ind + l + "\n";
       if (has_grid) {
-        const std::string one = fmt::format("{}const ::tritonpack::grid3 grid{{{}}};", ind, fmt::join(axes, ", "));
-        if (one.size() <= 100) {
-          out += one + "\n";
-        } else {
-          out += ind + "const ::tritonpack::grid3 grid{\n";
-          emit_list(out, ind + "    ", "", axes, "};");
+        for (const std::string& l : grids[vi].constexpr_lines) out += ind + l + "\n";
+        // Axes aligned after the parenthesis when they fit in 100 columns, else from the next line.
+        std::string call;
+        emit_list(call, ind, "const ::tritonpack::grid3 grid = kernel.grid(", grids[vi].axes, ");");
+        std::size_t widest = 0;
+        for (std::size_t b = 0, e; (e = call.find('\n', b)) != std::string::npos; b = e + 1) widest = std::max(widest, e - b);
+        if (widest > 100) {
+          call = ind + "const ::tritonpack::grid3 grid = kernel.grid(\n";
+          emit_list(call, ind + "    ", "", grids[vi].axes, ");");
         }
+        out += call;
       }
       out += ind + fmt::format("kernel.launch_variant({}, grid, stream, args);\n", vi);
       if (!preds.empty()) out += ind + "return;\n  }\n";
     }
     if (!unconditional) {
-      // Every variant is specialised and none matched: say which predicates the call failed.
-      std::vector<std::string> req;
-      for (std::size_t vi = 0; vi < k.variants.size(); ++vi) req.push_back(fmt::format("[{}] {}", vi, spec_text(k, k.variants[vi])));
-      std::string msg = fmt::format("{}: no variant accepts these arguments; the variants are {}", k.name, fmt::join(req, "; "));
-      std::string esc;
-      for (char c : msg) {
-        if (c == '"' || c == '\\') esc += '\\';
-        esc += c;
-      }
-      out += "  throw ::tritonpack::error(::tritonpack::errc::bad_argument,\n";
-      // Split the message into adjacent literals that fit the line width.
-      const std::string lead(28, ' ');
-      for (std::size_t p = 0; p < esc.size();) {
-        std::size_t n = std::min<std::size_t>(esc.size() - p, 100 - lead.size() - 4);
-        if (p + n < esc.size()) {
-          const std::size_t space = esc.rfind(' ', p + n - 1);  // break after a word
-          if (space != std::string::npos && space > p) n = space + 1 - p;
-        }
-        while (n > 1 && esc[p + n - 1] == '\\') --n;  // never split an escape
-        out += lead + "\"" + esc.substr(p, n) + "\"";
-        p += n;
-        out += p < esc.size() ? "\n" : ");\n";
-      }
+      // Every variant is specialised and none matched: the run time explains, per variant, which
+      // predicates failed and with which values.
+      out += "  throw kernel.no_variant_error(args);\n";
     }
     out += "}\n";
   }

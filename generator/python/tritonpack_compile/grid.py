@@ -4,11 +4,16 @@ The manifest contract allows names, non-negative integers, + - * / % ( ) and the
 min(a, b), max(a, b), with / meaning integer division. Python's parser does the tokenising; the
 check then walks the tree and rejects anything else (//, **, unary minus, attribute access,
 floats...), so whatever reaches the packer is something its evaluator understands.
+
+The values are computed by the generated C++ code in 64-bit integers with C++'s truncating division.
+What is constant here (literals, and a config's constexprs) is evaluated the same way, so that a
+zero divisor, an overflow or a negative grid that no run-time value can change is a spec error
+rather than an error on every launch.
 """
 from __future__ import annotations
 
 import ast
-from typing import Callable, List, Set
+from typing import Callable, List, Mapping, Optional, Set
 
 from .errors import SyntaxProblem
 
@@ -63,6 +68,80 @@ def check_expr(expr: str, name_ok: Callable[[str], str]) -> None:
                             f"(use names, integers, + - * / % ( ) and cdiv/min/max)")
 
     walk(tree)
+
+
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _trunc_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def constant_problem(expr: str, values: Mapping[str, int]) -> Optional[str]:
+    """Why `expr` (already accepted by check_expr) cannot be a grid whatever the run-time
+    arguments are, or None. `values` gives the constexprs' values; other names are run-time
+    arguments, unknown here. Finds a constant zero divisor (of /, % or cdiv), constant arithmetic
+    that leaves 64-bit integers, and a constant result that is negative or above 32 bits (the
+    packer refuses the same)."""
+    tree = ast.parse(expr.strip(), mode="eval").body
+
+    class Problem(Exception):
+        pass
+
+    def why_zero(node) -> str:
+        if isinstance(node, ast.Constant):
+            return ""
+        names = sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)})
+        text = ast.unparse(node)
+        if names == [text]:
+            return f": {text} is 0"
+        return f": {text} is 0 with " + ", ".join(f"{n} = {values[n]}" for n in names)
+
+    def value(node) -> Optional[int]:
+        """The node's value when it is constant, else None (after checking its parts)."""
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            return values.get(node.id)
+        if isinstance(node, ast.BinOp):
+            op, left, right = type(node.op), node.left, node.right
+        else:  # ast.Call: cdiv, min, max
+            op, (left, right) = node.func.id, node.args
+        a, b = value(left), value(right)
+        if op in (ast.Div, ast.Mod, "cdiv") and b == 0:
+            raise Problem(f"'{expr}' divides by zero{why_zero(right)}")
+        if a is None or b is None:
+            return None
+        if op is ast.Add:
+            r = a + b
+        elif op is ast.Sub:
+            r = a - b
+        elif op is ast.Mult:
+            r = a * b
+        elif op is ast.Div:
+            r = _trunc_div(a, b)
+        elif op is ast.Mod:
+            r = a - _trunc_div(a, b) * b
+        elif op == "cdiv":  # (a + b - 1) / b, as the C++ side computes it
+            if not _INT64_MIN <= a + b - 1 <= _INT64_MAX:
+                raise Problem(f"'{expr}': {ast.unparse(node)} overflows 64-bit integers")
+            r = _trunc_div(a + b - 1, b)
+        else:
+            r = min(a, b) if op == "min" else max(a, b)
+        if not _INT64_MIN <= r <= _INT64_MAX:
+            raise Problem(f"'{expr}': {ast.unparse(node)} = {r} does not fit in 64-bit integers")
+        return r
+
+    try:
+        v = value(tree)
+    except Problem as p:
+        return str(p)
+    if v is not None and v < 0:
+        return f"'{expr}' is {v}: a grid dimension cannot be negative"
+    if v is not None and v > 0xFFFFFFFF:
+        return f"'{expr}' is {v}: a grid dimension holds at most 4294967295"
+    return None
 
 
 def normalise_grid(raw) -> List[str]:

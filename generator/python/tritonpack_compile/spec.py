@@ -322,6 +322,10 @@ def _load_kernel(path, i, rk, file_targets, file_mode, target_override, mode_ove
                 gridmod.check_expr(g, lambda n: "")
         except SyntaxProblem as e:
             raise SpecError(path, str(e), label, "grid") from None
+        for axis, g in enumerate(grid):  # what literals alone decide; constexprs when binding
+            problem = gridmod.constant_problem(g, {})
+            if problem:
+                raise SpecError(path, problem, label, f"grid[{axis}]")
 
     targets = file_targets
     if "targets" in rk and not target_override:
@@ -493,6 +497,14 @@ def bind_kernel(spec: Spec, ks: KernelSpec, info: dict) -> BoundKernel:
                 gridmod.check_expr(g, name_ok)
         except SyntaxProblem as e:
             raise SpecError(path, str(e), label, "grid") from None
+        # With each config's constexpr values: a zero divisor (`cdiv(n, BLOCK)` with BLOCK = 0 in
+        # one config) would fail every launch of that variant, so it is refused here.
+        for v in variants:
+            values = {k: x for k, x in v.config.constexprs.items() if isinstance(x, int) and not isinstance(x, bool)}
+            for axis, g in enumerate(ks.grid):
+                problem = gridmod.constant_problem(g, values)
+                if problem:
+                    raise SpecError(path, problem, label, f"grid[{axis}]")
         grid = list(ks.grid)
 
     return BoundKernel(spec=ks, name=name, param_names=pnames, args=args, grid=grid, variants=variants,

@@ -27,11 +27,15 @@ std::string write_header(const container_info& info, const std::vector<std::uint
 std::string cpp_type(const std::string& triton_type, bool is_const);
 
 // Translates a grid expression over the kernel's integer arguments and the variant's integer
-// constexprs into C++ evaluated in int64 (`cdiv(n, BLOCK)` → `::tritonpack::cdiv(std::int64_t{n},
-// BLOCK)`). `int_args` lists the integer argument names with their Triton types.
+// constexprs (name, value) into C++ for kernel::grid. Run-time values go through
+// ::tritonpack::grid_int, whose arithmetic reports a zero divisor or an overflow (`cdiv(n, BLOCK)`
+// → `::tritonpack::cdiv(::tritonpack::grid_int{n}, BLOCK)`); constant parts are evaluated here,
+// and a constant zero divisor, an overflow, or a constant negative or over-32-bit result throws
+// error(bad_argument) naming the expression. `int_args` lists the integer argument names with
+// their Triton types.
 std::string translate_grid_expr(std::string_view expr,
                                 const std::vector<std::pair<std::string, std::string>>& int_args,
-                                const std::vector<std::string>& constexpr_names);
+                                const std::vector<std::pair<std::string, std::int64_t>>& constexprs);
 
 // The container bytes as C++ string-literal lines ("\211TPK\r\n..."), `bytes_per_line` each, and
 // back: decode_string_literals reads every "..." literal in `text` (as the header holds them) and

@@ -1,0 +1,106 @@
+// Writes OUTDIR/gridcheck.hpp at build time with the real header writer: synthetic sm_90 cubins
+// for kernels whose grid expressions and specialisations test_generated.cpp drives into every
+// error the generated code can raise (zero divisors, overflow, negative and too large grids, calls
+// no variant accepts), against the test-double driver.
+#include <fstream>
+#include <iostream>
+
+#include <tritonpack/pack/header_writer.hpp>
+
+#include "test_util.hpp"
+
+using tritonpack::arg_spec;
+using tritonpack::image_kind;
+using tritonpack::spec_kind;
+
+namespace {
+
+// One kernel: its arguments (name, type), grid (empty: the caller passes one) and variants (specs,
+// constexprs, num_ctas); each variant gets a cubin taking what it passes plus the scratch pointers.
+struct kernel_def {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> args;
+  std::array<std::string, 3> grid;
+  struct variant {
+    std::vector<arg_spec> specs;  // empty: none for every argument
+    std::vector<std::pair<std::string, std::string>> constexprs;
+    unsigned num_ctas = 1;
+  };
+  std::vector<variant> variants;
+};
+
+unsigned param_size(const std::string& type) {
+  if (type[0] == '*') return 8;
+  if (type == "i1") return 1;
+  return type == "i64" || type == "u64" ? 8 : 4;
+}
+
+void add_kernel(tritonpack::container_info& info, std::vector<std::vector<std::uint8_t>>& images, const kernel_def& d) {
+  tptest::synth s(d.name);
+  for (const auto& [name, type] : d.args) s.arg(name, type);
+  s.kernel().grid = d.grid;
+  for (const auto& v : d.variants) {
+    const std::size_t vi = s.variant(v.specs);
+    s.kernel().variants[vi].config.constexprs = v.constexprs;
+    std::vector<unsigned> params;
+    for (std::size_t a = 0; a < d.args.size(); ++a) {
+      const spec_kind k = v.specs.empty() ? spec_kind::none : v.specs[a].kind;
+      if (k != spec_kind::equal_1 && k != spec_kind::constexpr_value) params.push_back(param_size(d.args[a].second));
+    }
+    params.push_back(8);  // global_scratch
+    params.push_back(8);  // profile_scratch
+    tritonpack::launch_info li;
+    li.num_ctas = v.num_ctas;
+    s.image(vi, image_kind::cubin, "sm_90", tpfake::make_cubin(90, false, {{d.name, params, 128}}), li);
+  }
+  // Append to the library, moving the image indices past the images already there.
+  const auto base = static_cast<std::uint32_t>(info.images.size());
+  for (auto& v : s.kernel().variants)
+    for (auto& im : v.images) im += base;
+  info.kernels.push_back(s.kernel());
+  info.images.insert(info.images.end(), s.info.images.begin(), s.info.images.end());
+  images.insert(images.end(), s.images.begin(), s.images.end());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: write_test_headers OUTDIR\n";
+    return 2;
+  }
+  const arg_spec none{spec_kind::none, ""}, div16{spec_kind::divisible_16, ""}, one{spec_kind::equal_1, ""};
+  auto value = [](const char* v) { return arg_spec{spec_kind::constexpr_value, v}; };
+
+  tritonpack::container_info info;
+  info.name = "gridcheck";
+  info.triton_version = "3.6.0";
+  std::vector<std::vector<std::uint8_t>> images;
+  // Grids from expressions: a run-time divisor, a 64-bit product, an unsigned dimension.
+  add_kernel(info, images, {"chunked", {{"x", "*fp32"}, {"n", "i32"}, {"chunk", "i32"}}, {"cdiv(n, chunk)", "1", "1"}, {{}}});
+  add_kernel(info, images, {"rows", {{"x", "*fp32"}, {"n", "i64"}, {"per_row", "i64"}}, {"1", "n / per_row", "1"}, {{}}});
+  add_kernel(info, images,
+             {"area", {{"x", "*fp32"}, {"w", "i64"}, {"h", "i64"}, {"depth", "u64"}}, {"w * h", "h", "depth"}, {{}}});
+  add_kernel(info, images,
+             {"blocked_grid", {{"x", "*fp32"}, {"n", "i32"}}, {"cdiv(n, BLOCK)", "1", "1"}, {{{}, {{"BLOCK", "256"}}}}});
+  // Grids the caller passes: one program per CTA, and clusters of two CTAs per program.
+  add_kernel(info, images, {"explicit_grid", {{"x", "*fp32"}, {"n", "i32"}}, {}, {{}}});
+  add_kernel(info, images, {"clustered", {{"x", "*fp32"}}, {}, {{{}, {}, 2}}});
+  // Specialised only: a call can miss every variant.
+  add_kernel(info, images, {"aligned_only", {{"x", "*fp32"}, {"n", "i32"}, {"K", "i32"}}, {}, {{{div16, div16, one}}}});
+  add_kernel(info, images,
+             {"blocked",
+              {{"x", "*fp32"}, {"BLOCK_N", "i32"}, {"flag", "i1"}, {"alpha", "fp32"}},
+              {},
+              {{{div16, value("4"), value("True"), none}},
+               {{none, value("8"), none, value("0.5")}},
+               {{div16, value("4"), value("True"), none}, {}, 1}}});  // another config of variant 0
+
+  const std::vector<std::uint8_t> container = tritonpack::pack::write_container(info, images);
+  tritonpack::pack::header_options o;
+  o.namespace_name = info.name;
+  o.generator = "tests/runtime/generated/write_test_headers";
+  const std::string path = std::string(argv[1]) + "/gridcheck.hpp";
+  std::ofstream(path) << tritonpack::pack::write_header(info, container, o);
+  return 0;
+}

@@ -1,0 +1,137 @@
+// Generated functions (gridcheck.hpp, written at build time by generated/write_test_headers.cpp
+// with the real header writer) called against the test-double driver: grids from expressions
+// with a zero divisor, an overflow, a negative or too large dimension, caller-passed grids beyond
+// the driver's limits, and calls no variant accepts. Each error must name the kernel and the
+// culprit exactly, and nothing may reach the driver (issue 9, items 2 and 8).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "gridcheck.hpp"
+#include "test_util.hpp"
+
+using namespace tritonpack;
+
+namespace {
+// The message of the tritonpack::error `f` throws; fails the test when it throws none.
+template <class F>
+std::string message_of(F&& f) {
+  const error e = tptest::expect_error(f);
+  CHECK(e.code() == errc::bad_argument);
+  return e.what();
+}
+
+std::string hex(const void* p) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(p)));
+  return b;
+}
+
+alignas(16) float buffer[64];
+
+// True in the child process that runs the test case's checks; in the parent, runs the test cases
+// matching `filter` in a child and checks it passed. gridcheck::library() is static, as in an
+// application: it must live and be torn down at exit in a process whose driver configuration
+// never changes (other test cases reconfigure the fake), and whose backend is created after it,
+// as an application's is (library teardown then skips the driver at exit).
+bool in_child(const char* filter) {
+  if (std::getenv("TP_GRIDCHECK_CHILD")) return true;
+  const tptest::child_result child = tptest::run_self("TP_GRIDCHECK_CHILD=1", filter);
+  INFO(child.output);
+  CHECK(child.status == 0);
+  std::string summary = child.output;  // "test cases: 1 | 1 passed", aligned with varying spaces
+  summary.erase(std::remove(summary.begin(), summary.end(), ' '), summary.end());
+  CHECK(summary.find("testcases:1|1passed") != std::string::npos);
+  return false;
+}
+}  // namespace
+
+TEST_CASE("generated grid: a zero divisor at run time is an error naming the kernel, axis and expression") {
+  if (!in_child("*zero divisor at run time*")) return;
+  auto& f = tptest::setup("sm_90");
+  float* x = buffer;
+  CHECK(message_of([&] { gridcheck::chunked(x, 1000, 0); }) ==
+        "tritonpack: kernel chunked: grid x = cdiv(n, chunk): cdiv(1000, 0) divides by zero");
+  CHECK(message_of([&] { gridcheck::rows(x, 1000, 0); }) ==
+        "tritonpack: kernel rows: grid y = n / per_row: 1000 / 0 divides by zero");
+  CHECK(f.launch_count() == 0);
+  gridcheck::chunked(x, 1000, 128);  // the same functions launch when the values are good
+  REQUIRE(f.launch_count() == 1);
+  CHECK(f.launches()[0].grid[0] == 8);
+}
+
+TEST_CASE("generated grid: 64-bit overflow, negative and too large dimensions name the kernel and the value") {
+  if (!in_child("*64-bit overflow*negative and too large*")) return;
+  auto& f = tptest::setup("sm_90");
+  float* x = buffer;
+  CHECK(message_of([&] { gridcheck::area(x, std::int64_t{1} << 62, 4, 1); }) ==
+        "tritonpack: kernel area: grid x = w * h: 4611686018427387904 * 4 overflows 64-bit integers");
+  CHECK(message_of([&] { gridcheck::rows(x, -3000, 1000); }) == "tritonpack: kernel rows: grid y = n / per_row = -3 is negative");
+  CHECK(message_of([&] { gridcheck::area(x, 100000, 100000, 1); }) ==
+        "tritonpack: kernel area: grid x = w * h = 10000000000 is above the CUDA limit of 2147483647");
+  CHECK(message_of([&] { gridcheck::area(x, 1, 1, ~std::uint64_t{0}); }) ==
+        "tritonpack: kernel area: grid z = depth: the unsigned value 18446744073709551615 is above 2^63-1");
+  // Within 32 bits but above the driver's limits: the backend's check, before the driver is called.
+  CHECK(message_of([&] { gridcheck::area(x, 60000, 50000, 1); }) ==
+        "tritonpack: kernel area: grid x = 3000000000 is above the CUDA limit of 2147483647");
+  CHECK(message_of([&] { gridcheck::area(x, 1, 70000, 1); }) == "tritonpack: kernel area: grid y = 70000 is above the CUDA limit of 65535");
+  CHECK(message_of([&] { gridcheck::area(x, 1, 1, 65536); }) == "tritonpack: kernel area: grid z = 65536 is above the CUDA limit of 65535");
+  CHECK(f.launch_count() == 0);
+  gridcheck::area(x, 2147483647, 1, 1);  // exactly at the limits: launched
+  gridcheck::area(x, 1, 65535, 65535);
+  CHECK(f.launch_count() == 2);
+}
+
+TEST_CASE("caller-passed grids, typed and dynamic: the same limit errors, naming the kernel") {
+  if (!in_child("*caller-passed grids*")) return;
+  auto& f = tptest::setup("sm_90");
+  float* x = buffer;
+  const std::string y_msg = "tritonpack: kernel explicit_grid: grid y = 70000 is above the CUDA limit of 65535";
+  CHECK(message_of([&] { gridcheck::explicit_grid({1, 70000, 1}, x, 1); }) == y_msg);
+  CHECK(message_of([&] { gridcheck::library().get("explicit_grid").launch(nullptr, {1, 70000, 1}, x, std::int32_t{1}); }) == y_msg);
+  CHECK(message_of([&] { gridcheck::explicit_grid({4000000000u, 1, 1}, x, 1); }) ==
+        "tritonpack: kernel explicit_grid: grid x = 4000000000 is above the CUDA limit of 2147483647");
+  // With clusters the x limit counts CTAs: 1.5e9 programs of 2 CTAs are 3e9 blocks.
+  CHECK(message_of([&] { gridcheck::clustered({1500000000u, 1, 1}, x); }) ==
+        "tritonpack: kernel clustered: grid x = 1500000000 programs x 2 CTAs = 3000000000 blocks is above the CUDA "
+        "limit of 2147483647");
+  CHECK(f.launch_count() == 0);
+  CHECK(f.live_allocations() == 0);  // nothing sized for the refused grid
+}
+
+TEST_CASE("a call no variant accepts names each failed predicate with the argument and its value") {
+  if (!in_child("*no variant accepts names each failed*")) return;
+  auto& f = tptest::setup("sm_90");
+  float* misaligned = buffer + 1;
+  const std::string aligned_msg =
+      "tritonpack: kernel aligned_only: no variant accepts these arguments:\n"
+      "  variant 0: x = " + hex(misaligned) + " is not 16-byte aligned; n = 1000003 is not a multiple of 16; K = 5, "
+      "this variant needs 1\n"
+      "  (a signature without these specialisations in the kernel's spec would accept any value)";
+  CHECK(message_of([&] { gridcheck::aligned_only({1, 1, 1}, misaligned, 1000003, 5); }) == aligned_msg);
+  CHECK(message_of([&] {
+          gridcheck::library().get("aligned_only").launch(nullptr, {1, 1, 1}, misaligned, std::int32_t{1000003}, std::int32_t{5});
+        }) == aligned_msg);
+  // Constexpr specialisations; variant 2 (another config of variant 0) is not repeated.
+  float* x = buffer;
+  const std::string blocked_msg =
+      "tritonpack: kernel blocked: no variant accepts these arguments:\n"
+      "  variant 0: BLOCK_N = 3, this variant needs 4; flag = false, this variant needs true\n"
+      "  variant 1: BLOCK_N = 3, this variant needs 8; alpha = 0.25, this variant needs 0.5\n"
+      "  (a signature without these specialisations in the kernel's spec would accept any value)";
+  CHECK(message_of([&] { gridcheck::blocked({1, 1, 1}, x, 3, false, 0.25f); }) == blocked_msg);
+  CHECK(message_of([&] { gridcheck::library().get("blocked").launch(nullptr, {1, 1, 1}, x, std::int32_t{3}, false, 0.25f); }) ==
+        blocked_msg);
+  CHECK(f.launch_count() == 0);
+  // The float constexpr selects variant 1 in both APIs (the dynamic one used to never match it).
+  gridcheck::blocked({1, 1, 1}, x, 8, false, 0.5f);
+  gridcheck::library().get("blocked").launch(nullptr, {1, 1, 1}, x, std::int32_t{8}, false, 0.5f);
+  const auto ls = f.launches();
+  REQUIRE(ls.size() == 2);
+  for (const auto& r : ls) {
+    CHECK(r.num_params == 4);  // x and flag passed, BLOCK_N and alpha folded, two scratch pointers
+    CHECK(tptest::param<bool>(r, 1) == false);
+  }
+}
