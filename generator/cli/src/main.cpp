@@ -149,6 +149,7 @@ int cmd_pack(int argc, char** argv) {
   wo.store_binaries = a.flags.count("--store-binaries") != 0;
 
   pack::loaded_manifest m = pack::load_manifest(a.positional[0], lo);
+  for (const std::string& w : m.warnings) std::cerr << "tritonpack: warning: " << w << "\n";
   if (auto n = a.get("--name")) {
     m.info.name = *n;
     bool ok = !n->empty() && !std::isdigit(static_cast<unsigned char>((*n)[0]));
