@@ -250,30 +250,28 @@ TEST_CASE("load-time checks: shared memory above the device limit, block size, A
     s.image(0, image_kind::cubin, "sm_90a", tpfake::make_cubin(90, true, {{"k", {8, 8, 8}, reqntid}}), li);
     return s.pack();
   };
-  // One `*fp32` argument, an sm_86 cubin needing `shared` bytes of shared memory.
-  auto shared_kernel = [](std::uint32_t shared) {
+  // Preloads an sm_86 cubin needing `shared` bytes of shared memory on fake device `device`;
+  // returns the error.
+  auto shared_error = [](const char* device, std::uint32_t shared) {
+    tptest::setup(device);
     tptest::synth s;
     s.arg("x", "*fp32");
     s.variant();
     launch_info li;
     li.shared = shared;
     s.image(0, image_kind::cubin, "sm_86", tpfake::make_cubin(86, false, {{"k", {8, 8, 8}, 128}}), li);
-    return s.pack();
+    auto bytes = s.pack();
+    library lib(bytes.data(), bytes.size());
+    return tptest::expect_error([&] { lib.get("k").preload(); });
   };
   SUBCASE("shared memory above the arch's opt-in limit: selection refuses the image and says why") {
-    tptest::setup("sm_86/smem=101376");
-    auto bytes = shared_kernel(131072);
-    library lib(bytes.data(), bytes.size());
-    auto e = tptest::expect_error([&] { lib.get("k").preload(); });
+    auto e = shared_error("sm_86/smem=101376", 131072);
     CHECK(e.code() == errc::unsupported);
     CHECK(contains(e.what(), "no image of this variant fits sm_86"));
     CHECK(contains(e.what(), "cubin sm_86 cannot run on sm_86: needs 128 KB of shared memory, the GPU allows 99 KB"));
   }
   SUBCASE("shared memory above what the driver reports (below the table's) is rejected at load") {
-    tptest::setup("sm_86/smem=65536");
-    auto bytes = shared_kernel(81920);
-    library lib(bytes.data(), bytes.size());
-    auto e = tptest::expect_error([&] { lib.get("k").preload(); });
+    auto e = shared_error("sm_86/smem=65536", 81920);
     CHECK(e.code() == errc::unsupported);
     CHECK(contains(e.what(), "81920 bytes of shared memory"));
     CHECK(contains(e.what(), "at most 65536"));
