@@ -396,7 +396,9 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
   image_choice choice = select_image(info, v, target, /*explain=*/log::enabled());
   if (!choice.image) {
     choice = select_image(info, v, target, /*explain=*/true);
-    const errc code = choice.failure == selection_failure::ptx_too_new ? errc::ptx_too_new : errc::no_image;
+    const errc code = choice.failure == selection_failure::ptx_too_new      ? errc::ptx_too_new
+                      : choice.failure == selection_failure::exceeds_limits ? errc::unsupported
+                                                                            : errc::no_image;
     std::string msg = "kernel " + k.name + " (variant " + std::to_string(variant) + ") has no image for " +
                       props().describe() + ": " + choice.reason + "\n" + describe_choice(info, choice, target);
     if (!msg.empty() && msg.back() == '\n') msg.pop_back();
@@ -415,6 +417,8 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
   f->ctx = ctx_;
 
   // Static checks before touching the driver, so their messages are not masked by load errors.
+  // Selection has already refused images beyond the shared memory and block size of the archs
+  // arch_limits.hpp knows; these compare the driver's own numbers, for a GPU the tables do not.
   const std::string who = "kernel " + k.name + " (" + f->image->arch + " " + image_kind_name(f->image->kind) + ")";
   if (li.shared > default_shared_bytes && li.shared > props().max_shared_optin)
     throw error(errc::unsupported, who + " needs " + std::to_string(li.shared) + " bytes of shared memory per block but " +

@@ -16,6 +16,9 @@
 //           that pins a feature beats one that leaves it "any" (more specific code). LLVM IR images
 //           are recorded but not JIT-compiled by this version of the run time.
 //   force_ir skips every binary image.
+//   Both: an image whose block needs more than the device allows (shared memory, threads;
+//   arch_limits.hpp) is refused with what it needs and what the GPU allows, and the next one in
+//   the order above is tried.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +28,7 @@
 #include <vector>
 
 #include "tritonpack/arch.hpp"
+#include "tritonpack/arch_limits.hpp"
 #include "tritonpack/error.hpp"
 #include "tritonpack/model.hpp"
 
@@ -36,6 +40,10 @@ struct device_target {
   std::string arch;                 // "sm_90", "gfx942:sramecc+:xnack-"
   std::uint32_t driver_version = 0; // cuDriverGetVersion() form (12080); 0 = unknown: PTX not filtered
   bool force_ir = false;            // skip binaries (TRITONPACK_FORCE_IR=1)
+  // What one block may use on this GPU. Unset: the limits of `arch` from arch_limits.hpp (none
+  // for an arch the tables do not know). The packer sets them to the maximum to ask which image
+  // a GPU would pick were it not for its limits.
+  std::optional<block_limits> limits;
 };
 
 // Parses what a user types for a device: "sm_90", "90", "9.0", "cuda:90", "sm_90a" (a device has no
@@ -78,6 +86,8 @@ enum class selection_failure : std::uint8_t {
   none = 0,         // an image was chosen
   no_image = 1,     // nothing fits this device
   ptx_too_new = 2,  // only PTX fits the device, and every such PTX needs a newer driver
+  exceeds_limits = 3,  // images target the device, but each needs more than it allows (shared
+                       // memory, threads per block): a smaller config is needed, not a new target
 };
 
 struct image_choice {
@@ -116,12 +126,36 @@ struct explainer {
   }
 };
 
+// Refuses image `idx` when a block of it needs more than `lim` allows, saying what it needs and
+// what the GPU (`dev_name()`) allows; remembers the first such image for the failure summary.
+// No known limits (`lim` unset): nothing is refused.
+template <class DevName>
+bool refuse_over_limits(const image_info& im, std::uint32_t idx, const std::optional<block_limits>& lim,
+                        const explainer& x, std::optional<std::uint32_t>& first_over, DevName&& dev_name) {
+  if (!lim || fits(im.launch, *lim)) return false;
+  if (!first_over) first_over = idx;
+  x.refuse(idx, [&] {
+    return std::string(image_kind_name(im.kind)) + " " + im.arch + " cannot run on " + dev_name() + ": " +
+           excess_reason(excesses(im.launch, *lim), im.backend, im.launch);
+  });
+  return true;
+}
+
+// Why nothing was chosen when an image was refused only for the device's limits.
+inline std::string over_limits_summary(const image_info& im, const block_limits& lim, const std::string& dev) {
+  return "no image of this variant fits " + dev + ": " + image_kind_name(im.kind) + " " + im.arch + " " +
+         excess_reason(excesses(im.launch, lim), im.backend, im.launch) +
+         "; pack a config that needs less for this GPU (fewer stages, smaller blocks or fewer warps)";
+}
+
 inline void select_cuda(const container_info& c, const variant_info& v, const device_target& dev,
                         image_choice& out, const explainer& x) {
   std::vector<candidate> cands;
   auto d = parse_cuda_arch(dev.arch);
   if (!d) throw error(errc::bad_argument, "device arch '" + dev.arch + "' is not an NVIDIA compute capability");
   auto dev_name = [&] { return "sm_" + std::to_string(d->number()); };
+  const std::optional<block_limits> lim = dev.limits ? dev.limits : cuda_block_limits(*d);
+  std::optional<std::uint32_t> first_over;
   const std::uint32_t max_isa = max_ptx_isa_for_driver(dev.driver_version);
   std::uint32_t lowest_too_new_isa = 0;
   bool any_too_new = false;
@@ -154,6 +188,7 @@ inline void select_cuda(const container_info& c, const variant_info& v, const de
         x.refuse(idx, [&] { return why; });
         continue;
       }
+      if (refuse_over_limits(im, idx, lim, x, first_over, dev_name)) continue;
       const bool exact = a->minor == d->minor;
       // Exact: prefer `a` (score 2) over plain (1). Lower minor: highest minor first.
       cands.push_back({idx, exact ? 0 : 1, exact ? (a->suffix == 'a' ? 2u : a->suffix == 'f' ? 0u : 1u) : a->minor,
@@ -166,6 +201,7 @@ inline void select_cuda(const container_info& c, const variant_info& v, const de
         x.refuse(idx, [&] { return why; });
         continue;
       }
+      if (refuse_over_limits(im, idx, lim, x, first_over, dev_name)) continue;
       if (max_isa != 0 && im.ptx_version > max_isa) {
         any_too_new = true;
         if (lowest_too_new_isa == 0 || im.ptx_version < lowest_too_new_isa) lowest_too_new_isa = im.ptx_version;
@@ -209,6 +245,9 @@ inline void select_cuda(const container_info& c, const variant_info& v, const de
     out.reason = "no cubin runs on " + dev_name() + ", and the PTX needs ISA " + ptx_isa_string(lowest_too_new_isa) +
                  " which this driver (CUDA " + cuda_version_string(dev.driver_version) + ") cannot JIT-compile: install " +
                  driver_needed_for_ptx_isa(lowest_too_new_isa);
+  } else if (first_over) {
+    out.failure = selection_failure::exceeds_limits;
+    out.reason = over_limits_summary(c.images[*first_over], *lim, dev_name());
   } else {
     out.failure = selection_failure::no_image;
     out.reason = "no image of this variant runs on " + dev_name() +
@@ -221,6 +260,9 @@ inline void select_hip(const container_info& c, const variant_info& v, const dev
                        const explainer& x) {
   auto d = parse_amd_arch(dev.arch);
   if (!d) throw error(errc::bad_argument, "device arch '" + dev.arch + "' is not an AMD gfx target");
+  const std::optional<block_limits> lim = dev.limits ? dev.limits : amd_block_limits(*d);
+  std::optional<std::uint32_t> first_over;
+  auto dev_name = [&] { return d->processor; };
   std::vector<candidate> cands;
   for (std::uint32_t idx : v.images) {
     if (idx >= c.images.size()) {
@@ -256,6 +298,7 @@ inline void select_hip(const container_info& c, const variant_info& v, const dev
       x.refuse(idx, [&] { return why; });
       continue;
     }
+    if (refuse_over_limits(im, idx, lim, x, first_over, dev_name)) continue;
     cands.push_back({idx, 0, static_cast<std::uint32_t>(a->features.size()),
                      x.reason([&] { return "code object " + im.arch + " for " + d->str(); })});
   }
@@ -267,6 +310,11 @@ inline void select_hip(const container_info& c, const variant_info& v, const dev
   if (best) {
     out.image = best->image;
     out.reason = best->reason;
+    return;
+  }
+  if (first_over) {
+    out.failure = selection_failure::exceeds_limits;
+    out.reason = over_limits_summary(c.images[*first_over], *lim, d->processor);
     return;
   }
   out.failure = selection_failure::no_image;

@@ -250,20 +250,31 @@ TEST_CASE("load-time checks: shared memory above the device limit, block size, A
     s.image(0, image_kind::cubin, "sm_90a", tpfake::make_cubin(90, true, {{"k", {8, 8, 8}, reqntid}}), li);
     return s.pack();
   };
-  SUBCASE("shared memory above the opt-in limit is rejected with a clear message") {
-    tptest::setup("sm_86/smem=101376");
+  // Preloads an sm_86 cubin needing `shared` bytes of shared memory on fake device `device`;
+  // returns the error.
+  auto shared_error = [](const char* device, std::uint32_t shared) {
+    tptest::setup(device);
     tptest::synth s;
     s.arg("x", "*fp32");
     s.variant();
     launch_info li;
-    li.shared = 131072;
+    li.shared = shared;
     s.image(0, image_kind::cubin, "sm_86", tpfake::make_cubin(86, false, {{"k", {8, 8, 8}, 128}}), li);
     auto bytes = s.pack();
     library lib(bytes.data(), bytes.size());
-    auto e = tptest::expect_error([&] { lib.get("k").preload(); });
+    return tptest::expect_error([&] { lib.get("k").preload(); });
+  };
+  SUBCASE("shared memory above the arch's opt-in limit: selection refuses the image and says why") {
+    auto e = shared_error("sm_86/smem=101376", 131072);
     CHECK(e.code() == errc::unsupported);
-    CHECK(contains(e.what(), "131072 bytes of shared memory"));
-    CHECK(contains(e.what(), "at most 101376"));
+    CHECK(contains(e.what(), "no image of this variant fits sm_86"));
+    CHECK(contains(e.what(), "cubin sm_86 cannot run on sm_86: needs 128 KB of shared memory, the GPU allows 99 KB"));
+  }
+  SUBCASE("shared memory above what the driver reports (below the table's) is rejected at load") {
+    auto e = shared_error("sm_86/smem=65536", 81920);
+    CHECK(e.code() == errc::unsupported);
+    CHECK(contains(e.what(), "81920 bytes of shared memory"));
+    CHECK(contains(e.what(), "at most 65536"));
   }
   SUBCASE("a block above the compiled .reqntid: the launch fails and says why") {
     tptest::setup("sm_90");
@@ -279,13 +290,13 @@ TEST_CASE("load-time checks: shared memory above the device limit, block size, A
     CHECK(contains(e.what(), "allows 128"));
     CHECK(contains(e.what(), "CUDA_ERROR_INVALID_VALUE"));
   }
-  SUBCASE("a block above CUDA's 1024 threads is refused at load") {
+  SUBCASE("a block above CUDA's 1024 threads is refused by selection") {
     tptest::setup("sm_90");
     auto bytes = block_kernel(32, 64, 2048);
     library lib(bytes.data(), bytes.size());
     auto e = tptest::expect_error([&] { lib.get("k").preload(); });
     CHECK(e.code() == errc::unsupported);
-    CHECK(contains(e.what(), "2048 threads per block; CUDA allows at most 1024"));
+    CHECK(contains(e.what(), "cannot run on sm_90: needs 2048 threads per block (32 warps of 64), the GPU allows 1024"));
   }
   // Compiled without the two scratch pointers (an older Triton ABI).
   auto abi_mismatch = [](const char* triton_version) {

@@ -284,3 +284,121 @@ TEST_CASE("selection on the real fixtures (tests/data/artifacts)") {
     }
   }
 }
+
+TEST_CASE("block limits per architecture (arch_limits.hpp)") {
+  auto cuda = [](const char* a) { return cuda_block_limits(*parse_cuda_arch(a)); };
+  CHECK(cuda("sm_75")->shared_bytes == 65536);
+  CHECK(cuda("sm_80")->shared_bytes == 166912);
+  CHECK(cuda("sm_86")->shared_bytes == 101376);
+  CHECK(cuda("sm_87")->shared_bytes == 166912);
+  CHECK(cuda("sm_89")->shared_bytes == 101376);
+  CHECK(cuda("sm_90a")->shared_bytes == 232448);  // the suffix does not change the hardware
+  CHECK(cuda("sm_100")->shared_bytes == 232448);
+  CHECK(cuda("sm_120")->shared_bytes == 101376);
+  for (const auto& d : known_devices(backend_kind::cuda)) CHECK(cuda(d.c_str())->threads == 1024);
+  CHECK_FALSE(cuda("sm_70"));   // not in the table: no limits known, nothing refused
+  CHECK_FALSE(cuda("sm_130"));
+  CHECK(block_limits_of(backend_kind::hip, "gfx942:sramecc+:xnack-")->shared_bytes == 65536);
+  CHECK(block_limits_of(backend_kind::hip, "gfx950")->shared_bytes == 163840);
+  CHECK(block_limits_of(backend_kind::hip, "gfx1100")->threads == 1024);
+  CHECK_FALSE(block_limits_of(backend_kind::hip, "gfx9999"));
+  CHECK_FALSE(block_limits_of(backend_kind::cuda, "gfx942"));
+
+  launch_info L;
+  L.shared = 160 * 1024;
+  L.num_warps = 64;
+  L.warp_size = 32;
+  const auto ex = excesses(L, *cuda("sm_86"));
+  REQUIRE(ex.size() == 2);
+  CHECK(excess_reason(ex, backend_kind::cuda, L) ==
+        "needs 160 KB of shared memory, the GPU allows 99 KB; needs 2048 threads per block (64 warps of 32), the GPU allows 1024");
+  CHECK_FALSE(fits(L, *cuda("sm_90")));
+  L.num_warps = 32;
+  CHECK(fits(L, *cuda("sm_90")));
+  // A need that is not whole kilobytes is compared in bytes.
+  L.shared = 101400;
+  CHECK(excess_reason(excesses(L, *cuda("sm_86")), backend_kind::cuda, L) ==
+        "needs 101400 bytes of shared memory, the GPU allows 99 KB (101376 bytes)");
+  L.shared = 96 * 1024;
+  L.warp_size = 64;
+  CHECK(excess_reason(excesses(L, *block_limits_of(backend_kind::hip, "gfx942")), backend_kind::hip, L) ==
+        "needs 96 KB of shared memory (LDS), the GPU allows 64 KB; needs 2048 threads per workgroup (32 wavefronts of 64), the GPU "
+        "allows 1024");
+}
+
+TEST_CASE("selection refuses an image beyond the GPU's limits and falls through to the next") {
+  // An sm_80 cubin needing 160 KB (A100 allows 163 KB) and a Turing PTX of the same variant that
+  // Triton pipelined into 64 KB: on sm_86 (99 KB) the cubin is refused and the PTX runs.
+  table t;
+  const auto cubin = t.add(image_kind::cubin, "sm_80");
+  t.c.images[cubin].launch.shared = 160 * 1024;
+  t.c.images[t.add(image_kind::ptx, "sm_75", 87)].launch.shared = 64 * 1024;
+  CHECK(t.chosen("sm_80") == "cubin:sm_80");
+  CHECK(t.chosen("sm_87") == "cubin:sm_80");  // Orin allows 163 KB too
+  CHECK(t.chosen("sm_86") == "ptx:sm_75");
+  CHECK(t.chosen("sm_89") == "ptx:sm_75");
+  const auto ch = t.pick("sm_86");
+  REQUIRE(ch.refused.size() == 1);
+  CHECK(ch.refused[0].image == cubin);
+  CHECK(ch.refused[0].reason == "cubin sm_80 cannot run on sm_86: needs 160 KB of shared memory, the GPU allows 99 KB");
+
+  // Nothing fits: the failure says so (not "no image for this GPU": a target exists, the config
+  // is too big), in both modes alike (pick() compares them).
+  table big;
+  big.c.images[big.add(image_kind::cubin, "sm_90a")].launch.shared = 320 * 1024;
+  big.c.images[big.add(image_kind::ptx, "sm_90a", 87)].launch.shared = 320 * 1024;
+  const auto none = big.pick("sm_90");
+  CHECK_FALSE(none.image);
+  CHECK(none.failure == selection_failure::exceeds_limits);
+  CHECK(contains(none.reason, "no image of this variant fits sm_90: cubin sm_90a needs 320 KB of shared memory, the GPU allows 227 KB"));
+  for (const auto& r : none.refused) CHECK(contains(r.reason, "cannot run on sm_90: needs 320 KB of shared memory, the GPU allows 227 KB"));
+  const std::string text = describe_choice(big.c, none, parse_device_target("sm_90"));
+  CHECK(contains(text, "refused: [0] cuda cubin sm_90a — cubin sm_90a cannot run on sm_90"));
+
+  // num_warps = 64: 2048 threads, on every NVIDIA GPU.
+  table warps;
+  const auto w = warps.add(image_kind::cubin, "sm_90a");
+  warps.c.images[w].launch.num_warps = 64;
+  const auto wch = warps.pick("sm_90");
+  CHECK(wch.failure == selection_failure::exceeds_limits);
+  REQUIRE(wch.refused.size() == 1);
+  CHECK(contains(wch.refused[0].reason, "needs 2048 threads per block (64 warps of 32), the GPU allows 1024"));
+}
+
+TEST_CASE("selection: limits against PTX ISA, unknown archs and limits the caller gives") {
+  // The cubin is too big and the PTX that would fit needs a newer driver: the driver is what to
+  // fix, so the failure is ptx_too_new.
+  table t;
+  t.c.images[t.add(image_kind::cubin, "sm_80")].launch.shared = 160 * 1024;
+  t.c.images[t.add(image_kind::ptx, "sm_80", 88)].launch.shared = 32 * 1024;
+  CHECK(t.pick("sm_86", 12060).failure == selection_failure::ptx_too_new);
+  CHECK(t.chosen("sm_86", 12090) == "ptx:sm_80");
+
+  // An arch the tables do not know has no limits here (the run time's load compares the
+  // driver's own numbers).
+  table u;
+  u.c.images[u.add(image_kind::ptx, "sm_90", 87)].launch.shared = 300 * 1024;
+  CHECK(u.chosen("sm_130") == "ptx:sm_90");
+  // Limits given in the device_target replace the table's.
+  device_target d = parse_device_target("sm_130");
+  d.limits = block_limits{48 * 1024, 1024};
+  const auto ch = select_image(u.c, u.v, d);
+  CHECK(ch.failure == selection_failure::exceeds_limits);
+  CHECK(contains(ch.refused.at(0).reason, "needs 300 KB of shared memory, the GPU allows 48 KB"));
+  d.limits = block_limits{0xffffffffu, 0xffffffffu};
+  CHECK(select_image(u.c, u.v, d, /*explain=*/false).image);
+}
+
+TEST_CASE("selection (AMD): LDS per workgroup") {
+  table t;
+  t.c.images[t.add(image_kind::hsaco, "gfx942")].launch.shared = 96 * 1024;
+  t.c.images[t.add(image_kind::hsaco, "gfx950")].launch.shared = 96 * 1024;
+  CHECK(t.chosen("gfx950") == "hsaco:gfx950");  // CDNA4: 160 KB
+  const auto ch = t.pick("gfx942:sramecc+:xnack-");
+  CHECK(ch.failure == selection_failure::exceeds_limits);
+  bool saw = false;
+  for (const auto& r : ch.refused)
+    saw = saw || r.reason == "hsaco gfx942 cannot run on gfx942: needs 96 KB of shared memory (LDS), the GPU allows 64 KB";
+  CHECK(saw);
+  CHECK(contains(ch.reason, "no image of this variant fits gfx942"));
+}

@@ -157,6 +157,7 @@ int cmd_pack(int argc, char** argv) {
   }
 
   pack::loaded_manifest m = pack::load_manifest(a.positional[0], lo);
+  for (const std::string& w : m.warnings) std::cerr << "tritonpack: warning: " << w << "\n";
   if (auto n = a.get("--name")) m.info.name = *n;
   // The name rule for the library and its kernels (write_header applies it too), before any work.
   pack::check_names(m.info.name, m.info);

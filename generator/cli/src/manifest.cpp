@@ -10,6 +10,7 @@
 
 #include "tritonpack/error.hpp"
 #include "tritonpack/pack/artifact_check.hpp"
+#include "tritonpack/pack/limits_check.hpp"
 
 namespace tritonpack::pack {
 namespace {
@@ -431,6 +432,10 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
         if (is_binary(p.im.kind) == (pass == 0)) kinfo.variants[p.variant].images.push_back(local.at(p.file));
     info.kernels.push_back(std::move(kinfo));
   }
+  // What no GPU of the target could launch is refused now, not on the GPU node.
+  limits_report limits = check_limits(info, out.image_files);
+  if (!limits.errors.empty()) bad(limits_error_message(limits));
+  out.warnings = std::move(limits.warnings);
   return out;
 }
 

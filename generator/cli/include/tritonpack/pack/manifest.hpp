@@ -30,10 +30,13 @@ struct loaded_manifest {
   std::vector<std::string> image_files;                // manifest-relative path of each image
   pack_mode mode = pack_mode::both;                    // after narrowing
   std::string generator;                               // the manifest's `generator`
+  // Images that run on their own target but not on every GPU that would pick them (limits_check.hpp).
+  std::vector<std::string> warnings;
 };
 
 // Loads `manifest_path` and its artifacts. Throws tritonpack::error (bad_argument for content
-// that is wrong, with the JSON path or file named; io_error for files that cannot be read).
+// that is wrong, with the JSON path or file named, and for images that need more shared memory or
+// threads per block than their own target allows; io_error for files that cannot be read).
 //
 // Image order (which decides how frames group them, docs/format.md "Size"): kernel by kernel,
 // CUDA before HIP, and within a backend binaries before IR, so a kernel's cubins sit at the
