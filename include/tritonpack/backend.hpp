@@ -30,6 +30,8 @@
 
 namespace tritonpack {
 
+class device_ops;  // device_ops.hpp: the memory and device API's operations
+
 // Facts about the device of one context.
 struct device_props {
   backend_kind backend = backend_kind::cuda;
@@ -100,6 +102,8 @@ class backend {
   virtual void* current_context() = 0;
   // Creates the per-library state for `ctx` (which is current on the calling thread).
   virtual std::unique_ptr<context_state> open_context(void* ctx) = 0;
+  // Devices, memory, copies and streams (memory.hpp), on the same driver and contexts as launches.
+  virtual device_ops& devices() = 0;
 };
 
 namespace detail {
