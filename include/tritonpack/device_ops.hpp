@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "tritonpack/types.hpp"
@@ -96,9 +97,11 @@ inline std::string bytes_text(std::size_t n) {
 }
 
 // For failures that cannot be thrown (device_free and destroy_stream run in destructors): the
-// message goes to stderr whatever TRITONPACK_LOG says, since it reports a bug in the program.
-inline void report_unthrown(const std::string& message) noexcept {
-  std::fprintf(stderr, "tritonpack: %s\n", message.c_str());
+// error goes to stderr whatever TRITONPACK_LOG says, since it reports a bug in the program.
+inline void report_unthrown(const char* call, const char* what) noexcept {
+  const char prefix[] = "tritonpack: ";  // error::what() starts with it
+  if (std::strncmp(what, prefix, sizeof prefix - 1) == 0) what += sizeof prefix - 1;
+  std::fprintf(stderr, "tritonpack: %s [not thrown: %s runs in destructors]\n", what, call);
 }
 
 }  // namespace detail

@@ -102,9 +102,9 @@ inline void device_free(void* ptr) noexcept {
   try {
     detail::device_api().free(ptr);
   } catch (const std::exception& e) {
-    detail::report_unthrown(std::string("not thrown by device_free (it runs in destructors): ") + e.what());
+    detail::report_unthrown("device_free", e.what());
   } catch (...) {
-    detail::report_unthrown("device_free(" + detail::address_text(ptr) + ") failed");
+    detail::report_unthrown("device_free", "device_free failed with an unknown exception");
   }
 }
 
@@ -158,9 +158,9 @@ inline void destroy_stream(stream_t stream) noexcept {
   try {
     detail::device_api().destroy_stream(stream);
   } catch (const std::exception& e) {
-    detail::report_unthrown(std::string("not thrown by destroy_stream (it runs in destructors): ") + e.what());
+    detail::report_unthrown("destroy_stream", e.what());
   } catch (...) {
-    detail::report_unthrown("destroy_stream(" + detail::address_text(stream) + ") failed");
+    detail::report_unthrown("destroy_stream", "destroy_stream failed with an unknown exception");
   }
 }
 
