@@ -22,6 +22,7 @@
 #include <string>
 
 #include "tritonpack/container_reader.hpp"
+#include "tritonpack/device_ops.hpp"
 #include "tritonpack/env.hpp"
 #include "tritonpack/error.hpp"
 #include "tritonpack/launch.hpp"
@@ -29,8 +30,6 @@
 #include "tritonpack/types.hpp"
 
 namespace tritonpack {
-
-class device_ops;  // device_ops.hpp: the memory and device API's operations
 
 // Facts about the device of one context.
 struct device_props {
@@ -102,8 +101,20 @@ class backend {
   virtual void* current_context() = 0;
   // Creates the per-library state for `ctx` (which is current on the calling thread).
   virtual std::unique_ptr<context_state> open_context(void* ctx) = 0;
-  // Devices, memory, copies and streams (memory.hpp), on the same driver and contexts as launches.
-  virtual device_ops& devices() = 0;
+
+  // Devices, memory, copies and streams (memory.hpp), on the same driver and contexts as launches:
+  // made on first use by `make` (memory.hpp's detail::make_device_ops), thread-safe. Not a virtual
+  // that makes them: a virtual's body is compiled in every translation unit that creates the
+  // backend (every one that launches a kernel), and with it all of device_ops' code; made here,
+  // only translation units that use memory.hpp pay for it.
+  device_ops& devices(std::unique_ptr<device_ops> (*make)(backend&)) {
+    std::call_once(devices_once_, [&] { devices_ = make(*this); });
+    return *devices_;
+  }
+
+ private:
+  std::once_flag devices_once_;
+  std::unique_ptr<device_ops> devices_;
 };
 
 namespace detail {

@@ -15,8 +15,6 @@
 #include "tritonpack/backend.hpp"
 #include "tritonpack/cuda_api.hpp"
 #include "tritonpack/cuda_driver.hpp"
-#include "tritonpack/cuda_memory.hpp"
-#include "tritonpack/device_ops.hpp"
 #include "tritonpack/env.hpp"
 #include "tritonpack/jit_cache.hpp"
 #include "tritonpack/log.hpp"
@@ -575,7 +573,7 @@ inline void context::release() noexcept {
 
 class cuda_backend final : public backend {
  public:
-  explicit cuda_backend(std::unique_ptr<driver> d) : d_(std::move(d)), contexts_(*d_), devices_(*d_, contexts_) {}
+  explicit cuda_backend(std::unique_ptr<driver> d) : d_(std::move(d)), contexts_(*d_) {}
   backend_kind kind() const noexcept override { return backend_kind::cuda; }
   std::string describe() const override { return "CUDA driver " + d_->library + " (" + d_->version_string() + ")"; }
   const driver& drv() const noexcept { return *d_; }
@@ -586,12 +584,12 @@ class cuda_backend final : public backend {
     return std::make_unique<context>(*d_, static_cast<CUcontext>(ctx));
   }
 
-  device_ops& devices() override { return devices_; }
+  // The devices' primary contexts (cuda_memory.hpp's set_device uses them too).
+  primary_contexts& contexts() noexcept { return contexts_; }
 
  private:
   std::unique_ptr<driver> d_;
   primary_contexts contexts_;  // device 0's is what a thread without a current context gets
-  cuda_device_ops devices_;
 };
 
 }  // namespace cuda

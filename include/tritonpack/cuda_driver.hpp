@@ -194,9 +194,10 @@ class primary_contexts {
   }
 
   // Makes device `ordinal`'s primary context current on the calling thread (cudaSetDevice).
-  void make_current(int ordinal, const char* why) {
+  CUcontext make_current(int ordinal, const char* why) {
     CUcontext c = get(ordinal, why);
     d_.check(d_.fn.cuCtxSetCurrent(c), "cuCtxSetCurrent(device " + std::to_string(ordinal) + " primary context)");
+    return c;
   }
 
   // The calling thread's current context; when there is none, device 0's primary context is made
@@ -206,8 +207,7 @@ class primary_contexts {
     const CUresult r = d_.fn.cuCtxGetCurrent(&c);
     if (r != CUDA_SUCCESS) d_.check(r, "cuCtxGetCurrent");  // literal: no allocation on success
     if (c) return c;
-    make_current(0, "no current context: ");
-    return get(0, "");
+    return make_current(0, "no current context: ");
   }
 
  private:

@@ -1,7 +1,7 @@
 // tritonpack/device_ops.hpp — what the memory and device API (memory.hpp) needs from a backend:
 // devices, the calling thread's device, memory, copies, streams. The CUDA backend implements it in
-// cuda_memory.hpp; a HIP backend implements the same operations, so memory.hpp and the programs
-// using it are identical on both vendors.
+// cuda_memory.hpp; a HIP backend implements the same operations (and adds its case to memory.hpp's
+// detail::make_device_ops), so memory.hpp and the programs using it are identical on both vendors.
 //
 // Contract for implementations (memory.hpp checks the rest before calling):
 //   * "the calling thread's device" is the one kernel launches on this thread use;

@@ -17,12 +17,15 @@
 #include <cstdint>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "tritonpack/backend.hpp"
+#include "tritonpack/cuda_backend.hpp"
+#include "tritonpack/cuda_memory.hpp"
 #include "tritonpack/device_ops.hpp"
 #include "tritonpack/error.hpp"
 #include "tritonpack/registry.hpp"
@@ -31,9 +34,18 @@
 namespace tritonpack {
 namespace detail {
 
+// Each backend's implementation of device_ops (backend::devices() says why it is made here).
+inline std::unique_ptr<device_ops> make_device_ops(backend& b) {
+  if (b.kind() == backend_kind::cuda) {
+    auto& cuda = static_cast<cuda::cuda_backend&>(b);
+    return std::make_unique<cuda::cuda_device_ops>(cuda.drv(), cuda.contexts());
+  }
+  throw error(errc::unsupported, "the memory and device API has no implementation for " + b.describe());
+}
+
 // The backend's operations; throws the run time's no_driver / no_device diagnosis (the same as a
 // launch gives) when there is no GPU.
-inline device_ops& device_api() { return get_backend().devices(); }
+inline device_ops& device_api() { return get_backend().devices(&make_device_ops); }
 
 // `ordinal` when it names a device, else error(no_device) naming it and what exists.
 inline int checked_ordinal(device_ops& ops, int ordinal, const char* call) {

@@ -173,7 +173,7 @@ TEST_CASE("memory API: errors from the real driver") {
     MESSAGE("the driver accepted a memset of pageable host memory");
   } catch (const tp::error& e) {
     CHECK(e.code() == tp::errc::driver_error);
-    CHECK(std::string(e.what()).find("host memory unknown to CUDA") != std::string::npos);
+    CHECK(std::string(e.what()).find("host memory") != std::string::npos);  // how the driver sees the pointer
     MESSAGE(std::string(e.what()));
   }
   // After the refused calls the device still works.
