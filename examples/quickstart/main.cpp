@@ -10,11 +10,14 @@
 // On a GPU it runs both on random inputs, checks them against a CPU reference, and prints which
 // image the run time chose and how long things took. Without a GPU it prints what the program
 // carries, which image each GPU family would get, and why it cannot launch here — and exits 0.
+// Device memory comes from the run time's memory API (tritonpack/memory.hpp): the same dlopen'd
+// driver the kernels use, so the program needs no CUDA toolkit to build or run.
 //
 //   quickstart                 run (or explain)
 //   quickstart --require-gpu   the same, but no GPU is an error (exit 1): for tests on GPU nodes
 #include <quickstart.hpp>
 
+#include <tritonpack/memory.hpp>
 #include <tritonpack/selection.hpp>
 
 #include <algorithm>
@@ -24,12 +27,9 @@
 #include <cstring>
 #include <limits>
 #include <map>
-#include <optional>
 #include <random>
 #include <string>
 #include <vector>
-
-#include "gpu_memory.hpp"
 
 namespace tp = tritonpack;
 using clock_type = std::chrono::steady_clock;
@@ -173,15 +173,18 @@ std::string chosen(const tp::container_info& c, std::size_t kernel, std::size_t 
 }
 
 template <class F>
-double time_launches(gpu_memory& gpu, int reps, F&& launch) {
-  gpu.synchronize();
+double time_launches(int reps, F&& launch) {
+  tp::synchronize();
   auto t0 = clock_type::now();
   for (int i = 0; i < reps; ++i) launch();
-  gpu.synchronize();
+  tp::synchronize();
   return ms_since(t0) * 1000.0 / reps;  // µs per launch
 }
 
-int run_on_gpu(gpu_memory& gpu) {
+// Every byte 0xFF: as float, a NaN. An element a kernel fails to write stays NaN.
+void poison(tp::device_array<float>& a) { a.fill_bytes(0xFF); }
+
+int run_on_gpu() {
   const tp::container_info& c = quickstart::library().info();
   const tp::device_props& props = quickstart::library().current_device();
   tp::device_target dev;
@@ -198,25 +201,22 @@ int run_on_gpu(gpu_memory& gpu) {
     auto x = random_floats(n, 1, -1.f, 1.f), y = random_floats(n, 2, -1.f, 1.f);
     std::vector<float> want(n), got(n);
     for (std::int32_t i = 0; i < n; ++i) want[i] = x[i] + alpha * y[i];
-    device_buffer dx = gpu.upload(x), dy = gpu.upload(y), dout = gpu.alloc(n * sizeof(float));
-    gpu.poison(dout);  // NaN everywhere: an element the kernel misses fails the check
+    tp::device_array<float> dx(x), dy(y), dout(n);
+    poison(dout);  // NaN everywhere: an element the kernel misses fails the check
     auto t0 = clock_type::now();
-    quickstart::vector_add(dx.as<float>(), dy.as<float>(), dout.as<float>(), n, alpha);
-    gpu.synchronize();
+    quickstart::vector_add(dx.data(), dy.data(), dout.data(), n, alpha);
+    tp::synchronize();
     const double first_ms = ms_since(t0);
-    gpu.download(dout, got);
+    dout.download(got.data(), got.size());
     check_result r = compare(got, want, 1e-6, 1e-6);
-    const double us = time_launches(gpu, 50, [&] {
-      quickstart::vector_add(dx.as<float>(), dy.as<float>(), dout.as<float>(), n, alpha);
-    });
+    const double us = time_launches(50, [&] { quickstart::vector_add(dx.data(), dy.data(), dout.data(), n, alpha); });
     // An odd size and an unaligned pointer take the general variant (1).
     const std::int32_t m = 1000003;
-    device_buffer dodd = gpu.alloc((m + 4) * sizeof(float));
-    gpu.poison(dodd);
-    quickstart::vector_add(dx.as<float>(), dy.as<float>(), dodd.as<float>() + 1, m, alpha);
-    gpu.synchronize();
-    std::vector<float> got_odd(m + 4);
-    gpu.download(dodd, got_odd);
+    tp::device_array<float> dodd(m + 4);
+    poison(dodd);
+    quickstart::vector_add(dx.data(), dy.data(), dodd.data() + 1, m, alpha);
+    tp::synchronize();
+    const std::vector<float> got_odd = dodd.to_host();
     std::vector<float> got_m(got_odd.begin() + 1, got_odd.begin() + 1 + m), want_m(want.begin(), want.begin() + m);
     check_result r2 = compare(got_m, want_m, 1e-6, 1e-6);
     const bool edges_ok = std::isnan(got_odd[0]) && std::isnan(got_odd[m + 1]);  // nothing written outside
@@ -241,13 +241,13 @@ int run_on_gpu(gpu_memory& gpu) {
       for (int j = 0; j < cols; ++j) sum += std::exp(double(row[j]) - mx);
       for (int j = 0; j < cols; ++j) want[std::size_t(r) * out_stride + j] = float(std::exp(double(row[j]) - mx) / sum);
     }
-    device_buffer din = gpu.upload(in), dout = gpu.alloc(want.size() * sizeof(float));
-    gpu.poison(dout);
+    tp::device_array<float> din(in), dout(want.size());
+    poison(dout);
     auto t0 = clock_type::now();
-    quickstart::row_softmax(dout.as<float>(), din.as<float>(), rows, cols, in_stride, out_stride);
-    gpu.synchronize();
+    quickstart::row_softmax(dout.data(), din.data(), rows, cols, in_stride, out_stride);
+    tp::synchronize();
     const double first_ms = ms_since(t0);
-    gpu.download(dout, got);
+    dout.download(got.data(), got.size());
     // Compare the columns the kernel owns; the padding must still hold the poison.
     std::vector<float> g, w;
     bool padding_ok = true;
@@ -258,8 +258,8 @@ int run_on_gpu(gpu_memory& gpu) {
         else padding_ok = padding_ok && std::isnan(got[i]);
       }
     check_result r = compare(g, w, 1e-4, 1e-6);
-    const double us = time_launches(gpu, 50, [&] {
-      quickstart::row_softmax(dout.as<float>(), din.as<float>(), rows, cols, in_stride, out_stride);
+    const double us = time_launches(50, [&] {
+      quickstart::row_softmax(dout.data(), din.data(), rows, cols, in_stride, out_stride);
     });
     std::printf("row_softmax  %d x %d (strides %d, %d)\n", rows, cols, in_stride, out_stride);
     std::printf("  image      %s\n", chosen(c, 1, 0, dev).c_str());
@@ -289,28 +289,27 @@ int main(int argc, char** argv) {
     const tp::container_info& c = quickstart::library().info();
     print_contents(c);
 
-    // Find the GPU as the first launch would (load the driver with dlopen, find the device). The
-    // kernels themselves are loaded lazily by their first call, which run_on_gpu times.
-    std::optional<gpu_memory> gpu;
-    try {
-      gpu.emplace();
-    } catch (const tp::error& e) {
-      if (e.code() != tp::errc::no_driver && e.code() != tp::errc::no_device) throw;
+    // Find the GPU as the first launch would (load the driver with dlopen, find the device): no
+    // driver or no GPU counts 0, anything else wrong with the driver throws. The kernels
+    // themselves are loaded lazily by their first call, which run_on_gpu times.
+    if (tp::device_count() == 0) {
       print_choices(c);
       // What any call of a kernel says on this machine (the run time keeps the diagnosis; the
       // arguments are never looked at because nothing is launched).
-      std::string why = e.what();
+      std::string why = "no GPU";
+      tp::errc code = tp::errc::no_device;
       try {
         quickstart::vector_add(nullptr, nullptr, nullptr, 16, 1.0f);
       } catch (const tp::error& launch_error) {
         why = launch_error.what();
+        code = launch_error.code();
       }
-      std::printf("Cannot launch here: %s\n[tritonpack::errc::%s]\n\n", why.c_str(), tp::errc_name(e.code()));
+      std::printf("Cannot launch here: %s\n[tritonpack::errc::%s]\n\n", why.c_str(), tp::errc_name(code));
       std::printf("Nothing is wrong with the program: copy it to a node with an NVIDIA GPU from the table and\n"
                   "run it there; it needs only the GPU driver (no CUDA toolkit, Python or PyTorch).\n");
       return require_gpu ? 1 : 0;
     }
-    return run_on_gpu(*gpu);
+    return run_on_gpu();
   } catch (const tp::error& e) {
     std::fprintf(stderr, "error: %s [%s]\n", e.what(), tp::errc_name(e.code()));
     return 1;

@@ -22,6 +22,7 @@
 #include <string>
 
 #include "tritonpack/container_reader.hpp"
+#include "tritonpack/device_ops.hpp"
 #include "tritonpack/env.hpp"
 #include "tritonpack/error.hpp"
 #include "tritonpack/grid.hpp"
@@ -104,6 +105,20 @@ class backend {
   // The largest grid this driver launches. context_state::launch checks it (check_grid_limits)
   // before anything else; errors about grids say it.
   virtual const grid_limits& max_grid() const noexcept = 0;
+
+  // Devices, memory, copies and streams (memory.hpp), on the same driver and contexts as launches:
+  // made on first use by `make` (memory.hpp's detail::make_device_ops), thread-safe. Not a virtual
+  // that makes them: a virtual's body is compiled in every translation unit that creates the
+  // backend (every one that launches a kernel), and with it all of device_ops' code; made here,
+  // only translation units that use memory.hpp pay for it.
+  device_ops& devices(std::unique_ptr<device_ops> (*make)(backend&)) {
+    std::call_once(devices_once_, [&] { devices_ = make(*this); });
+    return *devices_;
+  }
+
+ private:
+  std::once_flag devices_once_;
+  std::unique_ptr<device_ops> devices_;
 };
 
 namespace detail {

@@ -98,6 +98,15 @@ enum : int { CU_STREAM_CAPTURE_MODE_GLOBAL = 0, CU_STREAM_CAPTURE_MODE_THREAD_LO
 enum : unsigned { CU_STREAM_NON_BLOCKING = 1 };
 enum : unsigned { CU_EVENT_DISABLE_TIMING = 2 };
 
+// Pointer attributes (CUpointer_attribute) and memory types (CUmemorytype), for error messages.
+enum : int {
+  CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
+  CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
+  CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
+  CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,
+};
+enum : unsigned { CU_MEMORYTYPE_HOST = 1, CU_MEMORYTYPE_DEVICE = 2, CU_MEMORYTYPE_ARRAY = 3, CU_MEMORYTYPE_UNIFIED = 4 };
+
 // Tensor maps (CUtensorMapInterleave, CUtensorMapL2promotion, CUtensorMapFloatOOBfill).
 enum : int { CU_TENSOR_MAP_INTERLEAVE_NONE = 0 };
 enum : int { CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2 };
@@ -206,7 +215,13 @@ static_assert(sizeof(CUtensorMap) == 128, "CUtensorMap is 128 bytes");
   X(cuGraphLaunch, 12000, (CUgraphExec, CUstream))                                                     \
   X(cuGraphExecDestroy, 12000, (CUgraphExec))                                                          \
   X(cuGraphDestroy, 12000, (CUgraph))                                                                  \
-  X(cuEventElapsedTime, 12000, (float*, CUevent, CUevent))
+  X(cuEventElapsedTime, 12000, (float*, CUevent, CUevent))                                            \
+  /* the memory and device API (memory.hpp, cuda_memory.hpp) */                                       \
+  X(cuMemcpy, 12000, (CUdeviceptr, CUdeviceptr, std::size_t))                                          \
+  X(cuMemcpyAsync, 12000, (CUdeviceptr, CUdeviceptr, std::size_t, CUstream))                           \
+  X(cuMemsetD8Async, 12000, (CUdeviceptr, unsigned char, std::size_t, CUstream))                       \
+  X(cuMemGetInfo, 12000, (std::size_t*, std::size_t*))                                                 \
+  X(cuPointerGetAttribute, 12000, (void*, int, CUdeviceptr))
 
 // Resolved entry points. Plain function pointers: a call through the table costs what a call
 // through the PLT costs.

@@ -1,5 +1,6 @@
-// tritonpack/cuda_backend.hpp — the NVIDIA backend: driver loading, contexts, image loading
-// (cubin, or PTX through the JIT and its disk cache), and Triton's launch (shared/triton-abi.md §2).
+// tritonpack/cuda_backend.hpp — the NVIDIA backend: per-context state, image loading (cubin, or PTX
+// through the JIT and its disk cache), and Triton's launch (shared/triton-abi.md §2). The driver and
+// its primary contexts are in cuda_driver.hpp, the memory and device API in cuda_memory.hpp.
 #pragma once
 
 #include <algorithm>
@@ -13,7 +14,7 @@
 #include "tritonpack/arch.hpp"
 #include "tritonpack/backend.hpp"
 #include "tritonpack/cuda_api.hpp"
-#include "tritonpack/dynlib.hpp"
+#include "tritonpack/cuda_driver.hpp"
 #include "tritonpack/env.hpp"
 #include "tritonpack/jit_cache.hpp"
 #include "tritonpack/log.hpp"
@@ -21,122 +22,6 @@
 
 namespace tritonpack {
 namespace cuda {
-
-// ---------------------------------------------------------------------------------------------
-// The driver: loaded once per process.
-
-class driver {
- public:
-  api fn;
-  std::string library;          // what dlopen opened
-  std::uint32_t version = 0;    // cuDriverGetVersion
-  int device_count = 0;
-
-  // "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory"
-  std::string status(CUresult r) const {
-    const char* name = nullptr;
-    const char* text = nullptr;
-    if (fn.cuGetErrorName) fn.cuGetErrorName(r, &name);
-    if (fn.cuGetErrorString) fn.cuGetErrorString(r, &text);
-    std::string s = name ? name : "CUDA error";
-    s += " (" + std::to_string(r) + ")";
-    if (text) s += std::string(": ") + text;
-    return s;
-  }
-
-  // Throws error for a failed call: out_of_memory for CUDA_ERROR_OUT_OF_MEMORY, else `code`.
-  void check(CUresult r, const std::string& what, errc code = errc::driver_error) const {
-    if (r == CUDA_SUCCESS) return;
-    if (r == CUDA_ERROR_OUT_OF_MEMORY) code = errc::out_of_memory;
-    throw error(code, what + " failed: " + status(r), r);
-  }
-
-  // check() with the description built only on failure (for the launch path).
-  template <class What>
-  void check_lazy(CUresult r, What&& what, errc code = errc::driver_error) const {
-    if (r != CUDA_SUCCESS) check(r, what(), code);
-  }
-
-  std::string version_string() const { return "CUDA " + cuda_version_string(version); }
-
-  // Loads the driver named by TRITONPACK_CUDA_LIBRARY, else libcuda.so.1, else libcuda.so.
-  // Throws no_driver / no_device / driver_error with the full story.
-  static std::unique_ptr<driver> load() {
-    auto d = std::make_unique<driver>();
-    const std::string forced = env::get(env::cuda_library);
-    const std::vector<std::string> names = forced.empty() ? std::vector<std::string>{"libcuda.so.1", "libcuda.so"}
-                                                          : std::vector<std::string>{forced};
-    std::string tried;
-    dynlib lib = dynlib::open_first(names, tried);
-    if (!lib)
-      throw error(errc::no_driver,
-                  "no NVIDIA driver: " + tried +
-                      (forced.empty() ? ". Install the NVIDIA driver, or set TRITONPACK_CUDA_LIBRARY to the path of libcuda.so.1"
-                                      : std::string(". TRITONPACK_CUDA_LIBRARY names this path; unset it to use the system driver")));
-    d->library = lib.name();
-
-    // cuDriverGetVersion has had one ABI since CUDA 2.2, so plain dlsym is safe for it and lets
-    // a too-old driver be reported by version rather than by a missing entry.
-    using version_fn = CUresult (*)(int*);
-    if (auto v = reinterpret_cast<version_fn>(lib.symbol("cuDriverGetVersion"))) {
-      int ver = 0;
-      if (v(&ver) == CUDA_SUCCESS) d->version = static_cast<std::uint32_t>(ver);
-    }
-    if (d->version != 0 && d->version < 12000)
-      throw error(errc::no_driver, "the NVIDIA driver at " + d->library + " supports " + d->version_string() +
-                                       "; tritonpack needs a driver for CUDA 12.0 or newer (Linux driver >= 525.60)");
-
-    auto gpa2 = reinterpret_cast<get_proc_address_v2_fn>(lib.symbol("cuGetProcAddress_v2"));
-    auto gpa1 = reinterpret_cast<get_proc_address_v1_fn>(lib.symbol("cuGetProcAddress"));
-    if (!gpa2 && !gpa1)
-      throw error(errc::no_driver, d->library + " exports no cuGetProcAddress: it is not a CUDA 12 driver");
-    auto resolve = [&](const char* name, int version) -> void* {
-      void* p = nullptr;
-      CUresult r;
-      if (gpa2) {
-        int status = 0;
-        r = gpa2(name, &p, version, 0 /* CU_GET_PROC_ADDRESS_DEFAULT */, &status);
-      } else {
-        r = gpa1(name, &p, version, 0);
-      }
-      return r == CUDA_SUCCESS ? p : nullptr;
-    };
-    std::string missing;
-#define TRITONPACK_CUDA_RESOLVE_REQUIRED(name, version, params)             \
-  d->fn.name = reinterpret_cast<decltype(d->fn.name)>(resolve(#name, version)); \
-  if (!d->fn.name) missing += std::string(missing.empty() ? "" : ", ") + #name;
-#define TRITONPACK_CUDA_RESOLVE_OPTIONAL(name, version, params) \
-  d->fn.name = reinterpret_cast<decltype(d->fn.name)>(resolve(#name, version));
-    TRITONPACK_CUDA_REQUIRED(TRITONPACK_CUDA_RESOLVE_REQUIRED)
-    TRITONPACK_CUDA_OPTIONAL(TRITONPACK_CUDA_RESOLVE_OPTIONAL)
-#undef TRITONPACK_CUDA_RESOLVE_REQUIRED
-#undef TRITONPACK_CUDA_RESOLVE_OPTIONAL
-    if (!missing.empty())
-      throw error(errc::no_driver, "the NVIDIA driver at " + d->library + " (" + d->version_string() +
-                                       ") lacks required entry points: " + missing);
-
-    const CUresult r = d->fn.cuInit(0);
-    if (r == CUDA_ERROR_NO_DEVICE)
-      throw error(errc::no_device,
-                  "the NVIDIA driver is installed (" + d->library + ", " + d->version_string() +
-                      ") but reports no GPU (cuInit: " + d->status(r) +
-                      "). Check that this node has a GPU (nvidia-smi) and that CUDA_VISIBLE_DEVICES does not hide it",
-                  r);
-    d->check(r, "cuInit (" + d->library + ", " + d->version_string() + ")", errc::no_device);
-    int count = 0;
-    d->check(d->fn.cuDeviceGetCount(&count), "cuDeviceGetCount");
-    if (count <= 0)
-      throw error(errc::no_device, "the NVIDIA driver is installed (" + d->library + ", " + d->version_string() +
-                                       ") but reports no GPU. Check nvidia-smi and CUDA_VISIBLE_DEVICES");
-    d->device_count = count;
-    int ver = 0;
-    d->check(d->fn.cuDriverGetVersion(&ver), "cuDriverGetVersion");
-    d->version = static_cast<std::uint32_t>(ver);
-    detail::register_exit_handler();
-    if (log::enabled()) log::line("CUDA driver " + d->library + " (" + d->version_string() + "), " + std::to_string(count) + " device(s)");
-    return d;
-  }
-};
 
 // ---------------------------------------------------------------------------------------------
 // One loaded variant.
@@ -163,13 +48,11 @@ class context final : public context_state {
  public:
   context(const driver& d, CUcontext ctx) : d_(d), ctx_(ctx) {
     d.check(d.fn.cuCtxGetDevice(&dev_), "cuCtxGetDevice");
-    const int major = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "COMPUTE_CAPABILITY_MAJOR");
-    const int minor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "COMPUTE_CAPABILITY_MINOR");
     props_.backend = backend_kind::cuda;
     props_.ordinal = dev_;
-    props_.arch = "sm_" + std::to_string(major * 10 + minor);
+    props_.arch = d.arch(dev_);
     props_.driver_version = d.version;
-    if (log::enabled()) log::line("context " + ptr_hex(ctx) + " on " + props().describe());
+    if (log::enabled()) log::line("context " + detail::address_text(ctx) + " on " + props().describe());
   }
 
   // Declared `inline` here, not only at the out-of-class definitions: otherwise load() would be
@@ -186,26 +69,14 @@ class context final : public context_state {
   // device's limits (props()).
   static constexpr std::uint32_t default_shared_bytes = 48 * 1024;
 
-  static std::string ptr_hex(const void* p) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%p", p);
-    return b;
-  }
-
  private:
-  int attribute(int a, const char* what) const {
-    int v = 0;
-    d_.check(d_.fn.cuDeviceGetAttribute(&v, a, dev_), std::string("cuDeviceGetAttribute(") + what + ")");
-    return v;
-  }
+  int attribute(int a, const char* what) const { return d_.attribute(dev_, a, what); }
   void fill_props(device_props& p) const override {
     p.max_shared_default = static_cast<std::uint32_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, "MAX_SHARED_MEMORY_PER_BLOCK"));
     p.max_shared_optin = static_cast<std::uint32_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"));
     p.cluster_launch = attribute(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, "CLUSTER_LAUNCH") != 0;
     p.cooperative_launch = attribute(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, "COOPERATIVE_LAUNCH") != 0;
-    char name[256] = {};
-    d_.check(d_.fn.cuDeviceGetName(name, sizeof name - 1, dev_), "cuDeviceGetName");
-    p.name = name;
+    p.name = d_.device_name(dev_);
   }
 
   struct scratch_buffer {
@@ -706,45 +577,24 @@ inline void context::release() noexcept {
 
 class cuda_backend final : public backend {
  public:
-  explicit cuda_backend(std::unique_ptr<driver> d) : d_(std::move(d)) {}
+  explicit cuda_backend(std::unique_ptr<driver> d) : d_(std::move(d)), contexts_(*d_) {}
   backend_kind kind() const noexcept override { return backend_kind::cuda; }
   std::string describe() const override { return "CUDA driver " + d_->library + " (" + d_->version_string() + ")"; }
   const driver& drv() const noexcept { return *d_; }
 
-  void* current_context() override {
-    CUcontext c = nullptr;
-    const CUresult r = d_->fn.cuCtxGetCurrent(&c);
-    if (r != CUDA_SUCCESS) d_->check(r, "cuCtxGetCurrent");  // literal: no allocation on success
-    if (c) return c;
-    return make_primary_current();
-  }
+  void* current_context() override { return contexts_.current(); }
 
   std::unique_ptr<context_state> open_context(void* ctx) override {
     return std::make_unique<context>(*d_, static_cast<CUcontext>(ctx));
   }
   const grid_limits& max_grid() const noexcept override { return launch_grid_limits; }
 
- private:
-  // Device 0's primary context, as the CUDA runtime and Triton's launcher use it. Retained once
-  // per process and never released: other libraries and the application share it, and releasing
-  // it at exit could destroy it under their feet.
-  void* make_primary_current() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!primary0_) {
-      CUdevice dev = 0;
-      d_->check(d_->fn.cuDeviceGet(&dev, 0), "cuDeviceGet(0)", errc::no_device);
-      CUcontext c = nullptr;
-      d_->check(d_->fn.cuDevicePrimaryCtxRetain(&c, dev), "cuDevicePrimaryCtxRetain(device 0)");
-      primary0_ = c;
-      log::line("no current context: retained device 0's primary context");
-    }
-    d_->check(d_->fn.cuCtxSetCurrent(primary0_), "cuCtxSetCurrent(device 0 primary context)");
-    return primary0_;
-  }
+  // The devices' primary contexts (cuda_memory.hpp's set_device uses them too).
+  primary_contexts& contexts() noexcept { return contexts_; }
 
+ private:
   std::unique_ptr<driver> d_;
-  std::mutex mutex_;
-  CUcontext primary0_ = nullptr;
+  primary_contexts contexts_;  // device 0's is what a thread without a current context gets
 };
 
 }  // namespace cuda

@@ -14,3 +14,4 @@
 #include "tritonpack/registry.hpp"
 #include "tritonpack/kernel.hpp"
 #include "tritonpack/library.hpp"
+#include "tritonpack/memory.hpp"

@@ -18,29 +18,7 @@
 using namespace tritonpack;
 using tptest::contains;
 
-namespace {
-struct env_guard {
-  std::string name;
-  std::string old;
-  bool had;
-  env_guard(const char* n, const char* v) : name(n) {
-    const char* o = std::getenv(n);
-    had = o != nullptr;
-    if (o) old = o;
-    if (v)
-      setenv(n, v, 1);
-    else
-      unsetenv(n);
-  }
-  ~env_guard() {
-    if (had)
-      setenv(name.c_str(), old.c_str(), 1);
-    else
-      unsetenv(name.c_str());
-    tritonpack::testing::reset_backend();
-  }
-};
-}  // namespace
+using tptest::env_guard;
 
 TEST_CASE("no driver: the error names every path tried and what the program carries") {
   tptest::setup();

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <stdexcept>
@@ -49,6 +50,14 @@ struct fake_driver {
   size_t (*last_alloc_size)();
   int (*func_attribute)(const char*, int);
   int (*func_cache_config)(const char*);
+  int (*current_device)();
+  void* (*current_context)();
+  void* (*primary_context)(int);
+  int (*allocation_device)(const void*);
+  size_t (*live_streams)();
+  int (*stream_device)(void*);
+  int (*stream_flags)(void*);
+  void* (*last_stream)(const char*);
 
   static fake_driver& get() {
     static fake_driver f = [] {
@@ -70,6 +79,14 @@ struct fake_driver {
       d.last_alloc_size = reinterpret_cast<decltype(d.last_alloc_size)>(sym("tpfake_last_alloc_size"));
       d.func_attribute = reinterpret_cast<decltype(d.func_attribute)>(sym("tpfake_func_attribute"));
       d.func_cache_config = reinterpret_cast<decltype(d.func_cache_config)>(sym("tpfake_func_cache_config"));
+      d.current_device = reinterpret_cast<decltype(d.current_device)>(sym("tpfake_current_device"));
+      d.current_context = reinterpret_cast<decltype(d.current_context)>(sym("tpfake_current_context"));
+      d.primary_context = reinterpret_cast<decltype(d.primary_context)>(sym("tpfake_primary_context"));
+      d.allocation_device = reinterpret_cast<decltype(d.allocation_device)>(sym("tpfake_allocation_device"));
+      d.live_streams = reinterpret_cast<decltype(d.live_streams)>(sym("tpfake_live_streams"));
+      d.stream_device = reinterpret_cast<decltype(d.stream_device)>(sym("tpfake_stream_device"));
+      d.stream_flags = reinterpret_cast<decltype(d.stream_flags)>(sym("tpfake_stream_flags"));
+      d.last_stream = reinterpret_cast<decltype(d.last_stream)>(sym("tpfake_last_stream"));
       return d;
     }();
     return f;
@@ -220,6 +237,30 @@ tritonpack::error expect_error(F&& f) {
 }
 
 inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// Sets (or, with nullptr, unsets) an environment variable for the scope; restores it and forgets
+// the backend afterwards, so the next test reads the environment again.
+struct env_guard {
+  std::string name;
+  std::string old;
+  bool had;
+  env_guard(const char* n, const char* v) : name(n) {
+    const char* o = std::getenv(n);
+    had = o != nullptr;
+    if (o) old = o;
+    if (v)
+      setenv(n, v, 1);
+    else
+      unsetenv(n);
+  }
+  ~env_guard() {
+    if (had)
+      setenv(name.c_str(), old.c_str(), 1);
+    else
+      unsetenv(name.c_str());
+    tritonpack::testing::reset_backend();
+  }
+};
 
 // Makes device `ordinal`'s primary context current on this thread through the fake driver (as
 // cudaSetDevice does in an application).

@@ -8,7 +8,10 @@
 //   * launches are validated (context, block = .reqntid, shared memory vs the opt-in attribute,
 //     grid limits, cluster attribute vs .reqnctapercluster, parameter count) and recorded with
 //     every parameter's bytes; captured launches go into a graph instead;
-//   * memory is host memory (so tests can read what was "copied"), counted for leak checks;
+//   * memory is host memory (so tests can read what was "copied"), counted for leak checks, per
+//     device against a capacity (out of memory when full); copies and memsets check device ranges
+//     against their allocation (CUDA_ERROR_INVALID_VALUE past its end); cuPointerGetAttribute
+//     describes allocations; streams are tracked (an unknown stream is CUDA_ERROR_INVALID_HANDLE);
 //   * cuMemAlloc during a non-relaxed stream capture fails as the driver does;
 //   * any entry can be made to fail or to be missing (TRITONPACK_FAKE_FAIL / _MISSING).
 // Configuration and inspection: fake_cuda_control.h.
@@ -71,6 +74,8 @@ struct device {
   int smem_optin = 232448;
   bool cluster = true, coop = true;
   std::string name;
+  std::size_t memory = std::size_t{16} << 30;  // capacity for cuMemAlloc / cuMemGetInfo
+  std::size_t used = 0;
   CUctx_st* primary = nullptr;
   int primary_refs = 0;
 };
@@ -98,6 +103,7 @@ struct CUmod_st {
 struct CUstream_st {
   unsigned long long id = 0;
   CUctx_st* ctx = nullptr;
+  unsigned flags = 0;
   bool capturing = false;
   int mode = 0;
   std::vector<tpfake_launch_record> captured;
@@ -129,8 +135,14 @@ struct fake_state {
   std::set<std::string> missing;
   std::map<std::string, std::size_t> calls;
   std::vector<tpfake_launch_record> launches;
-  std::map<std::uintptr_t, std::size_t> allocations;
+  struct allocation {
+    std::size_t size;
+    int device;
+  };
+  std::map<std::uintptr_t, allocation> allocations;
   std::size_t last_alloc = 0;
+  std::set<CUstream_st*> streams;                 // created and not destroyed
+  std::map<std::string, CUstream_st*> last_stream;  // per entry taking a stream: the latest one
   std::set<CUmod_st*> modules;
   std::map<std::string, std::map<int, int>> func_attrs;  // by function name, for tests
   std::map<std::string, int> func_cache;
@@ -182,6 +194,9 @@ void configure_locked(const char* devices, unsigned version, const char* fail, c
   s.launches.clear();
   for (auto& a : s.allocations) std::free(reinterpret_cast<void*>(a.first));
   s.allocations.clear();
+  for (auto* st : s.streams) delete st;
+  s.streams.clear();
+  s.last_stream.clear();
   s.func_attrs.clear();
   s.func_cache.clear();
   s.capturing_streams = 0;
@@ -207,6 +222,7 @@ void configure_locked(const char* devices, unsigned version, const char* fail, c
         if (kv[0] == "cluster") d.cluster = kv[1] == "1";
         if (kv[0] == "coop") d.coop = kv[1] == "1";
         if (kv[0] == "name") d.name = kv[1];
+        if (kv[0] == "mem") d.memory = static_cast<std::size_t>(std::strtoull(kv[1].c_str(), nullptr, 10));
       }
       s.devices.push_back(d);
     }
@@ -494,6 +510,22 @@ int do_launch(CUfunc_st* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, 
 
 bool is_special_stream(CUstream_st* s) { return reinterpret_cast<std::uintptr_t>(s) <= 2; }
 
+// A stream handle the driver would accept: the legacy/per-thread default ones, or a live stream.
+bool known_stream(CUstream_st* s) { return is_special_stream(s) || S().streams.count(s) != 0; }
+
+// Where [p, p + n) lies: host memory (outside every allocation), within one device allocation, or
+// starting in one and running past its end (what the driver refuses with INVALID_VALUE).
+enum class range_kind { host, device, past_end };
+range_kind classify(std::uint64_t p, std::size_t n) {
+  const auto& a = S().allocations;
+  auto it = a.upper_bound(static_cast<std::uintptr_t>(p));
+  if (it == a.begin()) return range_kind::host;
+  --it;
+  const std::uint64_t end = it->first + it->second.size;
+  if (p >= end) return range_kind::host;
+  return p + n <= end ? range_kind::device : range_kind::past_end;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -542,6 +574,44 @@ TP_EXPORT int tpfake_func_attribute(const char* name, int attribute) {
   if (it == S().func_attrs.end()) return -1;
   auto a = it->second.find(attribute);
   return a == it->second.end() ? -1 : a->second;
+}
+TP_EXPORT int tpfake_current_device(void) {
+  std::lock_guard<std::mutex> lock(S().mutex);
+  return t_current ? t_current->device : -1;
+}
+TP_EXPORT void* tpfake_current_context(void) {
+  std::lock_guard<std::mutex> lock(S().mutex);
+  return t_current;
+}
+TP_EXPORT void* tpfake_primary_context(int device) {
+  std::lock_guard<std::mutex> lock(S().mutex);
+  if (device < 0 || static_cast<std::size_t>(device) >= S().devices.size()) return nullptr;
+  return S().devices[static_cast<std::size_t>(device)].primary;
+}
+TP_EXPORT int tpfake_allocation_device(const void* p) {
+  std::lock_guard<std::mutex> lock(S().mutex);
+  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  if (classify(addr, 1) == range_kind::host) return -1;
+  return std::prev(S().allocations.upper_bound(addr))->second.device;
+}
+TP_EXPORT size_t tpfake_live_streams(void) {
+  std::lock_guard<std::mutex> lock(S().mutex);
+  return S().streams.size();
+}
+TP_EXPORT int tpfake_stream_device(void* s) {
+  std::lock_guard<std::mutex> lock(S().mutex);
+  auto* st = static_cast<CUstream_st*>(s);
+  return S().streams.count(st) ? st->ctx->device : -1;
+}
+TP_EXPORT int tpfake_stream_flags(void* s) {
+  std::lock_guard<std::mutex> lock(S().mutex);
+  auto* st = static_cast<CUstream_st*>(s);
+  return S().streams.count(st) ? static_cast<int>(st->flags) : -1;
+}
+TP_EXPORT void* tpfake_last_stream(const char* entry) {
+  std::lock_guard<std::mutex> lock(S().mutex);
+  auto it = S().last_stream.find(entry);
+  return it == S().last_stream.end() ? reinterpret_cast<void*>(~std::uintptr_t{0}) : it->second;
 }
 TP_EXPORT int tpfake_func_cache_config(const char* name) {
   std::lock_guard<std::mutex> lock(S().mutex);
@@ -824,21 +894,81 @@ TP_EXPORT CUresult cuMemAlloc(std::uint64_t* p, size_t size) {
   if (size == 0) return INVALID_VALUE;
   // A potentially unsafe call during a stream capture in global mode is refused.
   if (S().capturing_streams > 0 && t_capture_mode != 2) return STREAM_CAPTURE_UNSUPPORTED;
+  device& d = S().devices[static_cast<std::size_t>(t_current->device)];
+  if (size > d.memory - d.used) return OUT_OF_MEMORY;
   void* m = std::aligned_alloc(256, (size + 255) / 256 * 256);
   if (!m) return OUT_OF_MEMORY;
   *p = reinterpret_cast<std::uintptr_t>(m);
-  S().allocations[*p] = size;
+  S().allocations[*p] = {size, t_current->device};
   S().last_alloc = size;
+  d.used += size;
   return OK;
 }
 TP_EXPORT CUresult cuMemFree(std::uint64_t p) {
   ENTER(cuMemFree);
   NEED_INIT();
+  NEED_CTX();
   if (p == 0) return OK;
   auto it = S().allocations.find(p);
   if (it == S().allocations.end()) return INVALID_VALUE;
   std::free(reinterpret_cast<void*>(p));
+  S().devices[static_cast<std::size_t>(it->second.device)].used -= it->second.size;
   S().allocations.erase(it);
+  return OK;
+}
+TP_EXPORT CUresult cuMemGetInfo(size_t* free_bytes, size_t* total) {
+  ENTER(cuMemGetInfo);
+  NEED_INIT();
+  NEED_CTX();
+  const device& d = dev_of(t_current);
+  *free_bytes = d.memory - d.used;
+  *total = d.memory;
+  return OK;
+}
+// Unified addressing: the direction is read from the pointers.
+TP_EXPORT CUresult cuMemcpy(std::uint64_t dst, std::uint64_t src, size_t n) {
+  ENTER(cuMemcpy);
+  NEED_INIT();
+  NEED_CTX();
+  if (classify(dst, n) == range_kind::past_end || classify(src, n) == range_kind::past_end) return INVALID_VALUE;
+  std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n);
+  return OK;
+}
+TP_EXPORT CUresult cuMemcpyAsync(std::uint64_t dst, std::uint64_t src, size_t n, CUstream_st* stream) {
+  ENTER(cuMemcpyAsync);
+  NEED_INIT();
+  NEED_CTX();
+  if (!known_stream(stream)) return INVALID_HANDLE;
+  if (classify(dst, n) == range_kind::past_end || classify(src, n) == range_kind::past_end) return INVALID_VALUE;
+  S().last_stream["cuMemcpyAsync"] = stream;
+  std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n);
+  return OK;
+}
+TP_EXPORT CUresult cuMemsetD8Async(std::uint64_t dst, unsigned char v, size_t n, CUstream_st* stream) {
+  ENTER(cuMemsetD8Async);
+  NEED_INIT();
+  NEED_CTX();
+  if (!known_stream(stream)) return INVALID_HANDLE;
+  if (classify(dst, n) != range_kind::device) return INVALID_VALUE;
+  S().last_stream["cuMemsetD8Async"] = stream;
+  std::memset(reinterpret_cast<void*>(dst), v, n);
+  return OK;
+}
+TP_EXPORT CUresult cuPointerGetAttribute(void* data, int attribute, std::uint64_t p) {
+  ENTER(cuPointerGetAttribute);
+  NEED_INIT();
+  if (!data) return INVALID_VALUE;
+  const auto& a = S().allocations;
+  auto it = a.upper_bound(static_cast<std::uintptr_t>(p));
+  if (it == a.begin() || p >= std::prev(it)->first + std::prev(it)->second.size) return INVALID_VALUE;  // not CUDA memory
+  --it;
+  switch (attribute) {
+    case 2: *static_cast<unsigned*>(data) = 2; break;  // CU_MEMORYTYPE_DEVICE
+    case 9: *static_cast<int*>(data) = it->second.device; break;
+    case 11: *static_cast<std::uint64_t*>(data) = it->first; break;
+    case 12: *static_cast<size_t*>(data) = it->second.size; break;
+    default: return INVALID_VALUE;
+  }
   return OK;
 }
 TP_EXPORT CUresult cuMemcpyHtoD(std::uint64_t dst, const void* src, size_t n) {
@@ -856,29 +986,36 @@ TP_EXPORT CUresult cuMemcpyDtoH(void* dst, std::uint64_t src, size_t n) {
 TP_EXPORT CUresult cuMemsetD8(std::uint64_t dst, unsigned char v, size_t n) {
   ENTER(cuMemsetD8);
   NEED_INIT();
+  if (classify(dst, n) != range_kind::device) return INVALID_VALUE;
   std::memset(reinterpret_cast<void*>(dst), v, n);
   return OK;
 }
-TP_EXPORT CUresult cuStreamCreate(CUstream_st** s, unsigned) {
+TP_EXPORT CUresult cuStreamCreate(CUstream_st** s, unsigned flags) {
   ENTER(cuStreamCreate);
   NEED_INIT();
   NEED_CTX();
+  if (flags > 1) return INVALID_VALUE;
   *s = new CUstream_st();
   (*s)->id = S().next_stream_id++;
   (*s)->ctx = t_current;
+  (*s)->flags = flags;
+  S().streams.insert(*s);
   return OK;
 }
 TP_EXPORT CUresult cuStreamDestroy(CUstream_st* s) {
   ENTER(cuStreamDestroy);
   NEED_INIT();
-  if (is_special_stream(s)) return INVALID_HANDLE;
+  if (is_special_stream(s) || !S().streams.erase(s)) return INVALID_HANDLE;
   if (s->capturing) --S().capturing_streams;
   delete s;
   return OK;
 }
-TP_EXPORT CUresult cuStreamSynchronize(CUstream_st*) {
+TP_EXPORT CUresult cuStreamSynchronize(CUstream_st* s) {
   ENTER(cuStreamSynchronize);
   NEED_INIT();
+  if (!known_stream(s)) return INVALID_HANDLE;
+  if (is_special_stream(s) && (!t_current || !t_current->alive)) return INVALID_CONTEXT;
+  S().last_stream["cuStreamSynchronize"] = s;
   return OK;
 }
 TP_EXPORT CUresult cuStreamGetId(CUstream_st* s, unsigned long long* id) {
@@ -1070,7 +1207,8 @@ void* lookup(const char* name) {
       E(cuThreadExchangeStreamCaptureMode), E(cuStreamBeginCapture), E(cuStreamEndCapture), E(cuGraphInstantiateWithFlags),
       E(cuGraphLaunch), E(cuGraphExecDestroy), E(cuGraphDestroy), E(cuEventCreate), E(cuEventRecord), E(cuEventQuery),
       E(cuEventSynchronize), E(cuEventDestroy), E(cuEventElapsedTime), E(cuTensorMapEncodeTiled), E(cuLinkCreate),
-      E(cuLinkAddData), E(cuLinkComplete), E(cuLinkDestroy)};
+      E(cuLinkAddData), E(cuLinkComplete), E(cuLinkDestroy), E(cuMemcpy), E(cuMemcpyAsync), E(cuMemsetD8Async),
+      E(cuMemGetInfo), E(cuPointerGetAttribute)};
 #undef E
   {
     std::lock_guard<std::mutex> lock(S().mutex);

@@ -6,7 +6,9 @@
  *   TRITONPACK_FAKE_DEVICES        comma-separated devices, each "sm_XY[/opt=value]...":
  *                                  smem=<opt-in shared bytes per block> (default 232448 for sm_90,
  *                                  166912 for sm_80, 101376 otherwise), cluster=0|1 (default: sm_90+),
- *                                  coop=0|1 (default 1), name=<text>. "" or "none": no device.
+ *                                  coop=0|1 (default 1), name=<text>, mem=<bytes of device memory>
+ *                                  (default 16 GiB: cuMemAlloc beyond it is out of memory).
+ *                                  "" or "none": no device.
  *                                  Default "sm_90".
  *   TRITONPACK_FAKE_DRIVER_VERSION cuDriverGetVersion value (default 13000).
  *   TRITONPACK_FAKE_FAIL           comma-separated "cuName=code" (every call fails) or
@@ -66,6 +68,15 @@ size_t tpfake_live_modules(void);            /* loaded modules not yet unloaded 
 size_t tpfake_last_alloc_size(void);         /* size of the latest cuMemAlloc */
 int tpfake_func_attribute(const char* name, int attribute); /* value last set with cuFuncSetAttribute, -1 if never */
 int tpfake_func_cache_config(const char* name);             /* -1 if never set */
+int tpfake_current_device(void);             /* device of the calling thread's current context, -1 if none */
+void* tpfake_current_context(void);          /* the calling thread's current context */
+void* tpfake_primary_context(int device);    /* device's primary context, NULL until first retained */
+int tpfake_allocation_device(const void* p); /* device of the allocation holding p, -1 if none does */
+size_t tpfake_live_streams(void);            /* created streams not yet destroyed */
+int tpfake_stream_device(void* stream);      /* device of a live stream's context, -1 if not live */
+int tpfake_stream_flags(void* stream);       /* cuStreamCreate flags of a live stream, -1 if not live */
+void* tpfake_last_stream(const char* entry); /* stream of the latest call of `entry` (cuMemcpyAsync,
+                                                cuMemsetD8Async, cuStreamSynchronize); (void*)-1 if none */
 
 #ifdef __cplusplus
 }
