@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from . import grid as gridmod
-from .errors import SpecError, SyntaxProblem
+from .errors import SpecError, SyntaxProblem, TritonpackError
+from .fileio import is_a_directory
 from .signature import SigEntry, is_int, is_pointer, parse_signature
 from .targets import Target, parse_targets
 
@@ -197,6 +198,8 @@ def load_spec(path, target_override=None, mode_override=None) -> Spec:
     """Phase 1: read and check the TOML. `target_override` (list of strings) and `mode_override`
     come from the command line and replace every kernel's targets/mode."""
     path = Path(path)
+    if path.is_dir():
+        raise TritonpackError(is_a_directory(path, "a kernel spec file (TOML, docs/spec.md)"))
     try:
         text = path.read_bytes().decode("utf-8")
     except OSError as e:
