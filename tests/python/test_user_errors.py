@@ -21,40 +21,35 @@ def compile_err(capsys, *args):
 
 # --- a kernel file that does not import ----------------------------------------------------------
 
-def append_lines(path, text):
-    """Appends `text`; returns the line number of its first line."""
-    before = path.read_text()
-    path.write_text(before + text)
-    return before.count("\n") + 1
+def compile_with_kernels_py_ending(kdir, monkeypatch, capsys, text):
+    """Appends `text` to kdir/kernels.py and compiles a spec naming it, from kdir (so paths print
+    as the user typed them). Returns (the line number of text's first line, exit status, stderr)."""
+    kernels = kdir / "kernels.py"
+    before = kernels.read_text()
+    kernels.write_text(before + text)
+    spec = write_spec(kdir, SMALL)
+    monkeypatch.chdir(kdir)
+    return (before.count("\n") + 1, *compile_err(capsys, spec.name, "-o", "out", "--no-cache"))
 
 
 def test_syntax_error_is_reported_at_the_users_line(kdir, monkeypatch, capsys):
-    line = append_lines(kdir / "kernels.py", "\n\ndef broken(:\n    pass\n") + 2
-    spec = write_spec(kdir, SMALL)
-    monkeypatch.chdir(kdir)
-    rc, err = compile_err(capsys, spec.name, "-o", "out", "--no-cache")
+    line, rc, err = compile_with_kernels_py_ending(kdir, monkeypatch, capsys, "\n\ndef broken(:\n    pass\n")
     assert rc == 2
     assert err == ("error: spec.toml: kernel 'vector_add': source: cannot import kernels.py:\n"
-                   f"kernels.py:{line}:12: SyntaxError: invalid syntax\n"
+                   f"kernels.py:{line + 2}:12: SyntaxError: invalid syntax\n"
                    "    def broken(:\n"
                    "               ^\n")
 
 
 def test_indentation_error_too(kdir, monkeypatch, capsys):
-    line = append_lines(kdir / "kernels.py", "if True:\n    a = 1\n        b = 2\n") + 2
-    spec = write_spec(kdir, SMALL)
-    monkeypatch.chdir(kdir)
-    rc, err = compile_err(capsys, spec.name, "-o", "out", "--no-cache")
+    line, rc, err = compile_with_kernels_py_ending(kdir, monkeypatch, capsys, "if True:\n    a = 1\n        b = 2\n")
     assert rc == 2
-    assert f"\nkernels.py:{line}:8: IndentationError: unexpected indent\n    b = 2\n    ^\n" in err
+    assert f"\nkernels.py:{line + 2}:8: IndentationError: unexpected indent\n    b = 2\n    ^\n" in err
 
 
 def test_exception_at_import_is_reported_in_the_users_module_with_the_import_chain(kdir, monkeypatch, capsys):
     (kdir / "broken_helpers_1.py").write_text("a = 1\n\ny = undefined_name + 1\n")
-    line = append_lines(kdir / "kernels.py", "from broken_helpers_1 import y\n")
-    spec = write_spec(kdir, SMALL)
-    monkeypatch.chdir(kdir)
-    rc, err = compile_err(capsys, spec.name, "-o", "out", "--no-cache")
+    line, rc, err = compile_with_kernels_py_ending(kdir, monkeypatch, capsys, "from broken_helpers_1 import y\n")
     assert rc == 2
     assert err.endswith("cannot import kernels.py:\n"
                         "broken_helpers_1.py:3:5: NameError: name 'undefined_name' is not defined\n"
@@ -65,12 +60,10 @@ def test_exception_at_import_is_reported_in_the_users_module_with_the_import_cha
 
 def test_exception_inside_triton_is_placed_at_the_users_decorator(kdir, monkeypatch, capsys):
     # @triton.jit on a class fails inside Triton's jit.py; the user's line is the decorator.
-    line = append_lines(kdir / "kernels.py", "\n@triton.jit\nclass NotAFunction:\n    pass\n") + 1
-    spec = write_spec(kdir, SMALL)
-    monkeypatch.chdir(kdir)
-    rc, err = compile_err(capsys, spec.name, "-o", "out", "--no-cache")
+    line, rc, err = compile_with_kernels_py_ending(kdir, monkeypatch, capsys,
+                                                   "\n@triton.jit\nclass NotAFunction:\n    pass\n")
     assert rc == 2
-    assert f"cannot import kernels.py:\nkernels.py:{line}:2: AttributeError: " in err
+    assert f"cannot import kernels.py:\nkernels.py:{line + 1}:2: AttributeError: " in err
     assert "jit.py" not in err and "frozen" not in err
 
 
