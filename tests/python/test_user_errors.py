@@ -75,6 +75,15 @@ def test_spec_that_is_a_directory(tmp_path, capsys):
     assert err == f"error: {tmp_path} is a directory; expected a kernel spec file (TOML, docs/spec.md)\n"
 
 
+def test_kernel_source_that_is_a_directory(kdir, capsys):
+    (kdir / "kernels_dir.py").mkdir()
+    spec = write_spec(kdir, SMALL.replace("kernels.py:", "kernels_dir.py:"))
+    rc, err = compile_err(capsys, spec, "-o", kdir / "out")
+    assert rc == 2
+    assert err == (f"error: {spec}: kernel 'vector_add': source: {kdir}/kernels_dir.py is a directory; expected a "
+                   f"Python file with the kernel\n")
+
+
 def test_outputs_that_cannot_be_written_fail_before_compiling(kdir, capsys):
     spec = write_spec(kdir, SMALL)
     (kdir / "a_file").write_text("x")

@@ -259,6 +259,8 @@ def _load_kernel(path, i, rk, file_targets, file_mode, target_override, mode_ove
     if not file_part or not _IDENT_RE.match(func):
         raise SpecError(path, f"must be \"path/file.py:function\", not {src!r}", label, "source")
     source_path = (path.parent / file_part).resolve()
+    if source_path.is_dir():
+        raise SpecError(path, is_a_directory(source_path, "a Python file with the kernel"), label, "source")
     if not source_path.is_file():
         raise SpecError(path, f"source file '{file_part}' not found (looked for {source_path}; paths are "
                         f"relative to the spec file)", label, "source")
