@@ -125,6 +125,12 @@ def main(argv):
     spec = os.path.abspath(argv[1])
     try:
         doc = _load(spec)
+    except IsADirectoryError:
+        sys.stderr.write(f"{spec} is a directory; expected a kernel spec file (TOML)\n")
+        return 1
+    except OSError as exc:
+        sys.stderr.write(f"{spec}: cannot read the kernel spec: {exc.strerror}\n")
+        return 1
     except Exception as exc:  # report, do not trace back, at configure time
         sys.stderr.write(f"{spec}: cannot read the kernel spec: {exc}\n")
         return 1

@@ -3,9 +3,16 @@
 //
 // Read on demand, not cached here: the values that matter on the hot path (logging) are cached
 // by their users once, and tests change variables between cases.
+//
+// A value the run time does not recognise is never silently ignored: a typo such as
+// TRITONPACK_FORCE_IR=ture would otherwise test a path other than the one intended. The default
+// applies and one warning per variable and process goes to stderr (whatever TRITONPACK_LOG says).
 #pragma once
 
+#include <cstdio>
 #include <cstdlib>
+#include <mutex>
+#include <set>
 #include <string>
 
 namespace tritonpack {
@@ -26,13 +33,36 @@ inline std::string get(const char* name) {
   return v ? std::string(v) : std::string();
 }
 
-// "1", "true", "yes", "on" (any case) are true; "0", "false", "no", "off" and "" are false;
-// anything else is `fallback`.
-inline bool flag(const char* name, bool fallback = false) {
-  std::string v = get(name);
+inline std::string lower(std::string v) {
   for (char& c : v) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return v;
+}
+
+// The spellings a boolean variable accepts (docs/runtime.md "Environment").
+constexpr const char* flag_spellings = "1, true, yes, on or 0, false, no, off, in any case";
+
+// Once per variable and process: `name=value` is not recognised, `accepted` lists what is, and
+// `instead` says what the run time does.
+inline void warn_unrecognised(const char* name, const std::string& value, const char* accepted, const char* instead) {
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!warned.insert(name).second) return;
+  }
+  std::fprintf(stderr, "tritonpack: warning: %s=\"%s\" is not recognised (accepted: %s); %s\n", name, value.c_str(),
+               accepted, instead);
+}
+
+// True for "1", "true", "yes", "on"; false for "0", "false", "no", "off" (any case). Unset or
+// empty: `fallback`. Anything else: `fallback`, with a warning.
+inline bool flag(const char* name, bool fallback = false) {
+  const std::string raw = get(name);
+  const std::string v = lower(raw);
   if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
-  if (v.empty() || v == "0" || v == "false" || v == "no" || v == "off") return v.empty() ? fallback : false;
+  if (v == "0" || v == "false" || v == "no" || v == "off") return false;
+  if (!v.empty())
+    warn_unrecognised(name, raw, flag_spellings, fallback ? "using the default, on" : "using the default, off");
   return fallback;
 }
 

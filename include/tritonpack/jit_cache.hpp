@@ -11,7 +11,8 @@
 //
 // Directory: $TRITONPACK_CACHE_DIR, else $XDG_CACHE_HOME/tritonpack, else $HOME/.cache/tritonpack.
 // TRITONPACK_CACHE=0 disables it. Failure to read or write the cache never fails a launch: the
-// cache is an optimisation, and the IR is compiled again.
+// cache is an optimisation, and the IR is compiled again; TRITONPACK_LOG=1 says why it failed
+// and what to do.
 #pragma once
 
 #include <fcntl.h>
@@ -32,6 +33,7 @@
 #include "tritonpack/byte_io.hpp"
 #include "tritonpack/checksum.hpp"
 #include "tritonpack/env.hpp"
+#include "tritonpack/os_error.hpp"
 
 namespace tritonpack {
 namespace jit_cache {
@@ -61,7 +63,8 @@ inline std::string file_name(std::uint64_t checksum, const std::string& arch, st
   return std::string("v1-") + hex + "-" + a + "-" + std::to_string(driver_version) + ".bin";
 }
 
-// mkdir -p with 0700 (the cache holds per-user compiled code). True when the directory exists.
+// mkdir -p with 0700 (the cache holds per-user compiled code). True when the directory exists;
+// otherwise errno says why (ENOTDIR when a file stands where a directory should be).
 inline bool make_dirs(const std::string& dir) {
   std::string cur;
   std::size_t pos = 0;
@@ -72,7 +75,15 @@ inline bool make_dirs(const std::string& dir) {
     if (::mkdir(cur.c_str(), 0700) != 0 && errno != EEXIST) return false;
   }
   struct stat st;
-  return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  if (::stat(dir.c_str(), &st) != 0) return false;
+  if (!S_ISDIR(st.st_mode)) errno = ENOTDIR;
+  return S_ISDIR(st.st_mode);
+}
+
+// Why a cache write failed (errno), and what the user can do about it.
+inline std::string write_failure(const std::string& what, const std::string& path, int err) {
+  return "cannot " + what + " " + path + ": " + os_error::reason(err) +
+         "; set TRITONPACK_CACHE_DIR to a directory you may write to, or TRITONPACK_CACHE=0 to not cache";
 }
 
 // The payload stored under `path`, or nullopt if absent or not intact.
@@ -103,13 +114,13 @@ inline std::optional<std::vector<std::uint8_t>> read(const std::string& path) {
 // Atomically stores `payload` under `path` (directory created if needed). Returns "" on success,
 // otherwise why not (for the log).
 inline std::string write(const std::string& dir, const std::string& path, const std::vector<std::uint8_t>& payload) {
-  if (!make_dirs(dir)) return "cannot create " + dir + ": " + std::strerror(errno);
+  if (!make_dirs(dir)) return write_failure("create the directory", dir, errno);
   static std::atomic<unsigned> counter{0};
   const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
                           std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id())) + "." +
                           std::to_string(counter.fetch_add(1));
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return "cannot create " + tmp + ": " + std::strerror(errno);
+  if (fd < 0) return write_failure("create", tmp, errno);
   std::uint8_t header[header_size];
   std::memcpy(header, magic, 8);
   const std::uint64_t size = payload.size(), sum = xxh64(payload.data(), payload.size());
@@ -119,6 +130,7 @@ inline std::string write(const std::string& dir, const std::string& path, const 
     while (n) {
       ssize_t w = ::write(fd, p, n);
       if (w < 0 && errno == EINTR) continue;
+      if (w == 0) errno = ENOSPC;  // no progress and no error: the device took nothing
       if (w <= 0) return false;
       p += w;
       n -= static_cast<std::size_t>(w);
@@ -128,13 +140,16 @@ inline std::string write(const std::string& dir, const std::string& path, const 
   bool ok = write_all(header, header_size) && write_all(payload.data(), payload.size());
   // fsync so a crash after rename cannot leave a renamed file with unwritten blocks.
   ok = ok && ::fsync(fd) == 0;
-  ok = (::close(fd) == 0) && ok;
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::string why = std::string("cannot write ") + path + ": " + std::strerror(errno);
-    ::unlink(tmp.c_str());
-    return why;
+  int err = ok ? 0 : errno;
+  if (::close(fd) != 0 && ok) {
+    ok = false;
+    err = errno;
   }
-  return {};
+  std::string why;
+  if (!ok) why = write_failure("write", tmp, err);
+  else if (::rename(tmp.c_str(), path.c_str()) != 0) why = write_failure("rename " + tmp + " to", path, errno);
+  if (!why.empty()) ::unlink(tmp.c_str());
+  return why;
 }
 
 }  // namespace jit_cache

@@ -35,9 +35,10 @@ inline backend_state& backend_registry() {
 }
 
 inline backend* create_backend() {
-  const std::string forced = env::get(env::backend);
+  const std::string forced = env::lower(env::get(env::backend));
   if (!forced.empty() && forced != "cuda" && forced != "hip")
-    throw error(errc::bad_argument, "TRITONPACK_BACKEND=" + forced + " is not a backend: use cuda or hip");
+    throw error(errc::bad_argument, "TRITONPACK_BACKEND=\"" + env::get(env::backend) +
+                                        "\" is not a backend (accepted: cuda or hip, in any case; leave it unset to choose automatically)");
   if (forced == "hip")
     throw error(errc::unsupported,
                 "TRITONPACK_BACKEND=hip: this version of the run time has no HIP backend yet (AMD images are packed and "

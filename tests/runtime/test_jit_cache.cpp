@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,6 +74,30 @@ TEST_CASE("jit_cache: file names, round trip, damaged files ignored") {
   }
   CHECK_FALSE(jit_cache::read(path));
   CHECK_FALSE(jit_cache::read(g.path() + "/missing.bin"));
+}
+
+TEST_CASE("jit_cache: a write that fails says why and what to do, and leaves no temporary") {
+  cache_dir_guard g;
+  const std::string file = g.dir + "/file";
+  { std::ofstream(file) << "in the way"; }
+  const std::vector<std::uint8_t> payload(64, 1);
+  const char* remedy = "set TRITONPACK_CACHE_DIR to a directory you may write to, or TRITONPACK_CACHE=0 to not cache";
+  // The cache directory is a file, or lies below one.
+  for (const std::string& dir : {file, file + "/sub"}) {
+    CAPTURE(dir);
+    const std::string why = jit_cache::write(dir, dir + "/x.bin", payload);
+    CHECK(contains(why, "cannot create the directory " + dir + ": Not a directory (a part of the path is a file"));
+    CHECK(contains(why, remedy));
+  }
+  // A directory stands where the entry goes: the rename fails, the temporary is removed.
+  const std::string entry = g.dir + "/entry.bin";
+  REQUIRE(mkdir(entry.c_str(), 0700) == 0);
+  REQUIRE(mkdir((entry + "/inside").c_str(), 0700) == 0);
+  const std::string why = jit_cache::write(g.dir, entry, payload);
+  CHECK(contains(why, "cannot rename " + entry + ".tmp."));
+  CHECK(contains(why, " to " + entry + ": "));
+  CHECK(contains(why, remedy));
+  CHECK(list_dir(g.dir).size() == 2);  // file and entry.bin: no temporary left behind
 }
 
 TEST_CASE("jit_cache: concurrent writers and readers never see a partial file") {

@@ -7,7 +7,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -20,6 +19,7 @@
 #include "tritonpack/selection.hpp"
 #include "tritonpack/pack/container_finder.hpp"
 #include "tritonpack/pack/container_writer.hpp"
+#include "tritonpack/pack/file_io.hpp"
 #include "tritonpack/pack/header_writer.hpp"
 #include "tritonpack/pack/inspect.hpp"
 #include "tritonpack/pack/manifest.hpp"
@@ -38,9 +38,13 @@ constexpr const char* usage_text =
     "                 [--frames per-kernel-backend|per-kernel-backend-kind|per-kernel|\n"
     "                           binaries-alone|per-image]\n"
     "                 [--dict-size BYTES] [--store-binaries]\n"
-    "      Pack the artifacts of MANIFEST (written by `tritonpack compile`) into OUTDIR/NAME.tpk\n"
-    "      and the generated header OUTDIR/NAME.hpp. NAME defaults to the manifest's name;\n"
-    "      --mode narrows what is packed; --level is the zstd level (1..22, default 19).\n"
+    "      Pack the artifacts of MANIFEST into OUTDIR/NAME.tpk and the generated header\n"
+    "      OUTDIR/NAME.hpp. MANIFEST comes from the front end, `python -m tritonpack_compile\n"
+    "      SPEC -o DIR`, with PYTHONPATH=<tritonpack>/generator/python (a checkout) or\n"
+    "      <prefix>/share/tritonpack/python (an installed tree); after `pip install\n"
+    "      <tritonpack>/generator/python` also `tritonpack-compile SPEC -o DIR`.\n"
+    "      NAME defaults to the manifest's name; --mode narrows what is packed; --level is the\n"
+    "      zstd level (1..22, default 19).\n"
     "      --store-binaries keeps cubins / code objects uncompressed (a bigger file, a first\n"
     "      launch without decompression).\n"
     "  tritonpack inspect FILE [--device ARCH] [--json] [--quick]\n"
@@ -50,7 +54,7 @@ constexpr const char* usage_text =
     "      image checked against its checksum (exit 1 if any is damaged); --quick skips that.\n"
     "  tritonpack extract FILE -o DIR\n"
     "      Write every image of FILE to DIR/<kernel>/v<variant>/<backend>_<arch>.<kind>.\n"
-    "  tritonpack --help | --version\n"
+    "  tritonpack [COMMAND] --help | tritonpack --version\n"
     "exit codes: 0 success, 1 bad input, 2 usage error\n";
 
 struct usage_error : std::runtime_error {
@@ -110,20 +114,8 @@ int parse_int(const std::string& s, const char* what, int lo, int hi) {
   return v;
 }
 
-// Writes next to the target and renames, so a build never sees a half-written header.
-void write_atomically(const fs::path& path, const void* data, std::size_t size) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw error(errc::io_error, fmt::format("cannot create {}", tmp.string()));
-    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
-    out.close();
-    if (!out) throw error(errc::io_error, fmt::format("cannot write {}", tmp.string()));
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) throw error(errc::io_error, fmt::format("cannot rename {} to {}: {}", tmp.string(), path.string(), ec.message()));
-}
+// What to do when an output cannot be written.
+constexpr const char* output_remedy = "choose another output directory with -o";
 
 int cmd_pack(int argc, char** argv) {
   const args a(argc, argv, 2, {"-o", "--output", "--name", "--mode", "--level", "--frames", "--dict-size"}, {"--store-binaries"});
@@ -168,13 +160,11 @@ int cmd_pack(int argc, char** argv) {
                              wo.store_binaries ? ", binaries stored uncompressed" : "");
   const std::string header = pack::write_header(m.info, blob, ho);
 
-  std::error_code ec;
-  fs::create_directories(*out_dir, ec);
-  if (ec) throw error(errc::io_error, fmt::format("cannot create {}: {}", *out_dir, ec.message()));
+  pack::create_directories(*out_dir, output_remedy);
   const fs::path tpk = fs::path(*out_dir) / (m.info.name + ".tpk");
   const fs::path hpp = fs::path(*out_dir) / (m.info.name + ".hpp");
-  write_atomically(tpk, blob.data(), blob.size());
-  write_atomically(hpp, header.data(), header.size());
+  pack::write_file_atomically(tpk, blob.data(), blob.size(), output_remedy);
+  pack::write_file_atomically(hpp, header.data(), header.size(), output_remedy);
   std::uint64_t raw = 0;
   for (const auto& b : m.image_bytes) raw += b.size();
   fmt::print("tritonpack: packed {} kernel{}, {} image{} ({} bytes raw) into {} ({} bytes, {:.2f}x) and {}\n",
@@ -185,7 +175,7 @@ int cmd_pack(int argc, char** argv) {
 }
 
 pack::search_result load_containers(const std::string& file) {
-  const std::vector<std::uint8_t> bytes = pack::read_file(file);
+  const std::vector<std::uint8_t> bytes = pack::read_file(file, "a .tpk, a generated .hpp or a program that embeds a container");
   pack::search_result r = pack::find_containers(bytes);
   if (r.containers.empty()) {
     std::string why = r.rejected.empty() ? "no tritonpack container magic (\\x89TPK\\r\\n\\x1a\\n) in it"
@@ -256,10 +246,8 @@ int cmd_extract(int argc, char** argv) {
       for (int dup = 1; !used.insert(n).second; ++dup) n = fmt::format("{}.{}", names[im], dup);
       const std::vector<std::uint8_t> bytes = c.decode_image(static_cast<std::uint32_t>(im));
       const fs::path path = root / n;
-      std::error_code ec;
-      fs::create_directories(path.parent_path(), ec);
-      if (ec) throw error(errc::io_error, fmt::format("cannot create {}: {}", path.parent_path().string(), ec.message()));
-      write_atomically(path, bytes.data(), bytes.size());
+      pack::create_directories(path.parent_path(), output_remedy);
+      pack::write_file_atomically(path, bytes.data(), bytes.size(), output_remedy);
       fmt::print("{}  {} bytes\n", path.string(), bytes.size());
     }
   }
@@ -272,7 +260,11 @@ int main(int argc, char** argv) {
   try {
     if (argc < 2) throw usage_error("no command");
     const std::string cmd = argv[1];
-    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    // Asking for help, also after a command (`tritonpack pack --help`), is not a usage error:
+    // the text goes to stdout and the exit status is 0.
+    bool help = cmd == "help";
+    for (int i = 1; i < argc; ++i) help = help || std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h";
+    if (help) {
       std::cout << usage_text;
       return 0;
     }

@@ -3,13 +3,13 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "tritonpack/error.hpp"
 #include "tritonpack/pack/artifact_check.hpp"
+#include "tritonpack/pack/file_io.hpp"
 #include "tritonpack/pack/limits_check.hpp"
 
 namespace tritonpack::pack {
@@ -78,7 +78,7 @@ std::string literal(const json& v, const std::string& where) {
 
 // Launch facts from Triton's metadata JSON; defaults of shared/triton-abi.md §6 for missing keys.
 launch_info read_metadata(const fs::path& file, const std::string& rel, backend_kind backend) {
-  const std::vector<std::uint8_t> raw = read_file(file);
+  const std::vector<std::uint8_t> raw = read_file(file, "a metadata file (Triton's JSON)");
   json m = json::parse(raw.begin(), raw.end(), nullptr, false);
   if (m.is_discarded() || !m.is_object()) bad(fmt::format("metadata {}: not a JSON object", rel));
   auto u32 = [&](const char* key, std::uint32_t dflt) -> std::uint32_t {
@@ -180,16 +180,9 @@ pack_mode parse_pack_mode(const std::string& s) {
   bad(fmt::format("mode \"{}\" is not binary, ir or both", s));
 }
 
-std::vector<std::uint8_t> read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw error(errc::io_error, fmt::format("cannot open {}", path.string()));
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw error(errc::io_error, fmt::format("cannot read {}", path.string()));
-  return bytes;
-}
-
 loaded_manifest load_manifest(const fs::path& manifest_path, const load_options& options) {
-  const std::vector<std::uint8_t> raw = read_file(manifest_path);
+  const std::vector<std::uint8_t> raw =
+      read_file(manifest_path, "a manifest file (manifest.json, written by `python -m tritonpack_compile SPEC -o DIR`)");
   json j = json::parse(raw.begin(), raw.end(), nullptr, false);
   if (j.is_discarded()) bad(fmt::format("{}: not valid JSON", manifest_path.string()));
   if (!j.is_object()) bad(fmt::format("{}: the top level must be a JSON object", manifest_path.string()));
@@ -347,7 +340,7 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
           }
         if (dup) continue;
 
-        std::vector<std::uint8_t> bytes = read_file(dir / file);
+        std::vector<std::uint8_t> bytes = read_file(dir / file, "an image file");
         info_im.launch = read_metadata(dir / meta_rel, meta_rel, info_im.backend);
         const std::string& entry = info_im.launch.entry;
         auto fail = [&](const std::string& what) {

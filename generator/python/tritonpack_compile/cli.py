@@ -1,4 +1,6 @@
-"""Command lines: `tritonpack-compile` (= `python -m tritonpack_compile`) and `tritonpack-build`."""
+"""Command lines: the compile, `python -m tritonpack_compile` (from a checkout or an installed tree, with
+the package on PYTHONPATH; `tritonpack-compile` after `pip install`), and `tritonpack-build` (compile,
+then pack; a console script of `pip install` only)."""
 from __future__ import annotations
 
 import argparse
@@ -10,6 +12,12 @@ from pathlib import Path
 
 from . import GENERATOR
 from .errors import TritonpackError
+from .fileio import check_output_dir, check_output_file, describe_os_error
+
+# Where each command exists: the usage and --help name only commands that work as written.
+WHERE = ("From a checkout: PYTHONPATH=<tritonpack>/generator/python python -m tritonpack_compile ...; from an "
+         "installed tree: PYTHONPATH=<prefix>/share/tritonpack/python. After `pip install "
+         "<tritonpack>/generator/python` also the console scripts tritonpack-compile and tritonpack-build.")
 
 
 def _split_targets(values):
@@ -39,9 +47,18 @@ def _common(p: argparse.ArgumentParser):
 
 
 def _run_compile(ns, out_dir):
-    from .frontend import compile_spec
+    from .frontend import compile_spec, default_cache_dir
     if ns.jobs is not None and ns.jobs < 1:
         raise TritonpackError("-j must be at least 1")
+    # Paths that cannot be written fail now, not after the compile.
+    check_output_dir(out_dir, "-o")
+    if ns.depfile:
+        check_output_file(ns.depfile, "--depfile")
+    if not ns.no_cache:
+        check_output_dir(ns.cache_dir or default_cache_dir(),
+                         "--cache-dir" if ns.cache_dir else
+                         "the compile cache: choose another with --cache-dir or TRITONPACK_COMPILE_CACHE_DIR, or "
+                         "use --no-cache")
     outcome = compile_spec(ns.spec, out_dir, jobs=ns.jobs, targets=_split_targets(ns.targets), mode=ns.mode,
                            cache_dir=ns.cache_dir, use_cache=not ns.no_cache, quiet=ns.quiet,
                            depfile=ns.depfile)
@@ -67,15 +84,20 @@ def _guard(fn):
     except TritonpackError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except OSError as e:  # a write that failed mid-run (a full disk, say): why and what to do, no traceback
+        print(f"error: {describe_os_error(e)}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
 
 
-def compile_main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="tritonpack-compile",
+def compile_main(argv=None, prog="tritonpack-compile") -> int:
+    p = argparse.ArgumentParser(prog=prog,
                                 description="Compile the Triton kernels of a spec for many GPU targets (no GPU "
-                                            "needed) into an artifact directory with manifest.json.")
+                                            "needed) into an artifact directory with manifest.json, for "
+                                            "`tritonpack pack ARTIFACT_DIR/manifest.json -o OUTDIR`.",
+                                epilog=WHERE)
     _common(p)
     p.add_argument("-o", "--output", required=True, metavar="ARTIFACT_DIR", help="artifact directory")
     ns = p.parse_args(argv)
@@ -100,7 +122,8 @@ def find_packer(explicit=None) -> str:
 def build_main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="tritonpack-build",
                                 description="Compile a spec into OUTDIR/artifacts, then pack it with the C++ "
-                                            "packer into OUTDIR/NAME.tpk and OUTDIR/NAME.hpp.")
+                                            "packer into OUTDIR/NAME.tpk and OUTDIR/NAME.hpp.",
+                                epilog=WHERE)
     _common(p)
     p.add_argument("-o", "--output", required=True, metavar="OUTDIR")
     p.add_argument("--name", help="library name (header namespace); default: the spec's `name`")

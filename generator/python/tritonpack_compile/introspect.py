@@ -40,13 +40,10 @@ def load_module(path: Path):
     sys.modules[name] = mod  # before exec: dataclasses and pickling look the module up by name
     try:
         spec.loader.exec_module(mod)
-    except Exception as e:  # the user's file failed to import: report it, not our traceback
+    except Exception as e:  # the user's file failed to import: report it at their line, not ours
         del sys.modules[name]
-        import traceback
-        tb = traceback.extract_tb(e.__traceback__)
-        frames = [f for f in tb if Path(f.filename).resolve() == path] or tb[-1:]
-        loc = f" (line {frames[-1].lineno})" if frames else ""
-        raise KernelLoadError(f"importing {path} failed{loc}: {type(e).__name__}: {e}") from None
+        from .import_errors import describe_import_failure, display_path
+        raise KernelLoadError(f"cannot import {display_path(path)}:\n{describe_import_failure(e, path)}") from None
     return mod
 
 

@@ -22,7 +22,8 @@ from typing import Dict, List, Optional
 
 from . import grid as gridmod
 from . import names
-from .errors import SpecError, SyntaxProblem
+from .errors import SpecError, SyntaxProblem, TritonpackError
+from .fileio import is_a_directory
 from .signature import SigEntry, is_int, is_pointer, parse_signature
 from .targets import Target, parse_targets
 
@@ -196,6 +197,8 @@ def load_spec(path, target_override=None, mode_override=None) -> Spec:
     """Phase 1: read and check the TOML. `target_override` (list of strings) and `mode_override`
     come from the command line and replace every kernel's targets/mode."""
     path = Path(path)
+    if path.is_dir():
+        raise TritonpackError(is_a_directory(path, "a kernel spec file (TOML, docs/spec.md)"))
     try:
         text = path.read_bytes().decode("utf-8")
     except OSError as e:
@@ -254,6 +257,8 @@ def _load_kernel(path, i, rk, file_targets, file_mode, target_override, mode_ove
     if not file_part or not _IDENT_RE.match(func):
         raise SpecError(path, f"must be \"path/file.py:function\", not {src!r}", label, "source")
     source_path = (path.parent / file_part).resolve()
+    if source_path.is_dir():
+        raise SpecError(path, is_a_directory(source_path, "a Python file with the kernel"), label, "source")
     if not source_path.is_file():
         raise SpecError(path, f"source file '{file_part}' not found (looked for {source_path}; paths are "
                         f"relative to the spec file)", label, "source")

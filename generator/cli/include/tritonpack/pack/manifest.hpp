@@ -43,7 +43,4 @@ struct loaded_manifest {
 // front of its frame. A file named by several variants is packed once.
 loaded_manifest load_manifest(const std::filesystem::path& manifest_path, const load_options& options = {});
 
-// Reads a whole file; error(io_error) naming it on failure.
-std::vector<std::uint8_t> read_file(const std::filesystem::path& path);
-
 }  // namespace tritonpack::pack

@@ -1,0 +1,77 @@
+// The packer's file I/O (file_io.hpp). C stdio rather than iostreams: a failed fopen, fread or
+// fwrite sets errno, so the message can say why; a failed ifstream says only that it failed (or,
+// on a directory, "basic_filebuf::underflow error reading the file").
+#include "tritonpack/pack/file_io.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <memory>
+
+#include "tritonpack/error.hpp"
+#include "tritonpack/os_error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace tritonpack::pack {
+namespace {
+
+struct file_closer {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using file_ptr = std::unique_ptr<std::FILE, file_closer>;
+
+[[noreturn]] void fail(const std::string& what, int err, const std::string& remedy = {}) {
+  throw error(errc::io_error, fmt::format("{}: {}{}", what, os_error::reason(err), remedy.empty() ? "" : "; " + remedy));
+}
+
+bool is_a_directory(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec);
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> read_file(const fs::path& path, const std::string& expected) {
+  if (is_a_directory(path)) throw error(errc::io_error, fmt::format("{} is a directory; expected {}", path.string(), expected));
+  file_ptr in(std::fopen(path.c_str(), "rb"));
+  if (!in) fail(fmt::format("cannot open {}", path.string()), errno);
+  std::vector<std::uint8_t> bytes;
+  std::uint8_t buf[1 << 16];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, in.get())) bytes.insert(bytes.end(), buf, buf + n);
+  if (std::ferror(in.get())) fail(fmt::format("cannot read {}", path.string()), errno);
+  return bytes;
+}
+
+void write_file_atomically(const fs::path& path, const void* data, std::size_t size, const std::string& remedy) {
+  if (is_a_directory(path))
+    throw error(errc::io_error, fmt::format("{} is a directory; expected a file to write (remove the directory, or {})",
+                                            path.string(), remedy));
+  const fs::path tmp = path.string() + ".tmp";
+  file_ptr out(std::fopen(tmp.c_str(), "wb"));
+  if (!out) fail(fmt::format("cannot create {}", tmp.string()), errno, remedy);
+  const bool written = std::fwrite(data, 1, size, out.get()) == size;
+  int err = errno;
+  const bool closed = std::fclose(out.release()) == 0;
+  if (written && !closed) err = errno;
+  if (!written || !closed) {
+    std::remove(tmp.c_str());
+    fail(fmt::format("cannot write {}", tmp.string()), err, remedy);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    err = errno;
+    std::remove(tmp.c_str());
+    fail(fmt::format("cannot rename {} to {}", tmp.string(), path.string()), err, remedy);
+  }
+}
+
+void create_directories(const fs::path& dir, const std::string& remedy) {
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw error(errc::io_error, fmt::format("{} is a file; expected a directory (remove the file, or {})", dir.string(), remedy));
+  fs::create_directories(dir, ec);
+  if (ec) fail(fmt::format("cannot create the directory {}", dir.string()), ec.value(), remedy);
+}
+
+}  // namespace tritonpack::pack
