@@ -57,15 +57,15 @@ def _inactive_file(stat: Path, key: str) -> int:
     return 0
 
 
-def _cgroup_available() -> Optional[int]:
+def cgroup_available(proc_cgroup: Path = Path("/proc/self/cgroup"),
+                     root: Path = Path("/sys/fs/cgroup")) -> Optional[int]:
     """Room left under this process's cgroup memory limit (v2, then v1); None without a limit.
     A container sees its own cgroup as the root of the mount, so the path from /proc/self/cgroup
     is tried below the mount and, failing that, the mount itself."""
     try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
+        lines = proc_cgroup.read_text().splitlines()
     except OSError:
         return None
-    root = Path("/sys/fs/cgroup")
     for line in lines:
         parts = line.split(":", 2)
         if len(parts) != 3:
@@ -93,7 +93,7 @@ def _cgroup_available() -> Optional[int]:
 
 def available_memory() -> Optional[int]:
     """Bytes this process can still use: the smaller of MemAvailable and the cgroup's room."""
-    known = [m for m in (_meminfo_available(), _cgroup_available()) if m is not None]
+    known = [m for m in (_meminfo_available(), cgroup_available()) if m is not None]
     return min(known) if known else None
 
 
