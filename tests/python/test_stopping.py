@@ -4,6 +4,7 @@ crashing worker, the "still compiling" notice and the default -j.
 The runaway kernel (a block of 2^20 elements) keeps LLVM and ptxas busy for minutes, so every
 test here stops it; none waits for it to finish.
 """
+import contextlib
 import io
 import json
 import os
@@ -13,7 +14,9 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Set
 
 import pytest
 
@@ -81,25 +84,64 @@ def _survivors(pids, pgids):
     return alive
 
 
-def _wait_until_compiling(front_end_pid, tmp, timeout=120):
-    """Until a worker has begun a job (its log exists) and has been at it for 3 s."""
+def _rss(pid):
+    try:
+        return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _wait_until_compiling(front_end_pid, timeout=120):
+    """Until a process under the front end has loaded Triton (over 100 MB: a compile worker at
+    work), then 3 s more, so that LLVM or ptxas is busy."""
     deadline = time.time() + timeout
     while time.time() < deadline:
-        if _workers_of(front_end_pid) and list(Path(tmp).glob("tritonpack-compile-*/logs/*.log")):
+        if any(_rss(p) > 100 << 20 for p in _descendants(front_end_pid)):
             time.sleep(3)
             return
         time.sleep(0.2)
     pytest.fail("no compile worker started")
 
 
-def _start_front_end(kdir, tmp_path):
+def _groups_of(pids, front_end_pid):
+    """The process groups of `pids` other than the front end's own."""
+    own = (_stat(front_end_pid) or (None, None, None))[2]
+    return {st[2] for st in map(_stat, pids) if st and st[2] != own}
+
+
+@dataclass
+class FrontEnd:
+    proc: subprocess.Popen
+    tmp: Path                       # its TMPDIR
+    pids: Set[int] = field(default_factory=set)    # its processes while it compiled
+    pgids: Set[int] = field(default_factory=set)   # their process groups, its own excepted
+
+
+@contextlib.contextmanager
+def front_end_at_work(kdir, tmp_path):
+    """A front end (a child process) compiling the runaway kernel; on the way out, whatever of
+    it is left is killed (a failing test must not leave compilations running)."""
     spec = write_spec(kdir, RUNAWAY)
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     env = dict(env_with_pkg(), TMPDIR=str(tmp))
     cmd = [sys.executable, "-m", "tritonpack_compile", str(spec), "-o", str(kdir / "out"),
            "--cache-dir", str(tmp_path / "cache"), "-j", "2"]
-    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), tmp
+    fe = FrontEnd(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), tmp)
+    try:
+        _wait_until_compiling(fe.proc.pid)
+        fe.pids = _descendants(fe.proc.pid)
+        fe.pgids = _groups_of(fe.pids, fe.proc.pid)
+        yield fe
+    finally:
+        if fe.proc.poll() is None:
+            fe.proc.kill()
+            fe.proc.wait()
+        for p in _survivors(fe.pids, fe.pgids):
+            try:
+                os.kill(p, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
 
 # ---------------------------------------------------------------------------------------- signals
@@ -107,51 +149,38 @@ def _start_front_end(kdir, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_a_stop_signal_kills_every_worker_and_writes_nothing(kdir, tmp_path, sig):
-    out = kdir / "out"
-    proc, tmp = _start_front_end(kdir, tmp_path)
-    try:
-        _wait_until_compiling(proc.pid, tmp)
-        pids = _descendants(proc.pid)
-        pgids = {_stat(p)[2] for p in _workers_of(proc.pid)}
-        assert pgids and proc.pid not in pgids  # each worker leads its own group
+    with front_end_at_work(kdir, tmp_path) as fe:
         t0 = time.time()
-        os.kill(proc.pid, sig)  # the front end only, as `timeout` or a scheduler does
-        _, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert time.time() - t0 < 10, "the front end waited for the compilation"
-    assert proc.returncode == 128 + sig
+        os.kill(fe.proc.pid, sig)  # the front end only, as `timeout` or a scheduler does
+        _, err = fe.proc.communicate(timeout=30)
+        seconds = time.time() - t0
+        survivors = _survivors(fe.pids, fe.pgids)
+    assert seconds < 10, "the front end waited for the compilation"
+    assert not survivors
+    assert fe.proc.returncode == 128 + sig
     assert f"stopped by {signal.Signals(sig).name}: compilations killed, no manifest written" in err
     assert "Traceback" not in err
-    assert not _survivors(pids, pgids)
-    assert not (out / "manifest.json").exists()
-    assert list(tmp.iterdir()) == []                                   # Triton's and ptxas's files
+    assert not (kdir / "out" / "manifest.json").exists()
+    assert list(fe.tmp.iterdir()) == []                                # Triton's and ptxas's files
     assert list((tmp_path / "cache" / "staging").iterdir()) == []     # half-made cache entries
+    assert fe.pgids  # the workers ran in process groups of their own (so that one kill takes all)
 
 
 @pytest.mark.slow
 def test_a_killed_front_end_takes_its_workers_with_it(kdir, tmp_path):
     """SIGKILL cannot be caught: the workers' watchdogs see the lifeline close."""
-    proc, tmp = _start_front_end(kdir, tmp_path)
-    try:
-        _wait_until_compiling(proc.pid, tmp)
-        pids = _descendants(proc.pid)
-        pgids = {_stat(p)[2] for p in _workers_of(proc.pid)}
-        proc.kill()
-        proc.communicate(timeout=30)
+    with front_end_at_work(kdir, tmp_path) as fe:
+        fe.proc.kill()
+        fe.proc.communicate(timeout=30)
         deadline = time.time() + 10
-        while _survivors(pids, pgids) and time.time() < deadline:
+        while _survivors(fe.pids, fe.pgids) and time.time() < deadline:
             time.sleep(0.2)
-        assert not _survivors(pids, pgids)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+        assert not _survivors(fe.pids, fe.pgids)
     # what it could not remove is swept by the next run
-    left = list(tmp.glob("tritonpack-compile-*"))
+    left = list(fe.tmp.glob("tritonpack-compile-*"))
     assert left
     from tritonpack_compile.pool import RUN_DIR_PREFIX, sweep_orphans
-    sweep_orphans(tmp, RUN_DIR_PREFIX)
+    sweep_orphans(fe.tmp, RUN_DIR_PREFIX)
     assert not any(p.exists() for p in left)
 
 
