@@ -76,3 +76,123 @@ def test_dedup_keeps_first_order():
 def test_generic_capability_is_lowest_nvidia():
     assert generic_ptx_capability(parse_targets(["sm_100", "gfx942", "sm_90"])) == 90
     assert generic_ptx_capability(parse_targets(["gfx942"])) is None
+
+
+# ---------------------------------------------------------------------------------------- buildable
+# What Triton can compile for, from its tools (toolchain.py), checked before compiling.
+
+from tritonpack_compile.targets import buildable_targets, unbuildable  # noqa: E402
+from tritonpack_compile.toolchain import parse_llvm_cpus, parse_ptxas_gpu_names  # noqa: E402
+
+FACTS = {
+    "cuda": {
+        "llvm_cpus": ["sm_75", "sm_80", "sm_86", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_110a"],
+        "ptxas": {"path": "/t/ptxas", "version": "12.8", "gpu_names": ["sm_75", "sm_80", "sm_86", "sm_90a"]},
+        "ptxas_blackwell": {"path": "/t/ptxas-blackwell", "version": "12.9", "gpu_names": ["sm_100a"]},
+    },
+    "hip": {"llvm_cpus": ["gfx906", "gfx908", "gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1251",
+                          "gfx9-generic", "tahiti"]},
+}
+
+
+def test_buildable_lists():
+    assert buildable_targets("cuda", FACTS["cuda"]) == ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100"]
+    assert buildable_targets("hip", FACTS["hip"]) == ["gfx908", "gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100"]
+
+
+@pytest.mark.parametrize("text,message", [
+    ("sm_999", "Triton 3.6.0 cannot compile for sm_999: its ptxas-blackwell (CUDA 12.9, /t/ptxas-blackwell) "
+               "does not know sm_999a; did you mean sm_90? (it compiles for sm_75, sm_80, sm_86, sm_90, sm_100)"),
+    ("sm_110", "cannot compile for sm_110: its ptxas-blackwell (CUDA 12.9, /t/ptxas-blackwell) does not know "
+               "sm_110a; did you mean sm_100?"),
+    ("sm_87", "its ptxas (CUDA 12.8, /t/ptxas) does not know sm_87; did you mean sm_86?"),
+    ("gfx9999", "cannot compile for gfx9999: its LLVM does not know the processor gfx9999; did you mean gfx950?"),
+    ("gfx906", "cannot compile for gfx906: its AMD backend does not support gfx906 (it has no ISA family for it); "
+               "did you mean gfx908? (it compiles for gfx908, gfx90a, gfx942, gfx950, gfx1030, gfx1100)"),
+    ("gfx1251", "its AMD backend does not support gfx1251"),
+])
+def test_unbuildable_says_why_and_what_instead(text, message):
+    assert message in unbuildable(parse_target(text), FACTS, "3.6.0")
+
+
+@pytest.mark.parametrize("text", ["sm_80", "90", "sm_100a", "gfx942", "gfx90a:xnack-", "gfx1100"])
+def test_buildable_targets_pass(text):
+    assert unbuildable(parse_target(text), FACTS, "3.6.0") is None
+
+
+def test_missing_ptxas_is_named():
+    facts = {"cuda": dict(FACTS["cuda"], ptxas={"error": "Cannot find ptxas"})}
+    assert "Triton cannot run its ptxas (Cannot find ptxas)" in unbuildable(parse_target("sm_80"), facts, "3.6.0")
+
+
+def test_tool_output_parsers():
+    help_text = """--gpu-name <gpu name>                               (-arch)
+        Specify name of NVIDIA GPU to generate code for.
+        Allowed values for this option:  'compute_90','lto_90','sm_100','sm_100a',
+        'sm_75','sm_90a'.
+        Default value:  'sm_52'.
+
+--maxrregcount <N>
+        Allowed values for this option:  64.
+"""
+    assert parse_ptxas_gpu_names(help_text) == ["sm_100", "sm_100a", "sm_75", "sm_90a"]
+    llvm = ("Available CPUs for this target:\n\n  gfx942          - Select the gfx942 processor.\n"
+            "  sm_90a          - Select the sm_90a processor.\n\nAvailable features for this target:\n\n"
+            "  wavefrontsize64 - The number of threads per wavefront.\n")
+    assert parse_llvm_cpus(llvm) == ["gfx942", "sm_90a"]
+
+
+@pytest.mark.slow
+def test_the_installed_tritons_tools(tmp_path):
+    from tritonpack_compile.frontend import triton_version
+    from tritonpack_compile.toolchain import toolchain_facts
+    facts = toolchain_facts(["cuda", "hip"], triton_version(), tmp_path)
+    cuda = buildable_targets("cuda", facts["cuda"])
+    assert {"sm_75", "sm_80", "sm_90", "sm_100", "sm_120"} <= set(cuda)
+    assert {"gfx90a", "gfx942", "gfx950", "gfx1100"} <= set(buildable_targets("hip", facts["hip"]))
+    assert "cannot compile for sm_999" in unbuildable(parse_target("sm_999"), facts, "3.6.0")
+    # cached: the second call asks no tool
+    assert toolchain_facts(["cuda", "hip"], triton_version(), tmp_path) == facts
+    assert len(list((tmp_path / "toolchain").glob("*.json"))) == 2
+
+
+AMD_PROBE = """
+import os, sys, tempfile
+os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
+import triton, triton.language as tl
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+
+@triton.jit
+def k(x, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    tl.store(x + o, tl.load(x + o) + 1)
+
+for n in sys.argv[1:]:
+    try:
+        triton.compile(ASTSource(fn=k, signature={"x": "*fp32", "BLOCK": "constexpr"}, constexprs={"BLOCK": 64}),
+                       target=GPUTarget("hip", n, 32 if int(n[3:-2]) >= 10 else 64))
+        print("ok", n, flush=True)
+    except Exception:
+        print("fail", n, flush=True)
+"""
+
+
+@pytest.mark.slow
+def test_amd_family_rule_matches_the_installed_triton(tmp_path):
+    """targets.py restates which gfx names Triton's AMD backend compiles for (the rule is inside
+    libtriton); compile at each boundary of it so a new Triton that moves one fails here."""
+    from tritonpack_compile.frontend import triton_version
+    from tritonpack_compile.toolchain import toolchain_facts
+    import subprocess
+    import sys
+    names = ["gfx906", "gfx908", "gfx909", "gfx90a", "gfx90c", "gfx942", "gfx950", "gfx1010", "gfx1013", "gfx1030",
+             "gfx1036", "gfx1100", "gfx1103", "gfx1150", "gfx1153", "gfx1200", "gfx1201", "gfx1250", "gfx1251"]
+    facts = toolchain_facts(["hip"], triton_version(), tmp_path)
+    probe = tmp_path / "probe.py"  # @triton.jit needs its source in a file
+    probe.write_text(AMD_PROBE)
+    r = subprocess.run([sys.executable, str(probe), *names], capture_output=True, text=True)
+    compiled = dict(ln.split()[::-1] for ln in r.stdout.splitlines() if ln.split()[0] in ("ok", "fail"))
+    assert len(compiled) == len(names), r.stderr[-2000:]
+    for n in names:
+        assert (compiled[n] == "ok") == (unbuildable(parse_target(n), facts, "3.6.0") is None), n

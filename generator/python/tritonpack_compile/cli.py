@@ -13,6 +13,7 @@ from pathlib import Path
 from . import GENERATOR
 from .errors import TritonpackError
 from .fileio import check_output_dir, check_output_file, describe_os_error
+from .interrupt import Interrupted
 
 # Where each command exists: the usage and --help name only commands that work as written.
 WHERE = ("From a checkout: PYTHONPATH=<tritonpack>/generator/python python -m tritonpack_compile ...; from an "
@@ -32,7 +33,8 @@ def _split_targets(values):
 def _common(p: argparse.ArgumentParser):
     p.add_argument("spec", help="kernel spec (TOML; see docs/spec.md)")
     p.add_argument("-j", "--jobs", type=int, default=None,
-                   help="parallel compile processes (default: all cores)")
+                   help="parallel compile processes (default: one per core, fewer when memory is short: "
+                        "about 1 GB each)")
     p.add_argument("--targets", nargs="+", metavar="TARGET",
                    help="replace every kernel's targets, e.g. --targets sm_80 sm_90 gfx942 (or comma-separated)")
     p.add_argument("--mode", choices=("binary", "ir", "both"), help="replace every kernel's mode")
@@ -42,7 +44,11 @@ def _common(p: argparse.ArgumentParser):
     p.add_argument("--depfile", metavar="FILE",
                    help="also write a make-style depfile: the manifest depends on the spec, the kernel files and "
                         "the local modules they import")
-    p.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="print only failures, compilations still running after 30 s, and the summary")
+    p.add_argument("--time-limit", type=float, metavar="SECONDS",
+                   help="stop a compilation (one kernel image) that runs longer (default "
+                        "$TRITONPACK_COMPILE_TIME_LIMIT, else 600; 0: no limit)")
     p.add_argument("--version", action="version", version=GENERATOR)
 
 
@@ -50,6 +56,8 @@ def _run_compile(ns, out_dir):
     from .frontend import compile_spec, default_cache_dir
     if ns.jobs is not None and ns.jobs < 1:
         raise TritonpackError("-j must be at least 1")
+    if ns.time_limit is not None and not ns.time_limit >= 0:
+        raise TritonpackError("--time-limit must be a number of seconds, 0 for no limit")
     # Paths that cannot be written fail now, not after the compile.
     check_output_dir(out_dir, "-o")
     if ns.depfile:
@@ -61,7 +69,7 @@ def _run_compile(ns, out_dir):
                          "use --no-cache")
     outcome = compile_spec(ns.spec, out_dir, jobs=ns.jobs, targets=_split_targets(ns.targets), mode=ns.mode,
                            cache_dir=ns.cache_dir, use_cache=not ns.no_cache, quiet=ns.quiet,
-                           depfile=ns.depfile)
+                           depfile=ns.depfile, time_limit=ns.time_limit)
     for w in outcome.warnings:
         print(f"warning: {w}", file=sys.stderr)
     total = outcome.compiled + outcome.cached
@@ -84,10 +92,14 @@ def _guard(fn):
     except TritonpackError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except Interrupted as e:
+        # the compile workers are gone and nothing half-done was kept (interrupt.py)
+        print(f"stopped by {e.name}: compilations killed, no manifest written", file=sys.stderr)
+        return e.exit_status
     except OSError as e:  # a write that failed mid-run (a full disk, say): why and what to do, no traceback
         print(f"error: {describe_os_error(e)}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # outside the compile (stop_on_signals not active)
         print("interrupted", file=sys.stderr)
         return 130
 

@@ -9,22 +9,27 @@ A run with nothing changed finds every job in the cache and never imports Triton
 """
 from __future__ import annotations
 
-import concurrent.futures as cf
 import hashlib
 import json
-import multiprocessing
 import os
 import shutil
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional
 
 from . import GENERATOR, __version__
+from .atomicfile import atomic_write as _atomic_write
 from .errors import SpecError, TritonpackError
+from .interrupt import stop_on_signals
 from .manifest import check_manifest
+from .compile_jobs import (LOG_DIR, TIME_LIMIT_ENV, cache_lookup, check_buildable, clear_logs, entry_dir,
+                           run_jobs, time_limit_from_env)
+from .pool import Limits, orphan_prefix, sweep_orphans
 from .progress import Progress
+from .resources import default_jobs
 from .sources import file_sha256, source_closure_hash
 from .spec import BoundKernel, Spec, bind_kernel, load_spec
 from .targets import Target
@@ -64,19 +69,15 @@ def triton_version() -> str:
 COMPILE_CACHE_ENV = "TRITONPACK_COMPILE_CACHE_DIR"
 
 
+NOCACHE_PREFIX = "tritonpack-nocache-"   # --no-cache: a cache for one run, removed after it
+
+
 def default_cache_dir() -> Path:
     env = os.environ.get(COMPILE_CACHE_ENV)
     if env:
         return Path(env)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "tritonpack" / "compile"
-
-
-def default_jobs() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
 
 
 @dataclass
@@ -94,6 +95,17 @@ class Job:
     def label(self) -> str:
         what = f"generic PTX sm_{self.target.arch}" if self.generic else f"{self.target.backend} {self.target.image_arch}"
         return f"{self.kernel.name} v{self.variant_index} {what}"
+
+    @property
+    def what(self) -> str:
+        """For sentences: "vector_add v0 for sm_90a"."""
+        where = f"generic PTX sm_{self.target.arch}" if self.generic else self.target.image_arch
+        return f"{self.kernel.name} v{self.variant_index} for {where}"
+
+    @property
+    def log_name(self) -> str:
+        kind = f"generic_sm_{self.target.arch}" if self.generic else f"{self.target.backend}_{self.target.image_arch}"
+        return f"{self.kernel.name}.v{self.variant_index}.{kind}.log"
 
 
 @dataclass
@@ -180,101 +192,18 @@ def plan_jobs(kernels: List[BoundKernel], closures: Dict[str, str], tver: str) -
     return jobs
 
 
-# ---------------------------------------------------------------------------------------- cache
-
-def _atomic_write(path: Path, data: bytes):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
-def _entry_dir(cache_dir: Path, key: str) -> Path:
-    return cache_dir / "jobs" / key[:2] / key
-
-
-def _cache_lookup(cache_dir: Path, job: Job) -> Optional[dict]:
-    d = _entry_dir(cache_dir, job.key)
-    try:
-        res = json.loads((d / "result.json").read_text())
-    except (OSError, ValueError):
-        return None
-    if not res.get("ok") or not all((d / f).is_file() for f in res.get("files", {}).values()):
-        return None
-    return res
-
-
-def _cache_store(cache_dir: Path, staging: Path, job: Job, res: dict) -> Path:
-    final = _entry_dir(cache_dir, job.key)
-    (staging / "result.json").write_text(json.dumps(res, indent=1))
-    final.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        os.replace(staging, final)
-    except OSError:  # another process stored the same entry first: theirs is as good
-        shutil.rmtree(staging, ignore_errors=True)
-    return final
-
-
-# ---------------------------------------------------------------------------------------- compiling
-
-def _run_pool(jobs: List[Job], nproc: int, cache_dir: Path, progress: Progress) -> None:
-    """Compile `jobs` in spawned workers; fills job.result. A worker that dies (LLVM crash) breaks
-    the pool; the unfinished jobs are then retried each in its own process, so one crashing
-    compilation is reported against its own kernel and target and the rest still compile."""
-    from .worker import run_job
-    ctx = multiprocessing.get_context("spawn")
-    staging_root = cache_dir / "staging"
-    staging_root.mkdir(parents=True, exist_ok=True)
-
-    def payload(job):
-        p = dict(job.payload, key=job.key)
-        p["out_dir"] = str(staging_root / f"{job.key}-{os.getpid()}")
-        return p
-
-    def finish(job, res):
-        if res.get("ok"):
-            staging = Path(payload(job)["out_dir"])
-            _cache_store(cache_dir, staging, job, res)
-        else:
-            shutil.rmtree(payload(job)["out_dir"], ignore_errors=True)
-        job.result = res
-        note = "; ".join(res.get("warnings", []))
-        # a missing generic PTX is a warning: the arch-specific images are what must exist
-        state = "ok" if res.get("ok") else ("warn" if job.generic else "FAIL")
-        progress.finished(job.label, res.get("seconds", 0.0), state, note)
-
-    pending = list(jobs)
-    broken = False
-    with cf.ProcessPoolExecutor(max_workers=min(nproc, len(jobs)), mp_context=ctx) as pool:
-        futures = {pool.submit(run_job, payload(j)): j for j in pending}
-        not_done = set(futures)
-        while not_done:
-            done, not_done = cf.wait(not_done, timeout=0.5, return_when=cf.FIRST_COMPLETED)
-            for f in done:
-                job = futures[f]
-                try:
-                    finish(job, f.result())
-                except cf.process.BrokenProcessPool:
-                    broken = True
-            progress.status(len(not_done))
-    if broken:
-        for job in [j for j in jobs if j.result is None]:
-            with cf.ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
-                try:
-                    finish(job, pool.submit(run_job, payload(job)).result())
-                except cf.process.BrokenProcessPool:
-                    finish(job, {"ok": False, "error": "the compiler process crashed (killed by a signal; "
-                                 "often an LLVM or ptxas crash inside Triton)", "seconds": 0.0})
-
-
 # ---------------------------------------------------------------------------------------- output
 
-def _write_if_changed(dst: Path, data: bytes) -> bool:
+def _differs(dst: Path, data: bytes) -> bool:
     try:
-        if dst.stat().st_size == len(data) and dst.read_bytes() == data:
-            return False  # unchanged files keep their mtime, so build systems do not re-pack
+        return not (dst.stat().st_size == len(data) and dst.read_bytes() == data)
     except OSError:
-        pass
+        return True
+
+
+def _write_if_changed(dst: Path, data: bytes) -> bool:
+    if not _differs(dst, data):
+        return False  # unchanged files keep their mtime, so build systems do not re-pack
     _atomic_write(dst, data)
     return True
 
@@ -325,7 +254,7 @@ def assemble(spec: Spec, kernels: List[BoundKernel], jobs: List[Job], out_dir: P
                 if not (j.result and j.result.get("ok")):
                     continue
                 res = j.result
-                entry = _entry_dir(cache_dir, j.key)
+                entry = entry_dir(cache_dir, j.key)
                 arch = res["arch"]
                 stem = f"{bk.name}/v{vi}/{j.target.backend}_{arch.replace(':', '_')}"
                 meta_rel = f"{stem}.json"
@@ -368,11 +297,20 @@ def _write_output(out_dir: Path, files: Dict[str, bytes], manifest: dict) -> int
                     old.add(img.get("metadata"))
     except (OSError, ValueError, AttributeError):
         pass
-    written = 0
-    for rel, data in files.items():
-        written += _write_if_changed(out_dir / rel, data)
+    changed = [rel for rel, data in files.items() if _differs(out_dir / rel, data)]
+    stale = old - set(files) - {None}
+    if changed or stale:
+        # The old manifest describes the old images: a run stopped half-way through replacing
+        # them (a signal) must not leave it behind, pointing at a mix.
+        try:
+            mpath.unlink()
+        except OSError:
+            pass
+    for rel in changed:
+        _atomic_write(out_dir / rel, files[rel])
+    written = len(changed)
     # Remove what an earlier run wrote and this one does not (renamed kernels, dropped targets).
-    for rel in old - set(files) - {None}:
+    for rel in stale:
         p = (out_dir / rel)
         if out_dir.resolve() in p.resolve().parents and p.is_file():
             p.unlink()
@@ -400,27 +338,35 @@ def write_depfile(depfile: Path, spec: Spec, out_dir: Path):
 
 def compile_spec(spec_path, out_dir, jobs: Optional[int] = None, targets=None, mode=None,
                  cache_dir=None, use_cache: bool = True, quiet: bool = False, stream=None,
-                 depfile=None) -> Outcome:
+                 depfile=None, time_limit: Optional[float] = None, notice_after: float = 30.0) -> Outcome:
+    """`time_limit`: seconds per image (None: $TRITONPACK_COMPILE_TIME_LIMIT, else 600; 0: none).
+    `notice_after`: seconds before a "still compiling" line. SIGTERM, SIGINT and SIGHUP stop the
+    run (interrupt.Interrupted) with every worker killed and no manifest written."""
     t0 = time.time()
     stream = stream or sys.stdout
-    tver = triton_version()
-    spec = load_spec(spec_path, target_override=targets, mode_override=mode)
-    out_dir = Path(out_dir)
-    tmp_cache = None
-    if use_cache:
-        cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
-    else:
-        import tempfile
-        tmp_cache = tempfile.mkdtemp(prefix="tritonpack-nocache-")
-        cache_dir = Path(tmp_cache)
-    try:
-        outcome = _compile(spec, out_dir, jobs, cache_dir, tver, quiet, stream, t0)
-        if depfile:
-            write_depfile(Path(depfile), spec, out_dir)
-        return outcome
-    finally:
-        if tmp_cache:
-            shutil.rmtree(tmp_cache, ignore_errors=True)
+    if time_limit is None:
+        time_limit = time_limit_from_env()
+    limits = Limits(time_limit=time_limit or None, notice_after=notice_after,
+                    limit_hint=f"raise it with --time-limit SECONDS or ${TIME_LIMIT_ENV} (0: no limit)")
+    with stop_on_signals():
+        tver = triton_version()
+        spec = load_spec(spec_path, target_override=targets, mode_override=mode)
+        out_dir = Path(out_dir)
+        tmp_cache = None
+        if use_cache:
+            cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
+        else:
+            sweep_orphans(Path(tempfile.gettempdir()), NOCACHE_PREFIX)
+            tmp_cache = tempfile.mkdtemp(prefix=orphan_prefix(NOCACHE_PREFIX))
+            cache_dir = Path(tmp_cache)
+        try:
+            outcome = _compile(spec, out_dir, jobs, cache_dir, tver, quiet, stream, t0, limits, bool(targets))
+            if depfile:
+                write_depfile(Path(depfile), spec, out_dir)
+            return outcome
+        finally:
+            if tmp_cache:
+                shutil.rmtree(tmp_cache, ignore_errors=True)
 
 
 def prepare(spec: Spec, tver: str, cache_dir: Optional[Path], stream=None):
@@ -446,7 +392,7 @@ def prepare(spec: Spec, tver: str, cache_dir: Optional[Path], stream=None):
     return kernels, closures
 
 
-def _compile(spec, out_dir, jobs, cache_dir, tver, quiet, stream, t0) -> Outcome:
+def _compile(spec, out_dir, jobs, cache_dir, tver, quiet, stream, t0, limits, overridden) -> Outcome:
     kernels, closures = prepare(spec, tver, cache_dir, stream)
     feature_notes = sorted({str(t.arch) + ":" + ":".join(t.features) for bk in kernels
                             for t in bk.spec.targets if t.features})
@@ -458,7 +404,7 @@ def _compile(spec, out_dir, jobs, cache_dir, tver, quiet, stream, t0) -> Outcome
     outcome = Outcome(manifest=None)
     misses = []
     for j in all_jobs:
-        res = _cache_lookup(cache_dir, j)
+        res = cache_lookup(cache_dir, j)
         if res is not None:
             j.result, j.cached = res, True
         else:
@@ -466,12 +412,19 @@ def _compile(spec, out_dir, jobs, cache_dir, tver, quiet, stream, t0) -> Outcome
     outcome.cached = len(all_jobs) - len(misses)
     progress = Progress(len(misses), stream=stream, quiet=quiet)
     if misses:
-        nproc = jobs or default_jobs()
+        check_buildable(spec, misses, tver, cache_dir, overridden)
+        clear_logs(out_dir / LOG_DIR)
+        choice = None if jobs else default_jobs()
+        nproc = jobs or choice.jobs
         if not quiet:
+            if choice and choice.lowered and choice.jobs < len(misses):
+                progress.message(f"note: {choice.note()}")
             progress.message(f"compiling {len(misses)} of {len(all_jobs)} kernel images "
                              f"({outcome.cached} cached) with {min(nproc, len(misses))} worker(s), Triton {tver}")
-        _run_pool(misses, nproc, cache_dir, progress)
-        progress.close()
+        try:
+            run_jobs(misses, nproc, cache_dir, progress, limits, out_dir / LOG_DIR)
+        finally:
+            progress.close()
     outcome.compiled = len(misses)
 
     for j in all_jobs:

@@ -14,12 +14,16 @@ Triton 3.6 emits AMD code objects with feature-neutral ("xnack any, sramecc any"
 no option to change that; such a code object runs with the feature on or off. A feature suffix is
 therefore accepted and validated, but the image is recorded under the plain gfx name, which the run
 time matches against any feature setting of that gfx. `gfx90a` and `gfx90a:xnack-` are one target.
+
+A well-formed name is not yet a target Triton can compile: `unbuildable` checks it against what
+the installed Triton's tools accept (toolchain.py asks them), before anything compiles.
 """
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple
 
 from .errors import SyntaxProblem
 
@@ -108,3 +112,94 @@ def generic_ptx_capability(targets: Iterable[Target]) -> Optional[int]:
     """The compute capability for the forward-compatible PTX: the lowest requested NVIDIA one."""
     caps = [t.arch for t in targets if t.backend == "cuda"]
     return min(caps) if caps else None
+
+
+# ---------------------------------------------------------------------------------------- buildable
+
+# Triton 3.6's AMD backend compiles for a gfx processor only if it maps it to an ISA family:
+# `deduceISAFamily` in third_party/amd/lib/TritonAMDGPUToLLVM/TargetUtils.cpp (CDNA1-4: gfx908,
+# gfx90a, gfx942, gfx950; GFX1250; RDNA1: GK_GFX1010..1013, RDNA2: GK_GFX1030..1036, RDNA3:
+# GK_GFX1100..1153, i.e. gfx1100-1103 and gfx1150-1153; RDNA4: gfx1200-1201). For any other name
+# its passes fail with "unsupported target" (reported as "PassManager::run failed"). The rule is
+# compiled into libtriton, not exposed to Python, so it is restated here; test_targets.py compiles
+# at every boundary to hold it to the installed Triton. The name must also be a processor of
+# Triton's LLVM, which toolchain.py asks.
+_AMD_FAMILIES = (
+    ("CDNA", re.compile(r"^gfx(908|90a|942|950)$")),
+    ("GFX1250", re.compile(r"^gfx1250$")),
+    ("RDNA", re.compile(r"^gfx(101[0-3]|103[0-6]|110[0-3]|115[0-3]|120[01])$")),
+)
+
+
+def _cuda_cpu(cap: int) -> str:
+    """The processor name Triton gives LLVM and ptxas for a capability (NVIDIA backend,
+    `sm_arch_from_capability`: `a` from 90 on)."""
+    return f"sm_{cap}a" if cap >= 90 else f"sm_{cap}"
+
+
+def _ptxas_for(cap: int, facts: dict) -> Tuple[str, dict]:
+    # Triton's `get_ptxas` (backends/nvidia/compiler.py): ptxas-blackwell from capability 100 on
+    name = "ptxas_blackwell" if cap >= 100 else "ptxas"
+    return name.replace("_", "-"), facts.get(name) or {"error": "not found"}
+
+
+def _cuda_reason(cap: int, facts: dict) -> Optional[str]:
+    cpu = _cuda_cpu(cap)
+    tool, ptxas = _ptxas_for(cap, facts)
+    if "error" in ptxas:
+        return f"Triton cannot run its {tool} ({ptxas['error']})"
+    if cpu not in ptxas.get("gpu_names", ()):
+        return f"its {tool} (CUDA {ptxas.get('version')}, {ptxas.get('path')}) does not know {cpu}"
+    if cpu not in facts.get("llvm_cpus", ()):
+        return f"its LLVM does not know the processor {cpu}"
+    return None
+
+
+def _hip_reason(gfx: str, facts: dict) -> Optional[str]:
+    if gfx not in facts.get("llvm_cpus", ()):
+        return f"its LLVM does not know the processor {gfx}"
+    if not any(rx.match(gfx) for _, rx in _AMD_FAMILIES):
+        return f"its AMD backend does not support {gfx} (it has no ISA family for it)"
+    return None
+
+
+def buildable_targets(backend: str, facts: dict) -> List[str]:
+    """The targets of `backend` that pass `unbuildable`, as users write them."""
+    if backend == "cuda":
+        names = set(facts.get("llvm_cpus", ()))
+        for tool in ("ptxas", "ptxas_blackwell"):
+            names |= set((facts.get(tool) or {}).get("gpu_names", ()))
+        caps = sorted({int(m.group(1)) for m in map(re.compile(r"^sm_(\d+)a?$").match, names) if m})
+        return [f"sm_{c}" for c in caps if c >= MIN_CUDA_CAPABILITY and _cuda_reason(c, facts) is None]
+    gfx = sorted((n for n in facts.get("llvm_cpus", ()) if _HIP_RE.match(n)), key=lambda n: (len(n), n))
+    return [n for n in gfx if _hip_reason(n, facts) is None]
+
+
+def _closest(name: str, names: List[str]) -> Optional[str]:
+    """The most similar spelling; among equally similar ones the nearest number (sm_906 is
+    closer to sm_908 than to sm_950)."""
+    def number(n):
+        digits = re.sub(r"^(sm_|gfx)", "", n).rstrip("a")
+        try:
+            return int(digits, 16 if n.startswith("gfx") else 10)
+        except ValueError:
+            return 0
+    scored = [(difflib.SequenceMatcher(None, name, n).ratio(), -abs(number(n) - number(name)), n) for n in names]
+    best = max((s for s in scored if s[0] >= 0.6), default=None)
+    return best[2] if best else None
+
+
+def unbuildable(target: Target, facts: Dict[str, dict], triton_version: str) -> Optional[str]:
+    """None when the installed Triton can compile `target`; else why not, what it can compile
+    instead and, for a near miss, "did you mean". `facts` is toolchain.toolchain_facts()."""
+    f = facts[target.backend]
+    if target.backend == "cuda":
+        why, shown = _cuda_reason(target.arch, f), f"sm_{target.arch}"
+    else:
+        why, shown = _hip_reason(target.arch, f), target.arch
+    if why is None:
+        return None
+    ok = buildable_targets(target.backend, f)
+    close = _closest(shown, ok)
+    hint = f"; did you mean {close}?" if close else ""
+    return f"Triton {triton_version} cannot compile for {shown}: {why}{hint} (it compiles for {', '.join(ok)})"

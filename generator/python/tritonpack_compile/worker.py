@@ -1,12 +1,15 @@
 """One compilation (kernel x variant x target) in a worker process.
 
-Runs in processes started with the `spawn` method: LLVM/MLIR state and Triton's caches must not
-be shared with a forked parent. Every job gets a private, throw-away TRITON_CACHE_DIR: the
-front end has its own cache (cache.py), and the generic-PTX compile below patches Triton in a way
-its cache key does not see, so sharing Triton's cache could hand one compile's output to the other.
+Runs in processes spawned by pool.py (`python -m tritonpack_compile.worker --serve`), never
+forked: LLVM/MLIR state and Triton's caches must not be shared with a forked parent. Every job
+gets a private, throw-away TRITON_CACHE_DIR: the front end has its own cache, and the generic-PTX
+compile below patches Triton in a way its cache key does not see, so sharing Triton's cache could
+hand one compile's output to the other.
 
 The result is a JSON-able dict; the artifacts are written into `job["out_dir"]` (a staging folder
-the parent moves into the cache). Failures are returned, not raised, with Triton's own message.
+the parent moves into the cache). Failures are returned, not raised: a short summary (the error
+itself, compilelog.py) in the result, and everything the compilation printed (Triton's PTX dump
+on a ptxas failure, MLIR diagnostics, ptxas's log) in the job's log file, never on the terminal.
 """
 from __future__ import annotations
 
@@ -15,11 +18,14 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
 import traceback
 from pathlib import Path
+
+from .compilelog import read_log, summarize_exception
 
 _PTX_VERSION_RE = re.compile(r"^\s*\.version\s+(\d+\.\d+)", re.M)
 _PTX_TARGET_RE = re.compile(r"^\s*\.target\s+(sm_\w+)", re.M)
@@ -89,8 +95,39 @@ def _metadata_text(k) -> str:
     return json.dumps(k.metadata._asdict(), default=vars)
 
 
+@contextlib.contextmanager
+def _output_to(log_path):
+    """Everything written to file descriptors 1 and 2 (Python, LLVM, MLIR, ptxas: Triton runs
+    ptxas with inherited descriptors) goes to `log_path` for the duration."""
+    if not log_path:
+        yield
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for f in (fd, *saved):
+            os.close(f)
+
+
 def run_job(job: dict) -> dict:
     t0 = time.time()
+    with _output_to(job.get("log")):
+        result = _run_job(job)
+    result["seconds"] = round(time.time() - t0, 3)
+    return result
+
+
+def _run_job(job: dict) -> dict:
     out = Path(job["out_dir"])
     tmp_cache = tempfile.mkdtemp(prefix="tritonpack-triton-cache-")
     os.environ["TRITON_CACHE_DIR"] = tmp_cache
@@ -117,11 +154,10 @@ def run_job(job: dict) -> dict:
             result["name"] = k.metadata.name
             result["num_ttir_args"], result["stored"] = _constness(k, job)
             result["ok"] = True
-    except Exception as e:  # report Triton's message; the parent prints it with kernel and target
-        result["error"] = _describe(e)
+    except (Exception, SystemExit) as e:  # the parent prints it with kernel and target
+        result["error"] = _describe(e, job)
     finally:
         shutil.rmtree(tmp_cache, ignore_errors=True)
-    result["seconds"] = round(time.time() - t0, 3)
     return result
 
 
@@ -147,8 +183,6 @@ def _run_generic(job, out) -> dict:
     Hopper wgmma dot, say), LLVM does not raise but aborts the process ("Cannot select:
     intrinsic %llvm.nvvm.wgmma..."). If it fails, fall back to sm_80 PTX, which the driver can
     JIT for every GPU of capability 8.0 and later, when the config allows it (num_ctas == 1)."""
-    import subprocess
-    import sys
     cap = job["target"]["arch"]
     env = dict(os.environ)
     pkg_root = str(Path(__file__).resolve().parent.parent)
@@ -156,6 +190,7 @@ def _run_generic(job, out) -> dict:
     child_job = dict(job, out_dir=str(out))
     proc = subprocess.run([sys.executable, "-m", "tritonpack_compile.worker", "--generic-child"],
                           input=json.dumps(child_job), capture_output=True, text=True, env=env)
+    sys.stderr.write(proc.stderr)  # into the job's log
     res = None
     if proc.returncode == 0:
         try:
@@ -174,7 +209,7 @@ def _run_generic(job, out) -> dict:
         try:
             res = _generic_attempt(job, out, 80, patch=False)
         except Exception as e:
-            return {"ok": False, "error": f"no generic PTX: sm_{cap}: {why}; sm_80: {_describe(e).splitlines()[0]}"}
+            return {"ok": False, "error": f"no generic PTX: sm_{cap}: {why}; sm_80: {_describe(e, job).splitlines()[0]}"}
         res["warnings"].append(f"generic sm_{cap} PTX impossible ({why}); shipped sm_80 PTX instead")
         return res
     return {"ok": False, "error": f"no generic PTX for sm_{cap}: {why}"}
@@ -186,7 +221,7 @@ def _generic_child_main():
     try:
         res = _generic_attempt(job, Path(job["out_dir"]), job["target"]["arch"], patch=True)
     except Exception as e:
-        res = {"ok": False, "error": _describe(e)}
+        res = {"ok": False, "error": _describe(e, job)}
     finally:
         shutil.rmtree(os.environ["TRITON_CACHE_DIR"], ignore_errors=True)
     sys.stdout.write("\n" + json.dumps(res) + "\n")
@@ -198,16 +233,38 @@ def _constness(k, job):
     return (len(flags) if flags is not None else None), flags
 
 
-def _describe(e: BaseException) -> str:
-    msg = str(e).strip()
-    name = type(e).__name__
-    if not msg:
-        # An assertion inside Triton has no message; the last frame says where it came from.
-        tb = traceback.extract_tb(e.__traceback__)
-        where = f" at {Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else ""
-        return f"{name}{where}"
-    return f"{name}: {msg}"
+def _describe(e: BaseException, job: dict) -> str:
+    """The error as the terminal shows it (bounded), from the exception and the job's log so far;
+    the full traceback goes to the log."""
+    traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    log = read_log(Path(job["log"])) if job.get("log") else ""
+    return summarize_exception(e, log, Path(job["source_path"]))
 
 
-if __name__ == "__main__" and sys.argv[1:] == ["--generic-child"]:
-    _generic_child_main()
+def serve(lifeline_fd: int) -> None:
+    """The worker loop: a job per line on stdin, its result per line on stdout, until stdin ends.
+
+    First the watchdog: a process of this worker's process group that waits for the end of the
+    lifeline pipe, whose write end only the front end holds. When the front end dies, even by
+    SIGKILL, the pipe ends and the watchdog kills the group: this worker and the ptxas or
+    generic-PTX child it runs. (A thread would not do: it cannot run while LLVM holds the GIL.)
+    Between jobs, descriptors 1 and 2 stay on the worker's own log (pool.py), so nothing a
+    worker prints reaches the terminal.
+    """
+    subprocess.Popen(["/bin/sh", "-c", "cat >/dev/null; kill -s KILL 0"], stdin=lifeline_fd,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(lifeline_fd)
+    results = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    for line in sys.stdin:
+        results.write(json.dumps(run_job(json.loads(line))) + "\n")
+        results.flush()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--generic-child"]:
+        _generic_child_main()
+    elif len(sys.argv) == 3 and sys.argv[1] == "--serve":
+        serve(int(sys.argv[2]))
