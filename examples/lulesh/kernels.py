@@ -458,8 +458,11 @@ def cut_energy(energy, e_cut, emin):
 @triton.jit
 def clamp_volume(vol, eosvmin, eosvmax):
     # The reference applies each bound only when it is not zero.
-    vol = tl.where((eosvmin != 0.0) & (vol < eosvmin), eosvmin, vol)
-    return tl.where((eosvmax != 0.0) & (vol > eosvmax), eosvmax, vol)
+    if eosvmin != 0.0:
+        vol = tl.where(vol < eosvmin, eosvmin, vol)
+    if eosvmax != 0.0:
+        vol = tl.where(vol > eosvmax, eosvmax, vol)
+    return vol
 
 
 @triton.jit
@@ -494,11 +497,13 @@ def material_eos(region_elems, first, count, rep, e, p, q, ql, qq, delv, vnew, v
         compression = 1.0 / vnewc - 1.0
         vchalf = vnewc - delvc * 0.5
         comp_half_step = 1.0 / vchalf - 1.0
-        comp_half_step = tl.where((eosvmin != 0.0) & (vnewc <= eosvmin), compression, comp_half_step)
-        too_large = (eosvmax != 0.0) & (vnewc >= eosvmax)
-        p_old = tl.where(too_large, 0.0, p_old)
-        compression = tl.where(too_large, 0.0, compression)
-        comp_half_step = tl.where(too_large, 0.0, comp_half_step)
+        if eosvmin != 0.0:
+            comp_half_step = tl.where(vnewc <= eosvmin, compression, comp_half_step)
+        if eosvmax != 0.0:
+            too_large = vnewc >= eosvmax
+            p_old = tl.where(too_large, 0.0, p_old)
+            compression = tl.where(too_large, 0.0, compression)
+            comp_half_step = tl.where(too_large, 0.0, comp_half_step)
         work = tl.zeros([BLOCK], tl.float64)
 
         # CalcEnergyForElems: predictor at the half step, corrector, then the final pressure.
