@@ -23,8 +23,10 @@ Floating point: each formula is evaluated in the reference's order (see hex_geom
 kernels are compiled with enable_fp_fusion = false in kernels.toml, so a GPU step does what the
 reference's x86 build does, rounding for rounding, except where noted here:
   - the corner forces: stress and hourglass parts are added per corner and then per node, where the
-    reference adds all stress parts of a node, then all hourglass parts;
+    reference adds all stress parts of a node, then all hourglass parts (half the corner arrays;
+    the reference patched to do the same still gives the published results, README.md);
   - cbrt (hourglass coefficient) is libdevice's / ocml's, not glibc's (both within 1 ulp).
+fp64 `/` and tl.sqrt are IEEE-rounded (div.rn.f64, sqrt.rn.f64); tl.sqrt_rn takes only fp32.
 """
 import triton
 import triton.language as tl
