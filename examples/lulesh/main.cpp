@@ -16,7 +16,9 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,7 @@
 #include "mesh.hpp"
 #include "options.hpp"
 #include "problem.hpp"
+#include "progress_check.hpp"
 #include "regions.hpp"
 #include "report.hpp"
 #include "time_control.hpp"
@@ -86,6 +89,19 @@ int explain_no_gpu(const tp::error& e, const options& o) {
   return o.require_gpu ? 1 : 0;
 }
 
+// The reference trajectory to compare with: the one named on the command line, else the copy of
+// lulesh2.0's -p output for this size in the source tree (LULESH_REFERENCE_DIR), if it is there.
+std::optional<progress_check> reference_trajectory(const options& o) {
+  if (!o.reference_progress.empty()) return progress_check(o.reference_progress);
+#ifdef LULESH_REFERENCE_DIR
+  const std::string path = std::string(LULESH_REFERENCE_DIR) + "/progress_s" + std::to_string(o.nx) + ".txt";
+  if (published_for(o.nx) && std::ifstream(path)) return progress_check(path);
+  if (published_for(o.nx) && !o.quiet)
+    std::printf("(No reference trajectory at %s: the run is checked at its end only.)\n", path.c_str());
+#endif
+  return std::nullopt;
+}
+
 int run(const options& o) {
   if (!o.quiet) print_banner(o);
   // The host set-up first: it needs no GPU, and its errors are the user's to fix.
@@ -93,6 +109,7 @@ int run(const options& o) {
   const region_sets regions = make_regions(m.num_elem, o.num_reg, o.balance, o.cost);
   const initial_state init = make_initial_state(m);
   const constants c;
+  std::optional<progress_check> trajectory = reference_trajectory(o);
 
   try {
     if (tp::device_count() < 1) throw tp::error(tp::errc::no_device, "the GPU driver reports no device");
@@ -125,8 +142,8 @@ int run(const options& o) {
     }
     t.dtcourant = s.dtcourant;
     t.dthydro = s.dthydro;
-    if (o.show_progress && !o.quiet)
-      std::printf("cycle = %d, time = %e, dt=%e\n", t.cycle, t.time, t.deltatime);
+    if (o.show_progress && !o.quiet) std::printf("%s\n", progress_line(t.cycle, t.time, t.deltatime).c_str());
+    if (trajectory) trajectory->observe(t.cycle, t.time, t.deltatime);
   }
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
@@ -142,7 +159,9 @@ int run(const options& o) {
     print_run_completed(r);
     std::cout.flush();
   }
-  const bool ok = verify(r, !(t.time < t.stoptime), o.quiet);  // completed: ended by time, not by -i
+  const bool completed = !(t.time < t.stoptime);  // ended by time, not by -i
+  bool ok = verify(r, completed, o.quiet);
+  if (trajectory) ok = trajectory->report(completed, o.quiet) && ok;
   if (o.timing && !o.quiet) print_timing(step.timer(), r.cycles);
   return ok ? 0 : 1;
 }

@@ -25,6 +25,7 @@ struct options {
   bool fp_fusion = false;      // --fp-fusion: the FMA-contracted builds of the heavy kernels
   bool require_gpu = false;    // --require-gpu: no GPU is an error, not an explanation
   bool iterations_given = false;
+  std::string reference_progress;  // --reference-progress FILE: lulesh2.0 -p output to compare with
 };
 
 inline const char* usage_text() {
@@ -41,7 +42,9 @@ inline const char* usage_text() {
          " and this GPU port's own:\n"
          " --timing        : time every kernel (host clock, one synchronisation per launch)\n"
          " --fp-fusion     : run the heavy kernels compiled with FMA contraction\n"
-         " --require-gpu   : fail (exit 1) when no GPU can be used, instead of explaining why\n";
+         " --require-gpu   : fail (exit 1) when no GPU can be used, instead of explaining why\n"
+         " --reference-progress <file> : compare time and dt of every cycle with lulesh2.0 -p output\n"
+         "                   (default for -s 5, 10, 30, 45: the copy in the source tree, if present)\n";
 }
 
 // Thrown for a command line that cannot be run; the message says what to change.
@@ -77,6 +80,11 @@ inline options parse_options(int argc, char** argv) {
     else if (std::strcmp(a, "--timing") == 0) o.timing = true;
     else if (std::strcmp(a, "--fp-fusion") == 0) o.fp_fusion = true;
     else if (std::strcmp(a, "--require-gpu") == 0) o.require_gpu = true;
+    else if (std::strcmp(a, "--reference-progress") == 0) {
+      if (next == nullptr) throw usage_error("missing file argument to --reference-progress");
+      o.reference_progress = next;
+      ++i;
+    }
     else if (std::strcmp(a, "-f") == 0 || std::strcmp(a, "-v") == 0)
       throw usage_error(std::string(a) + " (visualisation files) is not supported by this port");
     else throw usage_error(std::string("unknown command line argument: ") + a);

@@ -9,14 +9,18 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "glibc_rand.hpp"
 #include "mesh.hpp"
 #include "options.hpp"
 #include "problem.hpp"
+#include "progress_check.hpp"
 #include "regions.hpp"
 #include "time_control.hpp"
 
@@ -320,4 +324,48 @@ TEST_CASE("options: the reference's flags and clear errors") {
   CHECK_THROWS_WITH_AS(parse_options(3, const_cast<char**>(small)), "-s must be at least 1, got 0", usage_error);
   const char* unknown[] = {"lulesh", "--gpu"};
   CHECK_THROWS_WITH_AS(parse_options(2, const_cast<char**>(unknown)), "unknown command line argument: --gpu", usage_error);
+}
+
+TEST_CASE("progress_check: the reference's -p format, first difference, short runs, bad files") {
+  // lulesh2.0 -s 5 -p, line 1: the first dt is the initial state's.
+  const std::string s5 = std::string(LULESH_REFERENCE_DIR) + "/progress_s5.txt";
+  const initial_state init = make_initial_state(make_mesh(5));
+  std::ifstream in(s5);
+  std::string first;
+  REQUIRE(std::getline(in, first));
+  CHECK(progress_line(1, init.deltatime, init.deltatime) == first);
+
+  const std::string path = "lulesh_progress_test.txt";
+  {
+    std::ofstream out(path);
+    out << "Running problem size 5^3 per domain until completion\n"  // other lines are ignored
+        << progress_line(1, 1.0e-4, 1.0e-4) << "\n"
+        << progress_line(2, 2.2e-4, 1.2e-4) << "\n";
+  }
+  progress_check same(path);
+  same.observe(1, 1.0e-4, 1.0e-4);
+  same.observe(2, 2.2e-4, 1.2e-4);
+  CHECK(same.report(true, true));
+  progress_check differs(path);
+  differs.observe(1, 1.0e-4, 1.0e-4);
+  differs.observe(2, 2.2e-4, 1.200001e-4);  // differs in the last digit printed
+  CHECK_FALSE(differs.report(true, true));
+  CHECK(differs.first_difference().find("first difference at cycle 2") == 0);
+  progress_check longer(path);
+  longer.observe(1, 1.0e-4, 1.0e-4);
+  longer.observe(2, 2.2e-4, 1.2e-4);
+  longer.observe(3, 3.4e-4, 1.2e-4);
+  CHECK_FALSE(longer.report(true, true));
+  CHECK(longer.first_difference().find("the reference had finished after 2 cycles") != std::string::npos);
+  progress_check shorter(path);
+  shorter.observe(1, 1.0e-4, 1.0e-4);
+  CHECK(shorter.report(false, true));       // stopped by -i: what ran matched
+  CHECK_FALSE(shorter.report(true, true));  // completed earlier than the reference
+  std::remove(path.c_str());
+  CHECK_THROWS_WITH_AS(progress_check("no/such/file.txt"), "cannot read the reference progress file no/such/file.txt",
+                       std::runtime_error);
+  { std::ofstream empty(path); }
+  CHECK_THROWS_WITH_AS(progress_check{path}, "lulesh_progress_test.txt has no `cycle = ...` lines (expected the output of lulesh2.0 -p)",
+                       std::runtime_error);
+  std::remove(path.c_str());
 }
