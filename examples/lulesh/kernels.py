@@ -25,12 +25,12 @@ reference's x86 build does, rounding for rounding, except where noted here:
   - the corner forces: stress and hourglass parts are added per corner and then per node, where the
     reference adds all stress parts of a node, then all hourglass parts (half the corner arrays;
     the reference patched to do the same still gives the published results, README.md);
-  - cbrt (hourglass coefficient) is libdevice's / ocml's, not glibc's (both within 1 ulp).
+  - cbrt (hourglass coefficient) is libdevice's / ocml's (cbrt below), not glibc's (all within 1 ulp).
 fp64 `/` and tl.sqrt are IEEE-rounded (div.rn.f64, sqrt.rn.f64); tl.sqrt_rn takes only fp32.
 """
 import triton
 import triton.language as tl
-from triton.language.extra import libdevice
+from triton.language import core
 
 from hex_geometry import (characteristic_length, corner_normals, element_volume, jacobian_volume,
                           shape_derivatives, volume_derivatives)
@@ -109,6 +109,15 @@ def gather(field, N, valid):
 def raise_flag(status, slot: tl.constexpr, condition, like):
     # Every lane that meets the condition writes the same 1.0 to one address: no atomics needed.
     tl.store(status + slot + tl.zeros_like(like), tl.full(like.shape, 1.0, tl.float64), mask=condition)
+
+
+@core.extern
+def cbrt(x, _semantic=None):
+    """Cube root (fp64) from the vendor's math library: CUDA's libdevice __nv_cbrt, ROCm's ocml
+    __ocml_cbrt_f64. Triton 3.6's `triton.language.extra.libdevice` has cbrt for CUDA only."""
+    symbol = "__ocml_cbrt_f64" if _semantic.builder.options.backend_name == "hip" else "__nv_cbrt"
+    return core.extern_elementwise("", "", [x], {(core.dtype("fp64"), ): (symbol, core.dtype("fp64"))},
+                                   is_pure=True, _semantic=_semantic)
 
 
 @triton.jit
@@ -193,7 +202,7 @@ def volume_force(x, y, z, xd, yd, zd, p, q, v, volo, ss, elem_mass, nodelist,
     H3 = hourglass_mode(X, Y, Z, DX, DY, DZ, volinv, -1.0, 1.0, -1.0, 1.0, 1.0, -1.0, 1.0, -1.0)
     sound_speed = tl.load(ss + elem, mask=valid, other=0.0)
     mass = tl.load(elem_mass + elem, mask=valid, other=0.0)
-    coefficient = -hgcoef * 0.01 * sound_speed * mass / libdevice.cbrt(determ)
+    coefficient = -hgcoef * 0.01 * sound_speed * mass / cbrt(determ)
     HX = hourglass_force(H0, H1, H2, H3, gather(xd, N, valid), coefficient)
     HY = hourglass_force(H0, H1, H2, H3, gather(yd, N, valid), coefficient)
     HZ = hourglass_force(H0, H1, H2, H3, gather(zd, N, valid), coefficient)
