@@ -8,6 +8,7 @@
 // after srand(0) (glibc_rand.hpp), so the lists are the reference's on every platform.
 #pragma once
 
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -66,12 +67,13 @@ inline region_sets make_regions(std::int32_t num_elem, int num_regions, int bala
     std::vector<int> bin_end(static_cast<std::size_t>(num_regions));
     int weight_sum = 0;
     for (int i = 0; i < num_regions; ++i) {
-      weight_sum = static_cast<int>(weight_sum + std::pow(double(i + 1), double(balance)));
+      const double sum = weight_sum + std::pow(double(i + 1), double(balance));
+      if (!(sum <= double(INT_MAX)))  // the reference's int would overflow
+        throw std::invalid_argument("the region weights (-b " + std::to_string(balance) + " with -r " +
+                                    std::to_string(num_regions) + ") overflow an int; use a smaller balance or fewer regions");
+      weight_sum = static_cast<int>(sum);
       bin_end[static_cast<std::size_t>(i)] = weight_sum;
     }
-    if (weight_sum <= 0)
-      throw std::invalid_argument("the region weights (-b " + std::to_string(balance) + " with -r " + std::to_string(num_regions) +
-                                  ") overflow; use a smaller balance or fewer regions");
     auto draw_region = [&] {
       const int pick = rng.next() % weight_sum;
       int i = 0;

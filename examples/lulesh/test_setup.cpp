@@ -238,6 +238,10 @@ TEST_CASE("regions: EOS repetitions by region (cheap half, 1 + cost, 10 (1 + cos
   CHECK(eos_repetitions(23, 25, 1) == 20);
   CHECK(eos_repetitions(0, 1, 5) == 6);  // one region: the "1 + cost" band of the reference's rule
   CHECK_THROWS_WITH_AS(make_regions(10, 0, 1, 1), "the number of regions (-r) must be at least 1, got 0", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(make_regions(10, 11, 40, 1),
+                       "the region weights (-b 40 with -r 11) overflow an int; use a smaller balance or fewer regions",
+                       std::invalid_argument);
+  CHECK(make_regions(1000, 11, 8, 1).count() == 11);  // 1 + 2^8 + ... + 11^8 still fits
 }
 
 TEST_CASE("initial state: volumes, masses, Sedov energy and first dt as the reference") {
