@@ -4,7 +4,8 @@ indexing, masks, formulas and launch sequence) on a machine without a GPU.
 
     pip install "numpy<2"    # the interpreter's only extra need (no torch, no GPU)
     python examples/lulesh/interpret_check.py            # s = 5: 72 cycles, e = 7.853665e+03
-    python examples/lulesh/interpret_check.py -s 5 -i 3  # the first 3 cycles (ctest example.lulesh.interpret)
+    python examples/lulesh/interpret_check.py -s 5 -i 10 --expect-energy 3.245955e+04
+                                                         # 10 cycles (ctest example.lulesh.interpret)
 
 Every cycle's time and dt are compared with the reference's (reference/progress_s*.txt, lulesh2.0
 -p) as they go; a run to completion is also compared with the published result. Exit status: 0
@@ -265,6 +266,8 @@ def main():
     ap.add_argument("-s", type=int, default=5)
     ap.add_argument("-i", type=int, default=10 ** 9, help="stop after this many cycles")
     ap.add_argument("-p", action="store_true", help="print every cycle")
+    ap.add_argument("--expect-energy", metavar="E",
+                    help="the final origin energy lulesh2.0 prints for the same -s and -i (%%12.6e)")
     args = ap.parse_args()
     d, m = build(args.s)
     t = dict(time=0.0, dt=m["dt0"], stoptime=1.0e-2, cycle=0, dtcourant=1.0e20, dthydro=1.0e20)
@@ -299,6 +302,12 @@ def main():
           f"interpreter)")
     if reference is not None:
         print(f"time and dt of all {t['cycle']} cycles as the reference's: PASS")
+    if args.expect_energy is not None:
+        ok = energy.strip() == args.expect_energy
+        print(f"final origin energy {energy.strip()}, lulesh2.0 -s {s} -i {args.i}: {args.expect_energy}: "
+              f"{'PASS' if ok else 'FAIL'}")
+        if not ok:
+            return 1
     want = PUBLISHED.get(s)
     if want and t["time"] >= t["stoptime"]:
         ok = (t["cycle"], energy) == want
