@@ -121,7 +121,8 @@ inline bool verify(const run_result& r, bool ran_to_completion, bool quiet) {
 inline void print_timing(const kernel_timer& timer, std::int32_t cycles) {
   double total = 0;
   for (const auto& e : timer.entries()) total += e.seconds;
-  std::printf("\nPer-kernel time (host clock, synchronised after each launch; includes launch latency):\n");
+  std::printf("\nPer-kernel time (host clock, synchronised after each launch; includes launch latency; the\n"
+              "elapsed time and FOM above include these synchronisations, run without --timing for those):\n");
   std::printf("  %-28s %10s %12s %10s %7s\n", "kernel", "launches", "total (ms)", "per step", "share");
   for (const auto& e : timer.entries())
     std::printf("  %-28s %10lld %12.3f %8.1f us %6.1f%%\n", e.name.c_str(), static_cast<long long>(e.launches),
