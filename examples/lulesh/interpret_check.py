@@ -4,8 +4,9 @@ indexing, masks, formulas and launch sequence) on a machine without a GPU.
 
     pip install "numpy<2"    # the interpreter's only extra need (no torch, no GPU)
     python examples/lulesh/interpret_check.py            # s = 5: 72 cycles, e = 7.853665e+03
+                                                         # (ctest example.lulesh.interpret)
     python examples/lulesh/interpret_check.py -s 5 -i 10 --expect-energy 3.245955e+04
-                                                         # 10 cycles (ctest example.lulesh.interpret)
+                                                         # 10 cycles, a quicker look
 
 Every cycle's time and dt are compared with the reference's (reference/progress_s*.txt, lulesh2.0
 -p) as they go; a run to completion is also compared with the published result. Exit status: 0
