@@ -6,6 +6,7 @@
 #include <tritonpack/tritonpack.hpp>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "mesh.hpp"
@@ -83,12 +84,21 @@ struct device_state {
   std::size_t elems() const { return static_cast<std::size_t>(num_elem); }
   std::size_t corners() const { return 8 * static_cast<std::size_t>(corner_stride); }
 
+  // The floating-point fields by name (kernels.py's argument names): what a step reads and writes.
+  using named_field = std::pair<const char*, const tritonpack::device_array<double>*>;
+  std::vector<named_field> fields() const {
+    return {{"x", &x}, {"y", &y}, {"z", &z}, {"xd", &xd}, {"yd", &yd}, {"zd", &zd}, {"xdd", &xdd}, {"ydd", &ydd},
+            {"zdd", &zdd}, {"fx", &fx}, {"fy", &fy}, {"fz", &fz}, {"nodal_mass", &nodal_mass}, {"e", &e}, {"p", &p},
+            {"q", &q}, {"ql", &ql}, {"qq", &qq}, {"v", &v}, {"delv", &delv}, {"volo", &volo}, {"vnew", &vnew},
+            {"vdov", &vdov}, {"arealg", &arealg}, {"ss", &ss}, {"elem_mass", &elem_mass}, {"delv_xi", &delv_xi},
+            {"delv_eta", &delv_eta}, {"delv_zeta", &delv_zeta}, {"delx_xi", &delx_xi}, {"delx_eta", &delx_eta},
+            {"delx_zeta", &delx_zeta}, {"fx_corner", &fx_corner}, {"fy_corner", &fy_corner}, {"fz_corner", &fz_corner},
+            {"partial_courant", &partial_courant}, {"partial_hydro", &partial_hydro}, {"status", &status}};
+  }
+
   std::size_t bytes() const {
     std::size_t total = 0;
-    for (const auto* a : {&x, &y, &z, &xd, &yd, &zd, &xdd, &ydd, &zdd, &fx, &fy, &fz, &nodal_mass, &e, &p, &q, &ql, &qq, &v,
-                          &delv, &volo, &vnew, &vdov, &arealg, &ss, &elem_mass, &delv_xi, &delv_eta, &delv_zeta, &delx_xi,
-                          &delx_eta, &delx_zeta, &fx_corner, &fy_corner, &fz_corner, &partial_courant, &partial_hydro, &status})
-      total += a->bytes();
+    for (const auto& [name, a] : fields()) total += a->bytes();
     for (const auto* a : {&nodelist, &node_elem_start, &node_elem_corner, &lxim, &lxip, &letam, &letap, &lzetam, &lzetap,
                           &elem_bc, &symm_x, &symm_y, &symm_z, &region_elems})
       total += a->bytes();

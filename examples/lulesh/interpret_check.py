@@ -232,6 +232,60 @@ def step(d, m, dt):
     launch("reduce_time_constraints", 1, d["partial_courant"], d["partial_hydro"], m["partials"], d["status"])
 
 
+# Which kernel writes each field (launch order), to name the suspect when a replay differs.
+WRITERS = [("volume_force", ["fx_corner", "fy_corner", "fz_corner"]), ("gather_node_forces", ["fx", "fy", "fz"]),
+           ("acceleration + acceleration_bc", ["xdd", "ydd", "zdd"]),
+           ("position_velocity", ["xd", "yd", "zd", "x", "y", "z"]),
+           ("kinematics_q_gradient", ["vnew", "delv", "arealg", "vdov", "delv_xi", "delv_eta", "delv_zeta",
+                                      "delx_xi", "delx_eta", "delx_zeta"]),
+           ("monotonic_q", ["ql", "qq"]), ("material_eos", ["e", "p", "q", "ss"]), ("update_volume", ["v"]),
+           ("time_constraints", ["partial_courant", "partial_hydro"]), ("reduce_time_constraints", ["status"])]
+
+
+def write_state(d, directory):
+    """The state in the format of the GPU program's --dump-cycle (state_dump.hpp)."""
+    os.makedirs(directory, exist_ok=True)
+    for name, arr in d.items():
+        if arr.a.dtype == np.float64:
+            arr.a.tofile(os.path.join(directory, name + ".f64"))
+
+
+def replay(directory):
+    """Runs the cycle that the GPU program dumped (--dump-cycle) from its `before` state and
+    compares every field the step writes with the GPU's `after` state."""
+    meta = dict(line.split() for line in open(os.path.join(directory, "meta.txt")) if line.strip())
+    s, cycle, dt = int(meta["s"]), int(meta["cycle"]), float(meta["dt"])
+    d, m = build(s)
+    for field in sorted(os.listdir(os.path.join(directory, "before"))):
+        name = field[:-len(".f64")]
+        if name not in d:
+            sys.exit(f"replay: {directory}/before/{field} is not a field of this check (dumped by another version?)")
+        data = np.fromfile(os.path.join(directory, "before", field), np.float64)
+        if data.shape != d[name].a.shape:
+            sys.exit(f"replay: {directory}/before/{field} has {data.size} values, this mesh needs {d[name].a.size}")
+        d[name].a[:] = data
+    step(d, m, dt)
+    print(f"Cycle {cycle} of s = {s} (dt = {dt:.17g}) replayed in the interpreter; GPU vs CPU, in launch order:")
+    print(f"  {'kernel':32} {'field':16} {'max |gpu - cpu|':>16} {'relative':>10}")
+    suspects = []
+    for kernel, names in WRITERS:
+        for name in names:
+            gpu = np.fromfile(os.path.join(directory, "after", name + ".f64"), np.float64)
+            cpu = d[name].a
+            diff = float(np.max(np.abs(gpu - cpu))) if gpu.size else 0.0
+            scale = float(np.max(np.abs(cpu))) if cpu.size else 0.0
+            rel = diff / scale if scale > 0 else diff
+            bad = not (rel <= 1e-12)
+            print(f"  {kernel:32} {name:16} {diff:16.3e} {rel:10.1e}{'  DIFFERS' if bad else ''}")
+            if bad and kernel not in suspects:
+                suspects.append(kernel)
+    if suspects:
+        print(f"Beyond rounding (> 1e-12 relative): first in launch order {suspects[0]} (all: {', '.join(suspects)})")
+        return 1
+    print("All fields agree to rounding (<= 1e-12 relative).")
+    return 0
+
+
 def time_increment(t):
     """time_control.hpp's time_increment (the reference's TimeIncrement)."""
     targetdt = t["stoptime"] - t["time"]
@@ -267,9 +321,15 @@ def main():
     ap.add_argument("-s", type=int, default=5)
     ap.add_argument("-i", type=int, default=10 ** 9, help="stop after this many cycles")
     ap.add_argument("-p", action="store_true", help="print every cycle")
+    ap.add_argument("--replay", metavar="DIR", help="replay the cycle the GPU program dumped (--dump-cycle) and "
+                    "compare its outputs field by field")
+    ap.add_argument("--write-dump", metavar="DIR", help="write the state before and after cycle -i as the GPU "
+                    "program's --dump-cycle does (to test --replay)")
     ap.add_argument("--expect-energy", metavar="E",
                     help="the final origin energy lulesh2.0 prints for the same -s and -i (%%12.6e)")
     args = ap.parse_args()
+    if args.replay:
+        return replay(args.replay)
     d, m = build(args.s)
     t = dict(time=0.0, dt=m["dt0"], stoptime=1.0e-2, cycle=0, dtcourant=1.0e20, dthydro=1.0e20)
     reference_path = os.path.join(HERE, "reference", f"progress_s{args.s}.txt")
@@ -279,7 +339,15 @@ def main():
     t0 = time.time()
     while t["time"] < t["stoptime"] and t["cycle"] < args.i:
         time_increment(t)
+        dump = args.write_dump and t["cycle"] == args.i
+        if dump:
+            os.makedirs(args.write_dump, exist_ok=True)
+            with open(os.path.join(args.write_dump, "meta.txt"), "w") as meta:
+                meta.write(f"s {args.s}\ncycle {t['cycle']}\ndt {t['dt']!r}\n")
+            write_state(d, os.path.join(args.write_dump, "before"))
         step(d, m, t["dt"])
+        if dump:
+            write_state(d, os.path.join(args.write_dump, "after"))
         status = d["status"].a
         if status[2] != 0 or status[3] != 0:
             sys.exit(f"cycle {t['cycle']}: the kernels report {'a volume error' if status[2] else 'q > qstop'}")

@@ -2,7 +2,8 @@
 // domain, with every loop of the time step a Triton kernel (kernels.py) packed by tritonpack.
 //
 //   lulesh [-s size] [-i iterations] [-r regions] [-b balance] [-c cost] [-p] [-q]
-//          [--timing] [--fp-fusion] [--require-gpu]
+//          [--timing] [--fp-fusion] [--require-gpu] [--reference-progress FILE]
+//          [--dump-cycle K [--dump-dir DIR]]
 //
 // The host (this file and the headers beside it) builds the mesh, regions and initial state as
 // the reference does, then runs the reference's time loop: TimeIncrement on the host, the step's
@@ -29,6 +30,7 @@
 #include "progress_check.hpp"
 #include "regions.hpp"
 #include "report.hpp"
+#include "state_dump.hpp"
 #include "time_control.hpp"
 #include "time_step.hpp"
 
@@ -128,8 +130,19 @@ int run(const options& o) {
   const auto start = std::chrono::steady_clock::now();
   while (!t.done(o.its)) {
     time_increment(t);
+    const bool dump = t.cycle == o.dump_cycle;
+    if (dump) {
+      write_dump_meta(o.dump_dir, o.nx, t.cycle, t.deltatime);
+      write_fields(d, std::filesystem::path(o.dump_dir) / "before");
+    }
     step.advance(t.deltatime);
     const step_status s = step.read_status();
+    if (dump) {
+      write_fields(d, std::filesystem::path(o.dump_dir) / "after");
+      if (!o.quiet)
+        std::printf("State before and after cycle %d written to %s (compare with the CPU: python "
+                    "examples/lulesh/interpret_check.py --replay %s)\n", t.cycle, o.dump_dir.c_str(), o.dump_dir.c_str());
+    }
     if (s.volume_error) {
       std::fprintf(stderr, "error: an element's volume became zero or negative in cycle %d (the reference stops "
                            "with VolumeError here)\n", t.cycle);

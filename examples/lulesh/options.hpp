@@ -26,6 +26,8 @@ struct options {
   bool require_gpu = false;    // --require-gpu: no GPU is an error, not an explanation
   bool iterations_given = false;
   std::string reference_progress;  // --reference-progress FILE: lulesh2.0 -p output to compare with
+  std::int32_t dump_cycle = 0;     // --dump-cycle K: write the state before and after cycle K ...
+  std::string dump_dir = "lulesh-dump";  // --dump-dir DIR: ... here
 };
 
 inline const char* usage_text() {
@@ -44,7 +46,9 @@ inline const char* usage_text() {
          " --fp-fusion     : run the heavy kernels compiled with FMA contraction\n"
          " --require-gpu   : fail (exit 1) when no GPU can be used, instead of explaining why\n"
          " --reference-progress <file> : compare time and dt of every cycle with lulesh2.0 -p output\n"
-         "                   (default for -s 5, 10, 30, 45: the copy in the source tree, if present)\n";
+         "                   (default for -s 5, 10, 30, 45: the copy in the source tree, if present)\n"
+         " --dump-cycle <k> : write the GPU state before and after cycle k to --dump-dir (default\n"
+         "                   lulesh-dump), for interpret_check.py --replay to compare field by field\n";
 }
 
 // Thrown for a command line that cannot be run; the message says what to change.
@@ -80,6 +84,12 @@ inline options parse_options(int argc, char** argv) {
     else if (std::strcmp(a, "--timing") == 0) o.timing = true;
     else if (std::strcmp(a, "--fp-fusion") == 0) o.fp_fusion = true;
     else if (std::strcmp(a, "--require-gpu") == 0) o.require_gpu = true;
+    else if (std::strcmp(a, "--dump-cycle") == 0) o.dump_cycle = parse_int(a, next, 1), ++i;
+    else if (std::strcmp(a, "--dump-dir") == 0) {
+      if (next == nullptr) throw usage_error("missing directory argument to --dump-dir");
+      o.dump_dir = next;
+      ++i;
+    }
     else if (std::strcmp(a, "--reference-progress") == 0) {
       if (next == nullptr) throw usage_error("missing file argument to --reference-progress");
       o.reference_progress = next;
