@@ -1,0 +1,182 @@
+// mesh.hpp — the Sedov problem's mesh for one domain: a cube of s^3 hexahedra on [0, 1.125]^3,
+// its connectivity in the layout the kernels read, and its boundary conditions.
+//
+// Numbering (the reference's): node (col, row, plane) is col + (s+1) (row + (s+1) plane), element
+// (col, row, plane) is col + s (row + s plane); corner 0-3 of an element are its lower face
+// (z = plane) counter-clockwise from (col, row), corners 4-7 the upper face above them. The
+// symmetry planes are x = 0, y = 0, z = 0; the other three faces are free surfaces.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace lulesh {
+
+// Boundary condition bits of an element's faces (the reference's lulesh.h): per face a symmetry
+// plane, a free surface or a neighbouring domain (the last never in one domain). kernels.py has
+// the same values.
+enum elem_bc_bits : std::int32_t {
+  XI_M_SYMM = 0x00001, XI_M_FREE = 0x00002, XI_M_COMM = 0x00004,
+  XI_P_SYMM = 0x00008, XI_P_FREE = 0x00010, XI_P_COMM = 0x00020,
+  ETA_M_SYMM = 0x00040, ETA_M_FREE = 0x00080, ETA_M_COMM = 0x00100,
+  ETA_P_SYMM = 0x00200, ETA_P_FREE = 0x00400, ETA_P_COMM = 0x00800,
+  ZETA_M_SYMM = 0x01000, ZETA_M_FREE = 0x02000, ZETA_M_COMM = 0x04000,
+  ZETA_P_SYMM = 0x08000, ZETA_P_FREE = 0x10000, ZETA_P_COMM = 0x20000,
+};
+
+// Corner-major arrays (nodelist, corner forces) give each corner a row of corner_stride entries:
+// the element count rounded up to 32, so that every row starts 128-byte aligned.
+inline std::int32_t corner_stride_for(std::int32_t num_elem) { return (num_elem + 31) / 32 * 32; }
+
+struct mesh {
+  std::int32_t edge_elems = 0;  // s
+  std::int32_t edge_nodes = 0;  // s + 1
+  std::int32_t num_elem = 0;
+  std::int32_t num_node = 0;
+  std::int32_t corner_stride = 0;
+
+  std::vector<double> x, y, z;  // node coordinates
+
+  // nodelist[c * corner_stride + i]: node of corner c of element i (padding entries are 0)
+  std::vector<std::int32_t> nodelist;
+  std::int32_t node_of(std::int32_t elem, int corner) const {
+    return nodelist[static_cast<std::size_t>(corner) * static_cast<std::size_t>(corner_stride) + static_cast<std::size_t>(elem)];
+  }
+
+  // Node -> element corners (CSR): the corners of node n are node_elem_corner[node_elem_start[n]
+  // .. node_elem_start[n + 1]), each a corner-major slot c * corner_stride + i, by increasing i.
+  std::vector<std::int32_t> node_elem_start;
+  std::vector<std::int32_t> node_elem_corner;
+
+  // Face neighbours (an element on a domain face is its own neighbour there), as the reference.
+  std::vector<std::int32_t> lxim, lxip, letam, letap, lzetam, lzetap;
+  std::vector<std::int32_t> elem_bc;  // elem_bc_bits per element
+
+  // Nodes on the symmetry planes x = 0, y = 0, z = 0 ((s+1)^2 each).
+  std::vector<std::int32_t> symm_x, symm_y, symm_z;
+};
+
+// The largest mesh whose indices (8 corner slots per element) fit the kernels' 32-bit arithmetic.
+constexpr std::int32_t max_edge_elems = 640;
+
+inline void build_coordinates(mesh& m) {
+  const std::size_t n = static_cast<std::size_t>(m.num_node);
+  m.x.resize(n);
+  m.y.resize(n);
+  m.z.resize(n);
+  // Each coordinate from its index (not by accumulating a spacing), as the reference: 1.125 i / s.
+  std::size_t node = 0;
+  for (std::int32_t plane = 0; plane < m.edge_nodes; ++plane)
+    for (std::int32_t row = 0; row < m.edge_nodes; ++row)
+      for (std::int32_t col = 0; col < m.edge_nodes; ++col, ++node) {
+        m.x[node] = 1.125 * double(col) / double(m.edge_elems);
+        m.y[node] = 1.125 * double(row) / double(m.edge_elems);
+        m.z[node] = 1.125 * double(plane) / double(m.edge_elems);
+      }
+}
+
+inline void build_nodelist(mesh& m) {
+  m.nodelist.assign(8 * static_cast<std::size_t>(m.corner_stride), 0);
+  const std::int32_t row_step = m.edge_nodes, plane_step = m.edge_nodes * m.edge_nodes;
+  for (std::int32_t plane = 0; plane < m.edge_elems; ++plane)
+    for (std::int32_t row = 0; row < m.edge_elems; ++row)
+      for (std::int32_t col = 0; col < m.edge_elems; ++col) {
+        const std::int32_t elem = col + m.edge_elems * (row + m.edge_elems * plane);
+        const std::int32_t base = col + row_step * row + plane_step * plane;  // corner 0
+        const std::array<std::int32_t, 8> corners = {
+            base, base + 1, base + row_step + 1, base + row_step,
+            base + plane_step, base + plane_step + 1, base + plane_step + row_step + 1, base + plane_step + row_step};
+        for (int c = 0; c < 8; ++c)
+          m.nodelist[static_cast<std::size_t>(c) * static_cast<std::size_t>(m.corner_stride) + static_cast<std::size_t>(elem)] = corners[static_cast<std::size_t>(c)];
+      }
+}
+
+inline void build_node_elem_csr(mesh& m) {
+  m.node_elem_start.assign(static_cast<std::size_t>(m.num_node) + 1, 0);
+  for (std::int32_t i = 0; i < m.num_elem; ++i)
+    for (int c = 0; c < 8; ++c) ++m.node_elem_start[static_cast<std::size_t>(m.node_of(i, c)) + 1];
+  for (std::int32_t n = 0; n < m.num_node; ++n) m.node_elem_start[n + 1] += m.node_elem_start[n];
+  m.node_elem_corner.resize(static_cast<std::size_t>(m.node_elem_start.back()));
+  std::vector<std::int32_t> fill(m.node_elem_start.begin(), m.node_elem_start.end() - 1);
+  for (std::int32_t i = 0; i < m.num_elem; ++i)  // increasing i: the order the forces are added in
+    for (int c = 0; c < 8; ++c)
+      m.node_elem_corner[static_cast<std::size_t>(fill[static_cast<std::size_t>(m.node_of(i, c))]++)] = c * m.corner_stride + i;
+}
+
+inline void build_neighbours(mesh& m) {
+  const std::int32_t s = m.edge_elems, n = m.num_elem;
+  const std::size_t count = static_cast<std::size_t>(n);
+  m.lxim.resize(count);
+  m.lxip.resize(count);
+  m.letam.resize(count);
+  m.letap.resize(count);
+  m.lzetam.resize(count);
+  m.lzetap.resize(count);
+  // The reference steps through the elements linearly (so lxim of an element at x = 0 is the
+  // previous row's last element); at the domain's faces the element is its own neighbour. The
+  // kernels only follow a neighbour across an interior face (elem_bc says which).
+  for (std::int32_t i = 0; i < n; ++i) {
+    m.lxim[i] = i == 0 ? 0 : i - 1;
+    m.lxip[i] = i == n - 1 ? n - 1 : i + 1;
+    m.letam[i] = i < s ? i : i - s;
+    m.letap[i] = i >= n - s ? i : i + s;
+    m.lzetam[i] = i < s * s ? i : i - s * s;
+    m.lzetap[i] = i >= n - s * s ? i : i + s * s;
+  }
+}
+
+inline void build_boundary_conditions(mesh& m) {
+  const std::int32_t s = m.edge_elems;
+  m.elem_bc.assign(static_cast<std::size_t>(m.num_elem), 0);
+  auto elem = [s](std::int32_t col, std::int32_t row, std::int32_t plane) { return col + s * (row + s * plane); };
+  for (std::int32_t a = 0; a < s; ++a)
+    for (std::int32_t b = 0; b < s; ++b) {
+      m.elem_bc[elem(0, a, b)] |= XI_M_SYMM;
+      m.elem_bc[elem(s - 1, a, b)] |= XI_P_FREE;
+      m.elem_bc[elem(a, 0, b)] |= ETA_M_SYMM;
+      m.elem_bc[elem(a, s - 1, b)] |= ETA_P_FREE;
+      m.elem_bc[elem(a, b, 0)] |= ZETA_M_SYMM;
+      m.elem_bc[elem(a, b, s - 1)] |= ZETA_P_FREE;
+    }
+}
+
+inline void build_symmetry_planes(mesh& m) {
+  const std::int32_t e = m.edge_nodes;
+  const std::size_t count = static_cast<std::size_t>(e) * static_cast<std::size_t>(e);
+  m.symm_x.resize(count);
+  m.symm_y.resize(count);
+  m.symm_z.resize(count);
+  // Listed as the reference lists them (outer index first); the order does not matter to a kernel
+  // that only zeroes.
+  std::size_t k = 0;
+  for (std::int32_t outer = 0; outer < e; ++outer)
+    for (std::int32_t inner = 0; inner < e; ++inner, ++k) {
+      m.symm_x[k] = e * (inner + e * outer);  // col 0: x = 0
+      m.symm_y[k] = inner + e * e * outer;    // row 0: y = 0
+      m.symm_z[k] = inner + e * outer;        // plane 0: z = 0
+    }
+}
+
+inline mesh make_mesh(std::int32_t edge_elems) {
+  if (edge_elems < 1 || edge_elems > max_edge_elems)
+    throw std::invalid_argument("the mesh size (-s) must be between 1 and " + std::to_string(max_edge_elems) + ", got " +
+                                std::to_string(edge_elems));
+  mesh m;
+  m.edge_elems = edge_elems;
+  m.edge_nodes = edge_elems + 1;
+  m.num_elem = edge_elems * edge_elems * edge_elems;
+  m.num_node = m.edge_nodes * m.edge_nodes * m.edge_nodes;
+  m.corner_stride = corner_stride_for(m.num_elem);
+  build_coordinates(m);
+  build_nodelist(m);
+  build_node_elem_csr(m);
+  build_neighbours(m);
+  build_boundary_conditions(m);
+  build_symmetry_planes(m);
+  return m;
+}
+
+}  // namespace lulesh

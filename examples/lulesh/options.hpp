@@ -1,0 +1,105 @@
+// options.hpp — the command line: the reference's options (-s -i -r -b -c -p -q -h) and this
+// example's own (--timing, --fp-fusion, --require-gpu).
+#pragma once
+
+#include <cerrno>
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace lulesh {
+
+struct options {
+  std::int32_t its = 9999999;  // -i: at most this many cycles (default: run to completion)
+  std::int32_t nx = 30;        // -s: elements along a side
+  std::int32_t num_reg = 11;   // -r: regions
+  std::int32_t balance = 1;    // -b: region weights grow as (region number)^balance
+  std::int32_t cost = 1;       // -c: extra EOS evaluations of the expensive regions
+  bool show_progress = false;  // -p
+  bool quiet = false;          // -q
+  bool help = false;           // -h
+  bool timing = false;         // --timing: per-kernel times (synchronises after every launch)
+  bool fp_fusion = false;      // --fp-fusion: the FMA-contracted builds of the heavy kernels
+  bool require_gpu = false;    // --require-gpu: no GPU is an error, not an explanation
+  bool iterations_given = false;
+  std::string reference_progress;  // --reference-progress FILE: lulesh2.0 -p output to compare with
+  std::int32_t dump_cycle = 0;     // --dump-cycle K: write the state before and after cycle K ...
+  std::string dump_dir = "lulesh-dump";  // --dump-dir DIR: ... here
+};
+
+inline const char* usage_text() {
+  return "Usage: lulesh [opts]\n"
+         " where [opts] is one or more of:\n"
+         " -q              : quiet mode - suppress all stdout\n"
+         " -i <iterations> : number of cycles to run\n"
+         " -s <size>       : length of cube mesh along side\n"
+         " -r <numregions> : Number of distinct regions (def: 11)\n"
+         " -b <balance>    : Load balance between regions of a domain (def: 1)\n"
+         " -c <cost>       : Extra cost of more expensive regions (def: 1)\n"
+         " -p              : Print out progress\n"
+         " -h              : This message\n"
+         " and this GPU port's own:\n"
+         " --timing        : time every kernel (host clock, one synchronisation per launch)\n"
+         " --fp-fusion     : run the heavy kernels compiled with FMA contraction\n"
+         " --require-gpu   : fail (exit 1) when no GPU can be used, instead of explaining why\n"
+         " --reference-progress <file> : compare time and dt of every cycle with lulesh2.0 -p output\n"
+         "                   (default for -s 5, 10, 30, 45: the copy in the source tree, if present)\n"
+         " --dump-cycle <k> : write the GPU state before and after cycle k to --dump-dir (default\n"
+         "                   lulesh-dump), for interpret_check.py --replay to compare field by field\n";
+}
+
+// Thrown for a command line that cannot be run; the message says what to change.
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+inline std::int32_t parse_int(const char* option, const char* text, std::int32_t min_value) {
+  if (text == nullptr) throw usage_error(std::string("missing integer argument to ") + option);
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || errno == ERANGE || value > INT32_MAX || value < INT32_MIN)
+    throw usage_error(std::string(option) + " needs an integer, got `" + text + "`");
+  if (value < min_value)
+    throw usage_error(std::string(option) + " must be at least " + std::to_string(min_value) + ", got " + text);
+  return static_cast<std::int32_t>(value);
+}
+
+inline options parse_options(int argc, char** argv) {
+  options o;
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    const char* next = i + 1 < argc ? argv[i + 1] : nullptr;
+    if (std::strcmp(a, "-i") == 0) o.its = parse_int(a, next, 0), o.iterations_given = true, ++i;
+    else if (std::strcmp(a, "-s") == 0) o.nx = parse_int(a, next, 1), ++i;
+    else if (std::strcmp(a, "-r") == 0) o.num_reg = parse_int(a, next, 1), ++i;
+    else if (std::strcmp(a, "-b") == 0) o.balance = parse_int(a, next, 0), ++i;
+    else if (std::strcmp(a, "-c") == 0) o.cost = parse_int(a, next, 0), ++i;
+    else if (std::strcmp(a, "-p") == 0) o.show_progress = true;
+    else if (std::strcmp(a, "-q") == 0) o.quiet = true;
+    else if (std::strcmp(a, "-h") == 0 || std::strcmp(a, "--help") == 0) o.help = true;
+    else if (std::strcmp(a, "--timing") == 0) o.timing = true;
+    else if (std::strcmp(a, "--fp-fusion") == 0) o.fp_fusion = true;
+    else if (std::strcmp(a, "--require-gpu") == 0) o.require_gpu = true;
+    else if (std::strcmp(a, "--dump-cycle") == 0) o.dump_cycle = parse_int(a, next, 1), ++i;
+    else if (std::strcmp(a, "--dump-dir") == 0) {
+      if (next == nullptr) throw usage_error("missing directory argument to --dump-dir");
+      o.dump_dir = next;
+      ++i;
+    }
+    else if (std::strcmp(a, "--reference-progress") == 0) {
+      if (next == nullptr) throw usage_error("missing file argument to --reference-progress");
+      o.reference_progress = next;
+      ++i;
+    }
+    else if (std::strcmp(a, "-f") == 0 || std::strcmp(a, "-v") == 0)
+      throw usage_error(std::string(a) + " (visualisation files) is not supported by this port");
+    else throw usage_error(std::string("unknown command line argument: ") + a);
+  }
+  return o;
+}
+
+}  // namespace lulesh
