@@ -31,7 +31,7 @@ run_step configure configure.log cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_B
   -DTRITONPACK_PYTHON="$PY" -DTRITONPACK_FUZZ=OFF
 # GPU_CHECK_QUICK=1 builds only what the GPU steps run and skips the CPU suite (for a short lease).
 if [ -n "${GPU_CHECK_QUICK:-}" ]; then
-  run_step build build.log cmake --build "$BUILD" -j "$(nproc)" --target tritonpack_gpu_tests quickstart \
+  run_step build build.log cmake --build "$BUILD" -j "$(nproc)" --target tritonpack_gpu_tests quickstart lulesh \
     tritonpack_bench_launch tritonpack_first_launch tritonpack_first_launch_stored
 else
   run_step build build.log cmake --build "$BUILD" -j "$(nproc)"
@@ -40,12 +40,24 @@ run_step "ctest -L gpu" ctest_gpu.log bash -c "cd '$BUILD' && ctest -L gpu --out
 [ -z "${GPU_CHECK_QUICK:-}" ] && run_step "ctest cpu" ctest_cpu.log bash -c "cd '$BUILD' && ctest -LE 'gpu|fuzz|package' -j $(nproc) --output-on-failure --timeout 600"
 QS=$(find "$BUILD" -type f -name quickstart -perm -u+x | head -1)
 if [ -n "$QS" ]; then run_step quickstart quickstart.log "$QS"; else row quickstart FAILED "binary not built"; FAILED=1; fi
+# LULESH (examples/lulesh): the reference's published verification at several sizes, the PTX path,
+# and a per-kernel timing table; LULESH_SIZES overrides the sizes run to completion.
+LU=$(find "$BUILD" -type f -name lulesh -perm -u+x | head -1)
+if [ -n "$LU" ]; then
+  for s in ${LULESH_SIZES:-5 10 30 45}; do run_step "lulesh -s $s" "lulesh_s$s.log" "$LU" -s "$s" --require-gpu; done
+  run_step "lulesh -s 10 (PTX JIT)" lulesh_s10_ir.log env TRITONPACK_FORCE_IR=1 "$LU" -s 10 --require-gpu
+  run_step "lulesh -s 90 -i 100 timing" lulesh_s90_timing.log "$LU" -s 90 -i 100 --timing --require-gpu
+else
+  row lulesh FAILED "binary not built"; FAILED=1
+fi
 run_step "pytest gpu launch" pytest_gpu.log env PYTHONPATH="$ROOT/generator/python" \
   "$PY" -m pytest -q -p no:cacheprovider "$ROOT/tests/python/test_gpu_launch.py"
 run_step "launch bench" bench_launch.log "$PY" "$ROOT/bench/launch/run.py" --build "$BUILD" --runs "${BENCH_RUNS:-21}" --out "$LOGS/RESULTS_launch.md"
 
 echo; echo "=== GPU test counts ==="; grep -E 'tests passed|Total Test' "$LOGS/ctest_gpu.log" "$LOGS/ctest_cpu.log"
 echo; echo "=== quickstart ==="; cat "$LOGS/quickstart.log" 2>/dev/null | tail -30
+echo; echo "=== lulesh ==="; for f in "$LOGS"/lulesh_*.log; do echo "--- $(basename "$f")"; grep -E -i 'Run completed|Problem size|Iteration count|Final Origin|MaxAbsDiff|MaxRelDiff|TotalAbsDiff|Elapsed|FOM|VERIFICATION|PASS|FAIL|Trajectory|error' "$f" | head -20; done
+echo; echo "=== lulesh timing (s=90) ==="; tail -30 "$LOGS/lulesh_s90_timing.log" 2>/dev/null
 echo; echo "=== launch benchmarks ==="; cat "$LOGS/RESULTS_launch.md" 2>/dev/null | sed -n '/^| measure/,/^$/p'
 echo; echo "=== summary ==="; printf '%s\n' "${ROWS[@]}"
 exit $FAILED
