@@ -61,15 +61,16 @@ tp_make_venv() {
   local py want
   want="${TRITONPACK_TRITON#triton==}"
   if [ -x "$TRITONPACK_VENV/bin/python" ] &&
-     "$TRITONPACK_VENV/bin/python" -c "import triton, pytest, wheel, sys; sys.exit(triton.__version__ != '$want')" 2>/dev/null; then
+     "$TRITONPACK_VENV/bin/python" -c "import triton, pytest, wheel, numpy, sys; sys.exit(triton.__version__ != '$want')" 2>/dev/null; then
     tp_log "Python: $TRITONPACK_VENV (triton $want, ready)"
   else
     py="$(tp_python_for_venv)" || return 1
     tp_log "Python: creating $TRITONPACK_VENV with $TRITONPACK_TRITON (about 1 GB unpacked)"
     "$py" -m venv "$TRITONPACK_VENV" || return 1
-    # wheel: tests/python/test_venv.py builds the front end's wheel offline in a Triton-only venv
+    # wheel: tests/python/test_venv.py builds the front end's wheel offline in a Triton-only venv;
+    # numpy < 2: Triton 3.6's interpreter, which runs the LULESH kernels on the CPU in a test
     "$TRITONPACK_VENV/bin/python" -m pip install -q --disable-pip-version-check \
-        "$TRITONPACK_TRITON" pytest wheel "tomli; python_version < '3.11'" </dev/null || return 1
+        "$TRITONPACK_TRITON" pytest wheel "numpy<2" "tomli; python_version < '3.11'" </dev/null || return 1
   fi
   TRITONPACK_PYTHON="$TRITONPACK_VENV/bin/python"
   export TRITONPACK_PYTHON
