@@ -151,3 +151,18 @@ def test_cmake_refuses_a_bad_name_at_configure_time(kdir, spec_name, override, f
     assert r.returncode == 1 and r.stdout == "", r
     for f in fragments:
         assert f in r.stderr, r.stderr
+
+
+def test_build_refuses_a_bad_name_before_compiling(tmp_path, capsys):
+    """tritonpack-build --name is checked by the same rule before anything compiles (exit 2)."""
+    from tritonpack_compile import cli
+    spec = tmp_path / "k.toml"
+    spec.write_text('name = "k"\ntargets = ["sm_80"]\n[[kernel]]\nsource = "missing.py:f"\nsignatures = ["i32"]\n')
+    packer = tmp_path / "tritonpack"
+    packer.write_text("#!/bin/sh\nexit 0\n")
+    packer.chmod(0o755)
+    rc = cli.build_main([str(spec), "-o", str(tmp_path / "out"), "--name", "main", "--packer", str(packer)])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "--name: the library name 'main' is reserved" in err and "--name main_kernels" in err
+    assert not (tmp_path / "out" / "artifacts").exists()

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import GENERATOR
+from . import GENERATOR, names
 from .errors import TritonpackError
 from .fileio import check_output_dir, check_output_file, describe_os_error
 from .interrupt import Interrupted
@@ -145,6 +145,9 @@ def build_main(argv=None) -> int:
     def run():
         import json
         packer = find_packer(ns.packer)  # before compiling: fail fast
+        if ns.name is not None and names.problem(ns.name):  # the packer's rule, checked before compiling
+            raise TritonpackError(f"--name: the library name {names.problem(ns.name)}; pass e.g. "
+                                  f"--name {names.suggestion(ns.name, 'library')}")
         out = Path(ns.output)
         rc = _run_compile(ns, out / "artifacts")
         if rc:
