@@ -13,6 +13,8 @@
 #   meson      configure + build + `meson test` with Meson, then a user's project that uses
 #              tritonpack as a Meson subproject (tests/package/meson_subproject)
 #   sanitize   the container / CLI / run-time tests again under ASan + UBSan (TRITONPACK_SANITIZE)
+#   tsan       the run-time tests (64 threads racing first launches, on one and on four devices)
+#              under ThreadSanitizer (TRITONPACK_SANITIZE=thread), the fake driver instrumented too
 #   fuzz       the libFuzzer targets (clang, TRITONPACK_FUZZ) for a short while each
 #
 # Environment: BUILD_ROOT (default <repo>/build-ci), JOBS (default: nproc), FUZZ_SECONDS (default
@@ -24,7 +26,7 @@ cd "$TP_ROOT"
 : "${BUILD_ROOT:=$TP_ROOT/build-ci}"
 : "${JOBS:=$(nproc)}"
 : "${FUZZ_SECONDS:=60}"
-: "${TP_STEPS:=cmake ctest pytest meson sanitize fuzz}"
+: "${TP_STEPS:=cmake ctest pytest meson sanitize tsan fuzz}"
 export CMAKE_BUILD_PARALLEL_LEVEL="$JOBS"
 export CTEST_PARALLEL_LEVEL="$JOBS"
 export PYTHONDONTWRITEBYTECODE=1
@@ -118,6 +120,19 @@ do_sanitize() {
      ctest -L cpu --output-on-failure --timeout 900 -j "$JOBS")
 }
 
+do_tsan() {
+  # Only the run-time tests and the test-double driver they dlopen (both instrumented: TSan sees
+  # only instrumented accesses). RelWithDebInfo: TSan at -O0 is several times slower, for nothing.
+  local dir="$BUILD_ROOT/tsan"
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRITONPACK_SANITIZE=thread \
+        -DTRITONPACK_BUILD_BENCH=OFF -DTRITONPACK_BUILD_EXAMPLES=OFF -DTRITONPACK_PACKAGE_TESTS=OFF \
+        -DTRITONPACK_BUILD_GPU_TESTS=OFF -DTRITONPACK_INSTALL=OFF -DTRITONPACK_PYTHON="$TRITONPACK_PYTHON" &&
+  cmake --build "$dir" -j "$JOBS" --target tritonpack_runtime_tests tritonpack_fake_cuda &&
+  # Any report fails the step (TSan's exit code 66); the first one stops the run.
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}" \
+    "$dir/tests/runtime/tritonpack_runtime_tests"
+}
+
 do_fuzz() {
   # fuzz/CMakeLists.txt registers each libFuzzer target as a ctest (label fuzz) that runs for
   # TRITONPACK_FUZZ_SECONDS from a seed corpus; libFuzzer's own statistics are printed here.
@@ -150,6 +165,7 @@ if want meson; then
   if [ -f meson.build ]; then step meson do_meson; else skip meson "no meson.build yet"; fi
 fi
 want sanitize && step sanitize do_sanitize
+want tsan && step tsan do_tsan
 if want fuzz; then
   if [ -f fuzz/CMakeLists.txt ]; then step fuzz do_fuzz; else skip fuzz "no fuzz/ targets yet"; fi
 fi

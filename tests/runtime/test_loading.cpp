@@ -1,6 +1,6 @@
 // Loading through the test double: which image each device gets (cubin, lower-minor cubin, PTX
-// JIT), the no-image and PTX-too-new errors, force_ir, 64 threads racing the first launch, two
-// devices, preload and unload, ABI and limit checks at load time.
+// JIT), the no-image and PTX-too-new errors, force_ir, 64 threads racing the first launch (on one
+// device and on four), two devices, preload and unload, ABI and limit checks at load time.
 #include <doctest/doctest.h>
 
 #include <unistd.h>
@@ -167,6 +167,55 @@ TEST_CASE("64 threads racing the first launch load the module once") {
   CHECK(f.calls("cuDevicePrimaryCtxRetain") == 1);
   CHECK(f.launches().size() == 64);
   CHECK(f.live_modules() == 1);
+}
+
+TEST_CASE("64 threads on four devices racing the first launch: one module per device, each its image") {
+  // The 64-thread race across several contexts at once (this is what the CI's TSan step runs for
+  // data races): each device's slot is created, its image chosen and loaded (sm_120's by PTX JIT,
+  // through the JIT cache) while other threads do the same on the other devices.
+  auto& f = tptest::setup("sm_90,sm_80,sm_120,sm_86");
+  const auto& bytes = tptest::fixture_container();
+  library lib(bytes.data(), bytes.size());
+  constexpr int kThreads = 64, kDevices = 4;
+  struct expected {
+    const char* arch;
+    image_kind kind;
+  } const want[kDevices] = {{"sm_90a", image_kind::cubin},
+                            {"sm_80", image_kind::cubin},
+                            {"sm_80", image_kind::ptx},
+                            {"sm_80", image_kind::cubin}};
+  std::atomic<int> ready{0};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> ts;
+  for (int i = 0; i < kThreads; ++i) {
+    ts.emplace_back([&, i] {
+      const int device = i % kDevices;
+      tptest::set_device(device);
+      ready.fetch_add(1);
+      while (ready.load() < kThreads) std::this_thread::yield();
+      try {
+        launch_vector_add(lib);
+        const image_info& im = lib.get("vector_add").loaded_image(0);
+        if (im.arch != want[device].arch || im.kind != want[device].kind) failures.fetch_add(1);
+      } catch (...) {
+        failures.fetch_add(1);
+      }
+    });
+  }
+  for (auto& t : ts) t.join();
+  CHECK(failures.load() == 0);
+  CHECK(f.calls("cuModuleLoadData") == kDevices);
+  CHECK(f.calls("cuModuleGetFunction") == kDevices);
+  CHECK(f.live_modules() == kDevices);
+  auto ls = f.launches();
+  REQUIRE(ls.size() == kThreads);
+  int per_device[kDevices] = {};
+  for (const auto& l : ls) {
+    REQUIRE(l.device >= 0);
+    REQUIRE(l.device < kDevices);
+    ++per_device[l.device];
+  }
+  for (int d = 0; d < kDevices; ++d) CHECK(per_device[d] == kThreads / kDevices);
 }
 
 TEST_CASE("two devices: per-device state, each with its own image") {
