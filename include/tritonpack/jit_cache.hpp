@@ -1,13 +1,21 @@
 // tritonpack/jit_cache.hpp — the on-disk cache of JIT-compiled IR (PTX → cubin), per user.
 //
 // Key: image checksum (XXH64 of the IR bytes) + device arch + driver version, so a driver upgrade
-// or another GPU never reuses a stale binary. One file per key:
-//   <dir>/v1-<checksum hex>-<arch>-<driver>.bin
-//   = "TPJIT001" | u64 payload size | u64 XXH64(payload) | payload (the cubin)
+// or another GPU never reuses a stale binary. One file per key, named after the key:
+//   <dir>/v2-<checksum hex>-<arch>-<driver>.bin
+//   = "TPJIT002" | u64 XXH64(file name) | u64 payload size | u64 XXH64(payload) | payload (the cubin)
+// The file name in the header ties the content to its key: a file copied or renamed under another
+// key's name is refused rather than loaded as another kernel.
 // Writes go to a unique temporary file in the same directory and are renamed into place: rename
 // is atomic on POSIX, so a reader sees the old file, the new file, or none — never a partial one —
 // and any number of processes may compile the same key at once (the last rename wins; both wrote
-// identical bytes). A file whose header or checksum does not verify is ignored and rewritten.
+// identical bytes).
+// A read refuses (and the caller compiles again, rewriting the entry) a file that is not intact
+// (truncated, bad magic, other key, checksum mismatch), and a file another user could have put
+// there: not a regular file (a symbolic link), owned by another user, writable by group or others,
+// or in a directory that others may write to without the sticky bit (they could rename their file
+// over ours). The checks use fstat on the opened descriptors, not the path, so the file checked is
+// the file read. Under TRITONPACK_LOG=1 each refusal is logged with the file and the reason.
 //
 // Directory: $TRITONPACK_CACHE_DIR, else $XDG_CACHE_HOME/tritonpack, else $HOME/.cache/tritonpack.
 // TRITONPACK_CACHE=0 disables it. Failure to read or write the cache never fails a launch: the
@@ -33,13 +41,14 @@
 #include "tritonpack/byte_io.hpp"
 #include "tritonpack/checksum.hpp"
 #include "tritonpack/env.hpp"
+#include "tritonpack/log.hpp"
 #include "tritonpack/os_error.hpp"
 
 namespace tritonpack {
 namespace jit_cache {
 
-constexpr char magic[8] = {'T', 'P', 'J', 'I', 'T', '0', '0', '1'};
-constexpr std::size_t header_size = 24;
+constexpr char magic[8] = {'T', 'P', 'J', 'I', 'T', '0', '0', '2'};
+constexpr std::size_t header_size = 32;
 
 // The cache directory, or nullopt when disabled or no location can be derived.
 inline std::optional<std::string> directory() {
@@ -60,7 +69,7 @@ inline std::string file_name(std::uint64_t checksum, const std::string& arch, st
   std::string a = arch;
   for (char& c : a)
     if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) c = '_';
-  return std::string("v1-") + hex + "-" + a + "-" + std::to_string(driver_version) + ".bin";
+  return std::string("v2-") + hex + "-" + a + "-" + std::to_string(driver_version) + ".bin";
 }
 
 // mkdir -p with 0700 (the cache holds per-user compiled code). True when the directory exists;
@@ -86,29 +95,126 @@ inline std::string write_failure(const std::string& what, const std::string& pat
          "; set TRITONPACK_CACHE_DIR to a directory you may write to, or TRITONPACK_CACHE=0 to not cache";
 }
 
-// The payload stored under `path`, or nullopt if absent or not intact.
-inline std::optional<std::vector<std::uint8_t>> read(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
+// The XXH64 of a path's last component: the key an entry's header must name.
+inline std::uint64_t key_of(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  return xxh64(name.data(), name.size());
+}
+
+namespace detail {
+inline std::string octal_mode(mode_t m) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(m & 07777));
+  return buf;
+}
+
+// Closes a descriptor on every return path.
+struct fd_guard {
+  int fd;
+  ~fd_guard() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// Why the directory holding the entries cannot be trusted, or "" when it can.
+inline std::string untrusted_directory(const std::string& dir, const struct stat& st) {
+  if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))
+    return "its directory " + dir + " is writable by others without the sticky bit (mode " + octal_mode(st.st_mode) +
+           "), so another user could replace the file; chmod o-w or +t " + dir + ", or set TRITONPACK_CACHE_DIR";
+  return "";
+}
+
+// Why the opened file cannot be trusted, or "" when it can.
+inline std::string untrusted_file(const struct stat& st) {
+  if (!S_ISREG(st.st_mode)) return "not a regular file";
+  if (st.st_uid != ::geteuid())
+    return "owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " + std::to_string(::geteuid()) + ")";
+  if (st.st_mode & (S_IWGRP | S_IWOTH))
+    return "writable by " + std::string(st.st_mode & S_IWOTH ? "others" : "its group") + " (mode " + octal_mode(st.st_mode) + ")";
+  return "";
+}
+}  // namespace detail
+
+// The payload stored under `path`, or nullopt. `why` is "" when the file is absent, otherwise why
+// it was refused (for the log): unreadable, untrusted, or not intact.
+inline std::optional<std::vector<std::uint8_t>> inspect(const std::string& path, std::string& why) {
+  why.clear();
+  const std::size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  detail::fd_guard dfd{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+  if (dfd.fd < 0) {
+    if (errno != ENOENT) why = "cannot open its directory: " + os_error::reason(errno);
+    return std::nullopt;
+  }
+  struct stat st;
+  if (::fstat(dfd.fd, &st) != 0) {
+    why = "cannot stat its directory: " + os_error::reason(errno);
+    return std::nullopt;
+  }
+  why = detail::untrusted_directory(dir, st);
+  if (!why.empty()) return std::nullopt;
+  // O_NOFOLLOW: a symbolic link is refused (ELOOP) rather than followed to a file someone else chose.
+  detail::fd_guard fd{::openat(dfd.fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)};
+  if (fd.fd < 0) {
+    if (errno == ELOOP) why = "a symbolic link";
+    else if (errno != ENOENT) why = "cannot open: " + os_error::reason(errno);
+    return std::nullopt;
+  }
+  if (::fstat(fd.fd, &st) != 0) {
+    why = "cannot stat: " + os_error::reason(errno);
+    return std::nullopt;
+  }
+  why = detail::untrusted_file(st);
+  if (!why.empty()) return std::nullopt;
   std::vector<std::uint8_t> bytes;
+  bytes.reserve(static_cast<std::size_t>(st.st_size));
   std::uint8_t buf[65536];
   for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
+    ssize_t n = ::read(fd.fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      ::close(fd);
+      why = "cannot read: " + os_error::reason(errno);
       return std::nullopt;
     }
     if (n == 0) break;
     bytes.insert(bytes.end(), buf, buf + n);
   }
-  ::close(fd);
-  if (bytes.size() < header_size || std::memcmp(bytes.data(), magic, 8) != 0) return std::nullopt;
-  const std::uint64_t size = byte_io::load_u64(bytes.data() + 8);
-  const std::uint64_t sum = byte_io::load_u64(bytes.data() + 16);
-  if (size != bytes.size() - header_size) return std::nullopt;
-  if (xxh64(bytes.data() + header_size, size) != sum) return std::nullopt;
+  if (bytes.size() < header_size) {
+    why = "truncated: " + std::to_string(bytes.size()) + " bytes, shorter than the " + std::to_string(header_size) +
+          "-byte header";
+    return std::nullopt;
+  }
+  if (std::memcmp(bytes.data(), magic, 8) != 0) {
+    why = "not a tritonpack JIT cache file of this version (no TPJIT002 magic)";
+    return std::nullopt;
+  }
+  if (byte_io::load_u64(bytes.data() + 8) != key_of(path)) {
+    why = "holds the entry of another key (copied or renamed)";
+    return std::nullopt;
+  }
+  const std::uint64_t size = byte_io::load_u64(bytes.data() + 16);
+  const std::uint64_t sum = byte_io::load_u64(bytes.data() + 24);
+  if (size != bytes.size() - header_size) {
+    why = "truncated or padded: the header says " + std::to_string(size) + " payload bytes, the file has " +
+          std::to_string(bytes.size() - header_size);
+    return std::nullopt;
+  }
+  if (xxh64(bytes.data() + header_size, size) != sum) {
+    why = "damaged: the payload's XXH64 does not match the header's";
+    return std::nullopt;
+  }
   return std::vector<std::uint8_t>(bytes.begin() + header_size, bytes.end());
+}
+
+// The payload stored under `path`, or nullopt if absent or refused; a refusal is logged with the
+// file and the reason (the caller then compiles again and rewrites the entry).
+inline std::optional<std::vector<std::uint8_t>> read(const std::string& path) {
+  std::string why;
+  auto payload = inspect(path, why);
+  if (!why.empty()) log::line("JIT cache entry " + path + " refused: " + why + "; compiling again");
+  return payload;
 }
 
 // Atomically stores `payload` under `path` (directory created if needed). Returns "" on success,
@@ -124,8 +230,9 @@ inline std::string write(const std::string& dir, const std::string& path, const 
   std::uint8_t header[header_size];
   std::memcpy(header, magic, 8);
   const std::uint64_t size = payload.size(), sum = xxh64(payload.data(), payload.size());
-  std::memcpy(header + 8, &size, 8);  // little-endian hosts only (x86-64, aarch64), as the container
-  std::memcpy(header + 16, &sum, 8);
+  byte_io::store_u64(header + 8, key_of(path));
+  byte_io::store_u64(header + 16, size);
+  byte_io::store_u64(header + 24, sum);
   auto write_all = [fd](const std::uint8_t* p, std::size_t n) {
     while (n) {
       ssize_t w = ::write(fd, p, n);

@@ -1,13 +1,16 @@
 // The JIT disk cache: written atomically, keyed by image checksum + arch + driver version, used by
-// a later library and by another process, ignored when damaged, disabled by TRITONPACK_CACHE=0.
+// a later library and by another process, refused (with the reason logged) when damaged or not
+// trustworthy, correct with 64 processes on a cold cache, disabled by TRITONPACK_CACHE=0.
 #include <doctest/doctest.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <fstream>
 #include <thread>
 
@@ -43,6 +46,25 @@ struct cache_dir_guard {
   std::string path() const { return dir + "/sub/dir"; }
 };
 
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+// Why jit_cache refuses `path` ("" when it accepts or the file is absent).
+std::string refusal(const std::string& path) {
+  std::string why;
+  jit_cache::inspect(path, why);
+  return why;
+}
+
+// A uid other than ours, to chown a cache file to (root may).
+constexpr uid_t other_uid = 4242;
+
 void launch_vector_add(library& lib) {
   alignas(16) static float a[4];
   float* p = a;
@@ -52,7 +74,7 @@ void launch_vector_add(library& lib) {
 
 TEST_CASE("jit_cache: file names, round trip, damaged files ignored") {
   cache_dir_guard g;
-  CHECK(jit_cache::file_name(0xabcull, "gfx90a:xnack-", 13000) == "v1-0000000000000abc-gfx90a_xnack_-13000.bin");
+  CHECK(jit_cache::file_name(0xabcull, "gfx90a:xnack-", 13000) == "v2-0000000000000abc-gfx90a_xnack_-13000.bin");
   const std::string path = g.path() + "/x.bin";
   std::vector<std::uint8_t> payload(1000);
   for (size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<std::uint8_t>(i * 7);
@@ -63,7 +85,7 @@ TEST_CASE("jit_cache: file names, round trip, damaged files ignored") {
   CHECK(list_dir(g.path()).size() == 1);  // no temporary left behind
   {  // truncate: rejected
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    f.write("TPJIT001", 8);
+    f.write("TPJIT002", 8);
   }
   CHECK_FALSE(jit_cache::read(path));
   CHECK(jit_cache::write(g.path(), path, payload).empty());
@@ -74,6 +96,148 @@ TEST_CASE("jit_cache: file names, round trip, damaged files ignored") {
   }
   CHECK_FALSE(jit_cache::read(path));
   CHECK_FALSE(jit_cache::read(g.path() + "/missing.bin"));
+}
+
+TEST_CASE("jit_cache: a damaged or untrustworthy file is refused with the reason") {
+  cache_dir_guard g;
+  const std::string path = g.path() + "/" + jit_cache::file_name(0x1234, "sm_90", 13000);
+  const std::vector<std::uint8_t> payload(4096, 0x3c);
+  auto fresh = [&] {
+    ::unlink(path.c_str());
+    REQUIRE(jit_cache::write(g.path(), path, payload).empty());
+    REQUIRE(refusal(path).empty());
+  };
+  fresh();
+  const std::string good = read_file(path);
+  CHECK(refusal(g.path() + "/absent.bin").empty());  // absent: no entry, nothing to say
+
+  SUBCASE("truncated") {
+    write_file(path, good.substr(0, good.size() - 1));
+    CHECK(refusal(path) == "truncated or padded: the header says 4096 payload bytes, the file has 4095");
+    write_file(path, good.substr(0, 20));
+    CHECK(refusal(path) == "truncated: 20 bytes, shorter than the 32-byte header");
+    write_file(path, "");
+    CHECK(refusal(path) == "truncated: 0 bytes, shorter than the 32-byte header");
+  }
+  SUBCASE("bit-flipped") {
+    for (std::size_t at : {std::size_t{40}, good.size() - 1}) {  // payload bytes
+      std::string bad = good;
+      bad[at] = static_cast<char>(bad[at] ^ 0x10);
+      write_file(path, bad);
+      CHECK(refusal(path) == "damaged: the payload's XXH64 does not match the header's");
+    }
+    std::string bad = good;
+    bad[17] = static_cast<char>(bad[17] ^ 0x01);  // the size field
+    write_file(path, bad);
+    CHECK(contains(refusal(path), "truncated or padded: the header says "));
+    bad = good;
+    bad[3] = 'X';
+    write_file(path, bad);
+    CHECK(refusal(path) == "not a tritonpack JIT cache file of this version (no TPJIT002 magic)");
+  }
+  SUBCASE("another key's entry, copied or renamed") {
+    const std::string other = g.path() + "/" + jit_cache::file_name(0x5678, "sm_90", 13000);
+    write_file(other, good);
+    REQUIRE(chmod(other.c_str(), 0600) == 0);
+    CHECK(refusal(other) == "holds the entry of another key (copied or renamed)");
+  }
+  SUBCASE("writable by others or by the group") {
+    REQUIRE(chmod(path.c_str(), 0606) == 0);
+    CHECK(refusal(path) == "writable by others (mode 0606)");
+    REQUIRE(chmod(path.c_str(), 0620) == 0);
+    CHECK(refusal(path) == "writable by its group (mode 0620)");
+    REQUIRE(chmod(path.c_str(), 0644) == 0);  // readable by others is no risk
+    CHECK(refusal(path).empty());
+  }
+  SUBCASE("owned by another user") {
+    if (chown(path.c_str(), other_uid, static_cast<gid_t>(-1)) != 0) {
+      MESSAGE("skipped: chown to uid " << other_uid << " failed (" << std::strerror(errno) << "); run as root to test ownership");
+      return;
+    }
+    CHECK(refusal(path) == "owned by uid 4242, not by this user (uid " + std::to_string(geteuid()) + ")");
+  }
+  SUBCASE("a symbolic link, even to a good entry") {
+    const std::string target = g.path() + "/target.bin";
+    REQUIRE(rename(path.c_str(), target.c_str()) == 0);
+    REQUIRE(symlink(target.c_str(), path.c_str()) == 0);
+    CHECK(refusal(path) == "a symbolic link");
+  }
+  SUBCASE("a directory others may write to, unless it has the sticky bit") {
+    REQUIRE(chmod(g.path().c_str(), 0777) == 0);
+    CHECK(refusal(path) == "its directory " + g.path() +
+                               " is writable by others without the sticky bit (mode 0777), so another user could replace "
+                               "the file; chmod o-w or +t " + g.path() + ", or set TRITONPACK_CACHE_DIR");
+    REQUIRE(chmod(g.path().c_str(), 01777) == 0);
+    CHECK(refusal(path).empty());
+  }
+  // Each refusal is repaired by the rewrite after the compile.
+  ::unlink(path.c_str());
+  REQUIRE(chmod(g.path().c_str(), 0700) == 0);
+  fresh();
+}
+
+TEST_CASE("a refused cache entry is logged with its file and reason, compiled again and rewritten (child process)") {
+  if (!std::getenv("TP_JITREFUSE_CHILD")) {
+    const auto child = tptest::run_self("TP_JITREFUSE_CHILD=1 TRITONPACK_LOG=1", "*refused cache entry is logged*");
+    const std::string& out = child.output;
+    CAPTURE(out);
+    CHECK(child.status == 0);
+    CHECK(contains(out, "refused: truncated or padded: the header says "));
+    CHECK(contains(out, "refused: damaged: the payload's XXH64 does not match the header's; compiling again"));
+    CHECK(contains(out, "refused: writable by others (mode 0666); compiling again"));
+    if (!contains(out, "skipped: chown"))
+      CHECK(contains(out, "refused: owned by uid 4242, not by this user"));
+    CHECK(contains(out, "-sm_90-13000.bin refused: "));  // the log names the file
+    return;
+  }
+  cache_dir_guard g;
+  setenv("TRITONPACK_FORCE_IR", "1", 1);
+  const auto& bytes = tptest::fixture_container();
+  auto load = [&] {  // one library's first launch: the JIT path, served by the cache or compiled
+    auto& f = tptest::setup("sm_90");
+    library lib(bytes.data(), bytes.size());
+    launch_vector_add(lib);
+    CHECK(lib.get("vector_add").loaded_image(0).kind == image_kind::ptx);
+    REQUIRE(f.launches().size() == 1);
+    CHECK(std::string(f.launches()[0].name) == "vector_add");
+    return f.calls("cuLinkComplete");
+  };
+  CHECK(load() == 1);  // cold
+  const auto files = list_dir(g.path());
+  REQUIRE(files.size() == 1);
+  const std::string path = g.path() + "/" + files[0];
+  const std::string good = read_file(path);
+  CHECK(load() == 0);  // warm
+  using damage_fn = bool (*)(const std::string&, const std::string&);
+  const std::pair<const char*, damage_fn> damages[] = {
+      {"truncated", [](const std::string& p, const std::string& b) { write_file(p, b.substr(0, b.size() / 2)); return true; }},
+      {"bit-flipped",
+       [](const std::string& p, const std::string& b) {
+         std::string bad = b;
+         bad[bad.size() - 5] = static_cast<char>(bad[bad.size() - 5] ^ 0x04);
+         write_file(p, bad);
+         return true;
+       }},
+      {"world-writable", [](const std::string& p, const std::string&) { return chmod(p.c_str(), 0666) == 0; }},
+      {"owned by another user",
+       [](const std::string& p, const std::string&) {
+         if (chown(p.c_str(), other_uid, static_cast<gid_t>(-1)) == 0) return true;
+         std::printf("skipped: chown to uid %u failed (%s); run as root to test ownership\n", unsigned(other_uid), std::strerror(errno));
+         return false;
+       }},
+  };
+  for (const auto& d : damages) {
+    CAPTURE(d.first);
+    if (!d.second(path, good)) continue;
+    CHECK(load() == 1);  // refused and compiled again
+    struct stat st;
+    REQUIRE(stat(path.c_str(), &st) == 0);  // rewritten: ours, private, intact
+    CHECK(st.st_uid == geteuid());
+    CHECK((st.st_mode & 07777) == 0600);
+    CHECK(read_file(path) == good);
+    CHECK(load() == 0);
+  }
+  unsetenv("TRITONPACK_FORCE_IR");
 }
 
 TEST_CASE("jit_cache: a write that fails says why and what to do, and leaves no temporary") {
@@ -191,36 +355,85 @@ TEST_CASE("PTX JIT results are cached and reused by a later library and by anoth
   CHECK(jit_cache::read(g.path() + "/" + list_dir(g.path())[0]));
 }
 
-TEST_CASE("many processes compiling the same key at once all succeed and leave one file") {
+// 64 processes start at once on a cold cache, each loading the same PTX with the IR path forced.
+// Run in a child process with TRITONPACK_LOG=1 (read once per process), which forks the 64 after
+// building the container once; each writes its log to its own file.
+TEST_CASE("64 processes on a cold cache: every one gets a correct module, none reads a partial file") {
+  constexpr int n = 64;
+  if (!std::getenv("TP_JIT64_CHILD")) {
+    const auto child = tptest::run_self("TP_JIT64_CHILD=1 TRITONPACK_LOG=1", "*64 processes on a cold cache*");
+    const std::string& out = child.output;
+    CHECK_MESSAGE(child.status == 0, out);
+    const std::size_t at = out.find("jit64: compiled by ");
+    REQUIRE_MESSAGE(at != std::string::npos, out);
+    MESSAGE(out.substr(at, out.find('\n', at) - at));  // the figure, for the record
+    return;
+  }
   cache_dir_guard g;
-  const auto& bytes = tptest::fixture_container();
+  setenv("TRITONPACK_FORCE_IR", "1", 1);
+  const auto& bytes = tptest::fixture_container();  // built before the fork: the children share it
+  int gate[2];
+  REQUIRE(pipe(gate) == 0);
+  enum : int { hit = 0, compiled = 10, wrong = 20, threw = 30 };
   std::vector<pid_t> pids;
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < n; ++i) {
     const pid_t pid = fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
-      int rc = 1;
+      ::close(gate[1]);
+      const std::string log = g.dir + "/log." + std::to_string(i);
+      const int lfd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+      if (lfd < 0 || ::dup2(lfd, 2) < 0) _exit(threw);
+      char c;
+      while (::read(gate[0], &c, 1) < 0 && errno == EINTR) {
+      }  // EOF when the parent closes the gate: all start at once
+      int rc = threw;
       try {
-        tptest::setup("sm_120");
+        auto& f = tptest::setup("sm_90");
         library lib(bytes.data(), bytes.size());
-        launch_vector_add(lib);
-        rc = 0;
-      } catch (...) {
-        rc = 2;
+        alignas(16) static float x[16], y[16], out[16];
+        float *px = x, *py = y, *po = out;
+        lib.get("vector_add").launch(nullptr, {1, 1, 1}, px, py, po, std::int32_t{16}, 1.0f);
+        const auto launches = f.launches();
+        const bool right = lib.get("vector_add").loaded_image(0).kind == image_kind::ptx && launches.size() == 1 &&
+                           std::string(launches[0].name) == "vector_add" && tptest::param<float*>(launches[0], 0) == px &&
+                           tptest::param<float*>(launches[0], 2) == po && f.calls("cuModuleLoadData") >= 1;
+        rc = !right ? wrong : f.calls("cuLinkComplete") == 1 ? compiled : f.calls("cuLinkComplete") == 0 ? hit : wrong;
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "child %d: %s\n", i, e.what());
       }
+      std::fflush(stderr);
       _exit(rc);
     }
     pids.push_back(pid);
   }
+  ::close(gate[0]);
+  ::close(gate[1]);
+  int hits = 0, compiles = 0;
   for (pid_t p : pids) {
     int status = 0;
-    waitpid(p, &status, 0);
-    CHECK(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 0);
+    REQUIRE(waitpid(p, &status, 0) == p);
+    CHECK(WIFEXITED(status));  // no crash
+    const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    CHECK((rc == hit || rc == compiled));
+    hits += rc == hit;
+    compiles += rc == compiled;
   }
-  auto files = list_dir(g.path());
-  REQUIRE(files.size() == 1);
+  unsetenv("TRITONPACK_FORCE_IR");
+  for (int i = 0; i < n; ++i) {
+    const std::string log = read_file(g.dir + "/log." + std::to_string(i));
+    CAPTURE(log);
+    CHECK_FALSE(contains(log, "refused"));  // no process read a partial or damaged file
+    CHECK_FALSE(contains(log, "did not load"));
+    CHECK_FALSE(contains(log, "not written"));
+  }
+  const auto files = list_dir(g.path());
+  REQUIRE(files.size() == 1);  // one entry, no temporary left behind
+  CHECK(refusal(g.path() + "/" + files[0]).empty());
   CHECK(jit_cache::read(g.path() + "/" + files[0]));
+  CHECK(hits + compiles == n);
+  CHECK(compiles >= 1);
+  std::printf("jit64: compiled by %d of %d processes, %d served from the cache\n", compiles, n, hits);
 }
 
 TEST_CASE("TRITONPACK_CACHE=0 JIT-compiles with cuModuleLoadDataEx and writes nothing") {
