@@ -18,6 +18,7 @@
 #include "tritonpack/cuda_driver.hpp"
 #include "tritonpack/env.hpp"
 #include "tritonpack/jit_cache.hpp"
+#include "tritonpack/load_stats.hpp"
 #include "tritonpack/log.hpp"
 #include "tritonpack/selection.hpp"
 

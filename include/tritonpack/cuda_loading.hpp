@@ -44,6 +44,7 @@ inline CUmodule context::jit_ptx(std::vector<std::uint8_t> ptx, const image_info
       CUmodule m = nullptr;
       const CUresult r = d_.fn.cuModuleLoadData(&m, hit->data());
       if (r == CUDA_SUCCESS) {
+        detail::count_load(&detail::image_load_counters::jit_cache_hits);
         how = "JIT cache hit " + path;
         return m;
       }
@@ -64,6 +65,7 @@ inline CUmodule context::jit_ptx(std::vector<std::uint8_t> ptx, const image_info
     std::size_t cubin_size = 0;
     r = d_.fn.cuLinkComplete(link, &cubin, &cubin_size);
     if (r != CUDA_SUCCESS) throw failed(r, "cuLinkComplete");
+    detail::count_load(&detail::image_load_counters::jit_compiled);
     std::vector<std::uint8_t> bin(static_cast<std::uint8_t*>(cubin), static_cast<std::uint8_t*>(cubin) + cubin_size);
     const std::string why = jit_cache::write(*dir, path, bin);
     if (!why.empty()) log::line("JIT cache not written: " + why);
@@ -75,6 +77,7 @@ inline CUmodule context::jit_ptx(std::vector<std::uint8_t> ptx, const image_info
   CUmodule m = nullptr;
   const CUresult r = d_.fn.cuModuleLoadDataEx(&m, ptx.data(), 5, opts, vals);
   if (r != CUDA_SUCCESS) throw failed(r, "cuModuleLoadDataEx");
+  detail::count_load(&detail::image_load_counters::jit_compiled);
   how = dir ? "JIT-compiled (cuModuleLoadDataEx; the driver lacks the linker API, not cached)"
             : "JIT-compiled (cuModuleLoadDataEx; TRITONPACK_CACHE=0 or no cache directory)";
   return m;
@@ -93,6 +96,7 @@ inline CUmodule context::load_module(const std::vector<std::uint8_t>& bytes, con
                     " failed: " + d_.status(r),
                 r);
   }
+  detail::count_load(&detail::image_load_counters::binaries);
   how = "cubin loaded";
   return m;
 }

@@ -14,4 +14,5 @@
 #include "tritonpack/registry.hpp"
 #include "tritonpack/kernel.hpp"
 #include "tritonpack/library.hpp"
+#include "tritonpack/load_stats.hpp"
 #include "tritonpack/memory.hpp"

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include <tritonpack/jit_cache.hpp>
+#include <tritonpack/load_stats.hpp>
 
 #include "test_util.hpp"
 
@@ -398,7 +399,11 @@ TEST_CASE("64 processes on a cold cache: every one gets a correct module, none r
         const bool right = lib.get("vector_add").loaded_image(0).kind == image_kind::ptx && launches.size() == 1 &&
                            std::string(launches[0].name) == "vector_add" && tptest::param<float*>(launches[0], 0) == px &&
                            tptest::param<float*>(launches[0], 2) == po && f.calls("cuModuleLoadData") >= 1;
-        rc = !right ? wrong : f.calls("cuLinkComplete") == 1 ? compiled : f.calls("cuLinkComplete") == 0 ? hit : wrong;
+        // image_loads() must tell the same story as the driver's calls: a compile or a cache hit.
+        const image_load_counts counts = image_loads();
+        const bool compiled_here = f.calls("cuLinkComplete") == 1 && counts.jit_compiled == 1 && counts.jit_cache_hits == 0;
+        const bool served = f.calls("cuLinkComplete") == 0 && counts.jit_compiled == 0 && counts.jit_cache_hits == 1;
+        rc = !right || counts.binaries != 0 ? wrong : compiled_here ? compiled : served ? hit : wrong;
       } catch (const std::exception& e) {
         std::fprintf(stderr, "child %d: %s\n", i, e.what());
       }
@@ -434,6 +439,38 @@ TEST_CASE("64 processes on a cold cache: every one gets a correct module, none r
   CHECK(hits + compiles == n);
   CHECK(compiles >= 1);
   std::printf("jit64: compiled by %d of %d processes, %d served from the cache\n", compiles, n, hits);
+}
+
+// image_loads(): one count per module loaded, by how the image was obtained (examples/mpi reports them).
+TEST_CASE("image_loads() counts cubins loaded, PTX compiled and JIT cache hits") {
+  cache_dir_guard g;
+  const auto& bytes = tptest::fixture_container();
+  auto delta = [](const image_load_counts& a, const image_load_counts& b) {
+    return std::to_string(b.binaries - a.binaries) + " " + std::to_string(b.jit_compiled - a.jit_compiled) + " " +
+           std::to_string(b.jit_cache_hits - a.jit_cache_hits);
+  };
+  auto load_once = [&](const char* arch) {
+    tptest::setup(arch);
+    const image_load_counts before = image_loads();
+    {
+      library lib(bytes.data(), bytes.size());
+      launch_vector_add(lib);
+      launch_vector_add(lib);  // a second launch loads nothing
+    }
+    return delta(before, image_loads());
+  };
+  CHECK(load_once("sm_90") == "1 0 0");   // the sm_90 cubin
+  CHECK(load_once("sm_120") == "0 1 0");  // no cubin fits: the PTX is compiled (cold cache) ...
+  CHECK(load_once("sm_120") == "0 0 1");  // ... and the next library reads it from the cache
+  setenv("TRITONPACK_FORCE_IR", "1", 1);
+  CHECK(load_once("sm_90") == "0 1 0");  // forced IR: another key (arch), compiled
+  CHECK(load_once("sm_90") == "0 0 1");
+  unsetenv("TRITONPACK_FORCE_IR");
+  setenv("TRITONPACK_CACHE", "0", 1);
+  CHECK(load_once("sm_120") == "0 1 0");  // no cache: compiled by cuModuleLoadDataEx, counted all the same
+  unsetenv("TRITONPACK_CACHE");
+  const image_load_counts now = image_loads();
+  CHECK(now.total() == now.binaries + now.jit_compiled + now.jit_cache_hits);
 }
 
 TEST_CASE("TRITONPACK_CACHE=0 JIT-compiles with cuModuleLoadDataEx and writes nothing") {
