@@ -40,7 +40,7 @@ die() {  # die WHAT LOG — the failure, the end of its log, and what the machin
   exit 1
 }
 
-echo "== GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -n 1)"
+echo "== GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -n 1 || true)"
 echo "== MPI: $("$MPIEXEC" --version 2>&1 | head -n 1)"
 command -v "$MPIEXEC" >/dev/null || die "finding $MPIEXEC (set MPIEXEC)" ""
 # A trivial run first: an MPI that cannot start processes here is told apart from the example.
@@ -63,5 +63,4 @@ echo "== running: ranks $RANKS; modes cold (forced IR), warm (forced IR), cubin"
 # shellcheck disable=SC2086
 OUT="$LOGS" bash "$ROOT/examples/mpi/run_modes.sh" "$EXE" $RANKS 2>&1 | tee "$LOGS/run_modes.log"
 rc=${PIPESTATUS[0]}
-echo "== logs: $LOGS"
 exit "$rc"

@@ -25,6 +25,9 @@
 //     --per-rank   also print one row per rank
 //     --no-verify  do not compare with the CPU: for test-double drivers, which run no kernels
 // Exit status: 0 when every rank ran and verified, 1 otherwise (on every rank), 2 for bad options.
+// MPI's C API only: skip the deprecated C++ bindings that some mpi.h pull in (and their warnings).
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 #include <mpi_kernels.hpp>
 

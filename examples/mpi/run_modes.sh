@@ -141,7 +141,7 @@ for ranks in "$@"; do
 done
 
 echo
-echo "tritonpack MPI example on $(hostname): $(head -n 2 "$OUT"/np*-cold.out 2>/dev/null | sed -n 's/^  GPU of rank 0 *//p' | head -n 1)"
+echo "tritonpack MPI example on ${HOSTNAME:-$(uname -n)}: $(head -n 2 "$OUT"/np*-cold.out 2>/dev/null | sed -n 's/^  GPU of rank 0 *//p' | head -n 1)"
 printf '%6s %-6s %9s %11s %7s %18s %18s %s\n' ranks mode compiles "cache hits" cubins "start-up median" "start-up max" checksum
 for r in "${rows[@]}"; do
   # shellcheck disable=SC2086
