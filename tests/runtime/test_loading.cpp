@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include <tritonpack/load_stats.hpp>
+
 #include "test_util.hpp"
 
 using namespace tritonpack;
@@ -184,6 +186,7 @@ TEST_CASE("64 threads on four devices racing the first launch: one module per de
                             {"sm_80", image_kind::cubin},
                             {"sm_80", image_kind::ptx},
                             {"sm_80", image_kind::cubin}};
+  const image_load_counts before = image_loads();
   std::atomic<int> ready{0};
   std::atomic<int> failures{0};
   std::vector<std::thread> ts;
@@ -216,6 +219,11 @@ TEST_CASE("64 threads on four devices racing the first launch: one module per de
     ++per_device[l.device];
   }
   for (int d = 0; d < kDevices; ++d) CHECK(per_device[d] == kThreads / kDevices);
+  // image_loads(), counted from 64 threads at once: three cubins and sm_120's PTX, compiled or
+  // read from the JIT cache (whichever an earlier test left).
+  const image_load_counts after = image_loads();
+  CHECK(after.binaries - before.binaries == 3);
+  CHECK(after.jit_compiled - before.jit_compiled + after.jit_cache_hits - before.jit_cache_hits == 1);
 }
 
 TEST_CASE("two devices: per-device state, each with its own image") {
