@@ -63,4 +63,8 @@ echo "== running: ranks $RANKS; modes cold (forced IR), warm (forced IR), cubin"
 # shellcheck disable=SC2086
 OUT="$LOGS" bash "$ROOT/examples/mpi/run_modes.sh" "$EXE" $RANKS 2>&1 | tee "$LOGS/run_modes.log"
 rc=${PIPESTATUS[0]}
+if [ "$rc" -ne 0 ]; then  # the runs' own diagnostics are above; add the GPU's state
+  echo "---- nvidia-smi after the failed run(s) ----" >&2
+  nvidia-smi 2>&1 | head -n 40 >&2
+fi
 exit "$rc"

@@ -85,7 +85,7 @@ for ranks in "$@"; do
       *) echo "run_modes.sh: unknown mode $mode (cold, warm, cubin)" >&2; exit 2 ;;
     esac
     # Each rank's stderr (TRITONPACK_LOG=1: one line per decision) goes to its own file.
-    # shellcheck disable=SC2016
+    # shellcheck disable=SC2016,SC2086  # $0/$@ belong to sh -c; TP_MPI_ARGS is a list of options
     TRITONPACK_FORCE_IR=$force_ir TRITONPACK_CACHE_DIR=$cache TRITONPACK_LOG=1 TP_MPI_LOG="$OUT/$run" \
       timeout -k 10 "$TP_MPI_TIMEOUT" "$MPIEXEC" "${mpi_flags[@]}" -np "$ranks" \
       sh -c 'exec "$0" "$@" 2>"$TP_MPI_LOG.rank.${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-${PMIX_RANK:-x}}}.log"' \
