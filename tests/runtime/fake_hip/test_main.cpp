@@ -2,7 +2,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
-#include "fake_hip_test_util.hpp"
+#include "fake_hip/test_util.hpp"
 
 #if TPHIPTEST_ASAN
 // The double's thread_local state lives in dynamic TLS (it is dlopen'd): see test_main.cpp for why

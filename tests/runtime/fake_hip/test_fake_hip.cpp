@@ -8,7 +8,7 @@
 #include <cstring>
 #include <random>
 
-#include "fake_hip_test_util.hpp"
+#include "fake_hip/test_util.hpp"
 
 using namespace tphiptest;
 

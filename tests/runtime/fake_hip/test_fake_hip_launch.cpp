@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "fake_hip_test_util.hpp"
+#include "fake_hip/test_util.hpp"
 
 using namespace tphiptest;
 
