@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "../fake_common.hpp"
 #include "code_object.hpp"
 #include "fake_hip_control.h"
 #include "launch_check.hpp"
@@ -102,11 +104,7 @@ struct fake_state {
   bool configured = false;
   std::vector<device> devices;
   int version = default_version;
-  struct failure {
-    int code;
-    std::size_t nth;  // 0: every call
-  };
-  std::map<std::string, failure> fail;
+  tpfake_common::failure_plan fail;
   std::set<std::string> missing;
   std::map<std::string, std::size_t> calls;
   std::vector<tpfakehip_launch_record> launches;
@@ -130,20 +128,8 @@ fake_state& S() {
 thread_local int t_device = 0;
 thread_local int t_last_error = OK;
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (c == sep) {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
+using tpfake_common::range_kind;
+using tpfake_common::split;
 
 // "gfx942:sramecc+:xnack-" -> gfx, features, major/minor/stepping (gfx942: 9.4.2, gfx90a: 9.0.a,
 // gfx1100: 11.0.0), defaults by family.
@@ -206,7 +192,6 @@ void configure_locked(const char* devices, int version, const char* fail, const 
   for (auto& a : s.allocations) std::free(reinterpret_cast<void*>(a.first));
   s.allocations.clear();
   s.devices.clear();
-  s.fail.clear();
   s.missing.clear();
   s.calls.clear();
   s.launches.clear();
@@ -216,14 +201,7 @@ void configure_locked(const char* devices, int version, const char* fail, const 
   s.version = std::atoi(ver.c_str());
   if (!dev.empty() && dev != "none")
     for (const auto& spec : split(dev, ',')) s.devices.push_back(parse_device(spec));
-  if (!fl.empty()) {
-    for (const auto& f : split(fl, ',')) {
-      const auto kv = split(f, '=');
-      if (kv.size() != 2) continue;
-      const auto at = split(kv[1], '@');
-      s.fail[kv[0]] = {std::atoi(at[0].c_str()), at.size() > 1 ? std::strtoul(at[1].c_str(), nullptr, 10) : 0};
-    }
-  }
+  s.fail = tpfake_common::parse_failures(fl);
   if (!ms.empty())
     for (const auto& m : split(ms, ',')) s.missing.insert(m);
   s.configured = true;
@@ -233,10 +211,7 @@ void configure_locked(const char* devices, int version, const char* fail, const 
 int enter(const char* name) {
   fake_state& s = S();
   if (!s.configured) configure_locked(nullptr, 0, nullptr, nullptr);
-  const std::size_t n = ++s.calls[name];
-  auto it = s.fail.find(name);
-  if (it != s.fail.end() && (it->second.nth == 0 || it->second.nth == n)) return it->second.code;
-  return OK;
+  return tpfake_common::injected(s.fail, name, ++s.calls[name]);
 }
 
 // HIP keeps the last error per thread (hipGetLastError); every failing call sets it.
@@ -266,22 +241,11 @@ bool known_stream(ihipStream_t* s) { return is_special_stream(s) || S().streams.
 
 // The device of the allocation holding address p, -1 if none.
 int device_of(std::uint64_t p) {
-  const auto& a = S().allocations;
-  auto it = a.upper_bound(static_cast<std::uintptr_t>(p));
-  if (it == a.begin()) return -1;
-  --it;
-  return p < it->first + it->second.size ? it->second.device : -1;
+  if (tpfake_common::classify(S().allocations, p, 1) != range_kind::device) return -1;
+  return std::prev(S().allocations.upper_bound(static_cast<std::uintptr_t>(p)))->second.device;
 }
-enum class range_kind { host, device, past_end };
 range_kind classify(const void* ptr, std::size_t n) {
-  const auto p = reinterpret_cast<std::uintptr_t>(ptr);
-  const auto& a = S().allocations;
-  auto it = a.upper_bound(p);
-  if (it == a.begin()) return range_kind::host;
-  --it;
-  const std::uint64_t end = it->first + it->second.size;
-  if (p >= end) return range_kind::host;
-  return p + n <= end ? range_kind::device : range_kind::past_end;
+  return tpfake_common::classify(S().allocations, reinterpret_cast<std::uintptr_t>(ptr), n);
 }
 
 std::string hex(const void* p) {
@@ -835,27 +799,9 @@ TP_EXPORT hipError_t hipModuleLaunchCooperativeKernel(ihipModuleSymbol_t* f, uns
                    "hipModuleLaunchCooperativeKernel");
 }
 
-namespace {
-// HIP_LAUNCH_CONFIG (H71:1986; sizeof 56) and hipLaunchAttribute (sizeof 72).
-struct launch_attribute {
-  int id;
-  char pad[4];
-  union {
-    char bytes[64];
-    int i;
-    struct {
-      unsigned x, y, z;
-    } dim;
-  } v;
-};
-struct launch_config {
-  unsigned gx, gy, gz, bx, by, bz, shared;
-  ihipStream_t* stream;
-  launch_attribute* attrs;
-  unsigned num_attrs;
-};
+using launch_attribute = tpfakehip_launch_attribute;
+using launch_config = tpfakehip_launch_config;
 static_assert(sizeof(launch_config) == 56 && sizeof(launch_attribute) == 72, "HIP 7.1 layouts");
-}  // namespace
 
 // Attributes: hipLaunchAttributeCooperative (2) and Triton's cluster dimension (4), which must be
 // (1,1,1) where multi-CTA launch is not supported (gfx9).
@@ -877,7 +823,8 @@ TP_EXPORT hipError_t hipDrvLaunchKernelEx(const launch_config* c, ihipModuleSymb
       return refuse(INVALID_VALUE, "hipDrvLaunchKernelEx: launch attribute " + std::to_string(a.id) + " is not modelled");
     }
   }
-  return do_launch(f, request(c->gx, c->gy, c->gz, c->bx, c->by, c->bz, c->shared, params, extra), c->stream,
+  return do_launch(f, request(c->gx, c->gy, c->gz, c->bx, c->by, c->bz, c->shared, params, extra),
+                   static_cast<ihipStream_t*>(c->stream),
                    TPFAKEHIP_VIA_LAUNCH_EX, coop, "hipDrvLaunchKernelEx");
 }
 #endif

@@ -73,6 +73,27 @@ typedef struct tpfakehip_load_record {
   char reason[512]; /* why it was refused, "" if loaded */
 } tpfakehip_load_record;
 
+/* HIP_LAUNCH_CONFIG and hipLaunchAttribute as HIP 7.1 lays them out (hip_runtime_api.h:1986;
+ * sizeof 56 and 72), for hipDrvLaunchKernelEx: the double reads attributes 2 (cooperative) and 4
+ * (Triton's cluster dimension). */
+typedef struct tpfakehip_launch_attribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int i;
+    struct {
+      unsigned x, y, z;
+    } dim;
+  } v;
+} tpfakehip_launch_attribute;
+typedef struct tpfakehip_launch_config {
+  unsigned gx, gy, gz, bx, by, bz, shared;
+  void* stream;
+  tpfakehip_launch_attribute* attrs;
+  unsigned num_attrs;
+} tpfakehip_launch_config;
+
 /* Resets every state (modules, memory, streams, records, counters, current devices of this thread)
  * and reads the configuration: from the arguments when not NULL (version: when not 0), else from the
  * environment. */

@@ -34,24 +34,8 @@ using hipModule_t = void*;
 using hipFunction_t = void*;
 using hipStream_t = void*;
 
-// HIP_LAUNCH_CONFIG / hipLaunchAttribute as in HIP 7.1 (sizeof 56 / 72).
-struct launch_attribute {
-  int id;
-  char pad[4];
-  union {
-    char bytes[64];
-    int i;
-    struct {
-      unsigned x, y, z;
-    } dim;
-  } v;
-};
-struct launch_config {
-  unsigned gx, gy, gz, bx, by, bz, shared;
-  hipStream_t stream;
-  launch_attribute* attrs;
-  unsigned num_attrs;
-};
+using launch_attribute = tpfakehip_launch_attribute;
+using launch_config = tpfakehip_launch_config;
 
 inline void* open_library(const char* path) {
   void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
