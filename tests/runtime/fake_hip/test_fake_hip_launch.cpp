@@ -344,3 +344,22 @@ TEST_CASE("fake HIP launch: devices, streams, cooperative and Ex launches, injec
   CHECK(h.hipModuleUnload(m) == 0);
   CHECK(h.hipModuleLaunchKernel(fn, 1, 1, 1, 256, 1, 1, 0, nullptr, p2, nullptr) == 400);
 }
+
+TEST_CASE("fake HIP launch: a kernel without Triton's trailing scratch pointers is refused") {
+  // The last argument's .size edited from 8 to 4 (the last ".size" key in the note is its).
+  auto b = artifact("vector_add/v0/hip_gfx942.hsaco");
+  const std::string key = "\xa5.size";
+  std::size_t last = std::string::npos;
+  for (std::size_t i = 0; i + key.size() < b.size(); ++i)
+    if (std::memcmp(b.data() + i, key.data(), key.size()) == 0) last = i;
+  REQUIRE(last != std::string::npos);
+  REQUIRE(b[last + key.size()] == 8);
+  b[last + key.size()] = 4;
+  launch_fixture f("gfx942:sramecc+:xnack-", b, "vector_add");
+  vector_add_args a{f.x, f.y, f.out};
+  void* params[] = {&a.x, &a.y, &a.out, &a.n, &a.alpha, &a.global_scratch, &a.profile_scratch};
+  CHECK(f.launch(1, 256, 0, params) == 1);
+  CHECK(f.h.last_error() == "hipModuleLaunchKernel(vector_add): the kernel's last two explicit arguments are not "
+                            "Triton 3.6's scratch pointers (8-byte global_buffer): not a Triton kernel, or damaged "
+                            "metadata");
+}
