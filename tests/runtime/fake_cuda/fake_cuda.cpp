@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "../fake_common.hpp"
 #include "fake_cuda_control.h"
 #include "fake_elf.hpp"
 
@@ -127,11 +128,7 @@ struct fake_state {
   bool initialized = false;
   std::vector<device> devices;
   unsigned driver_version = 13000;
-  struct failure {
-    int code;
-    std::size_t nth;  // 0: every call
-  };
-  std::map<std::string, failure> fail;
+  tpfake_common::failure_plan fail;
   std::set<std::string> missing;
   std::map<std::string, std::size_t> calls;
   std::vector<tpfake_launch_record> launches;
@@ -159,20 +156,8 @@ thread_local CUctx_st* t_current = nullptr;
 thread_local std::vector<CUctx_st*> t_stack;
 thread_local int t_capture_mode = 0;  // CU_STREAM_CAPTURE_MODE_GLOBAL
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (c == sep) {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
+using tpfake_common::range_kind;
+using tpfake_common::split;
 
 void configure_locked(const char* devices, unsigned version, const char* fail, const char* missing) {
   fake_state& s = S();
@@ -227,14 +212,7 @@ void configure_locked(const char* devices, unsigned version, const char* fail, c
       s.devices.push_back(d);
     }
   }
-  if (!fl.empty()) {
-    for (const auto& f : split(fl, ',')) {
-      auto kv = split(f, '=');
-      if (kv.size() != 2) continue;
-      auto at = split(kv[1], '@');
-      s.fail[kv[0]] = {std::atoi(at[0].c_str()), at.size() > 1 ? std::strtoul(at[1].c_str(), nullptr, 10) : 0};
-    }
-  }
+  s.fail = tpfake_common::parse_failures(fl);
   if (!ms.empty())
     for (const auto& m : split(ms, ',')) s.missing.insert(m);
   s.configured = true;
@@ -244,10 +222,7 @@ void configure_locked(const char* devices, unsigned version, const char* fail, c
 int enter(const char* name) {
   fake_state& s = S();
   if (!s.configured) configure_locked(nullptr, 0, nullptr, nullptr);
-  const std::size_t n = ++s.calls[name];
-  auto it = s.fail.find(name);
-  if (it != s.fail.end() && (it->second.nth == 0 || it->second.nth == n)) return it->second.code;
-  return OK;
+  return tpfake_common::injected(s.fail, name, ++s.calls[name]);
 }
 
 #define ENTER(name)                               \
@@ -515,16 +490,7 @@ bool known_stream(CUstream_st* s) { return is_special_stream(s) || S().streams.c
 
 // Where [p, p + n) lies: host memory (outside every allocation), within one device allocation, or
 // starting in one and running past its end (what the driver refuses with INVALID_VALUE).
-enum class range_kind { host, device, past_end };
-range_kind classify(std::uint64_t p, std::size_t n) {
-  const auto& a = S().allocations;
-  auto it = a.upper_bound(static_cast<std::uintptr_t>(p));
-  if (it == a.begin()) return range_kind::host;
-  --it;
-  const std::uint64_t end = it->first + it->second.size;
-  if (p >= end) return range_kind::host;
-  return p + n <= end ? range_kind::device : range_kind::past_end;
-}
+range_kind classify(std::uint64_t p, std::size_t n) { return tpfake_common::classify(S().allocations, p, n); }
 
 }  // namespace
 
