@@ -2,9 +2,11 @@
 // Triton kernels through tritonpack (triton_kernels.hpp) and the CUDA C++ twin (cuda_kernels.cu),
 // driven by the same host code (lagrange_step, advance_cycle, time_increment).
 //
-//   lulesh_bench [--sizes 16,30,...] [--verify 30,45] [--warmup N] [--steps N] [--kernel-steps N]
+//   lulesh_bench [--sizes 16,30,...] [--verify 5,10,30,45] [--warmup N] [--steps N] [--kernel-steps N]
 //                [--graph-steps N] [--backends triton,triton_fma,cuda_tree,cuda_cub,cuda_fma]
 //                [--sweep-reps N] [--csv FILE]
+//   lulesh_bench --cold-capture S [--backends ...]   capture the very first step of a fresh process
+//                                                   (every kernel's first launch) into a CUDA graph
 //
 // Per size and back end (each from the initial state): `warmup` cycles of the real time loop, then
 //   step    `steps` cycles of the real loop (dt control: one status read-back per cycle), wall
@@ -60,10 +62,11 @@ namespace {
 
 struct bench_options {
   std::vector<int> sizes{16, 30, 45, 60, 90, 128, 150};
-  std::vector<int> verify{30, 45};
+  std::vector<int> verify{5, 10, 30, 45};
   std::vector<std::string> backends{"triton", "cuda_tree", "cuda_cub", "triton_fma", "cuda_fma"};
   int warmup = 20, steps = 100, kernel_steps = 50, graph_steps = 100, sweep_reps = 20;
   std::string csv = "lulesh_bench.csv";
+  int cold_capture = 0;  // > 0: only capture the first step at this size, before any launch
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -97,6 +100,7 @@ bench_options parse(int argc, char** argv) {
     else if (a == "--graph-steps") o.graph_steps = std::stoi(value());
     else if (a == "--sweep-reps") o.sweep_reps = std::stoi(value());
     else if (a == "--csv") o.csv = value();
+    else if (a == "--cold-capture") o.cold_capture = std::stoi(value());
     else throw std::invalid_argument("unknown option " + a + " (see the comment at the top of bench/lulesh/bench.cpp)");
   }
   for (const auto& b : o.backends)
@@ -227,7 +231,7 @@ void bench_backend(const std::string& backend, problem& pb, cudaStream_t stream,
     const int ran = t.cycle - cycle0;
     const double step_us = 1e6 * wall / ran;
     const double fom = zones * ran / wall;
-    csv.row(pb.nx, backend, "step", "whole step (loop, wall)", {step_us, step_us, step_us, std::size_t(ran)}, fom);
+    csv.row(pb.nx, backend, "step", "whole step (loop; wall)", {step_us, step_us, step_us, std::size_t(ran)}, fom);
     const double origin = d.e.to_host()[0];
     csv.row(pb.nx, backend, "state", "origin energy after warmup+steps", {}, origin);
 
@@ -396,6 +400,43 @@ void sweep(problem& pb, cudaStream_t stream, const bench_options& o, csv_writer&
   tuned_by_size[pb.nx] = best;
 }
 
+// Captures each back end's first step of the process (first launches: image selection, module
+// loading inside the capture) into a CUDA graph in global capture mode, replays it once and says
+// whether that worked. Returns the number of failures.
+int cold_capture(const bench_options& o, cudaStream_t stream) {
+  int failures = 0;
+  problem pb(o.cold_capture);
+  for (const auto& backend : o.backends) {
+    if (backend == "triton_tuned") continue;
+    device_state d(pb.m, pb.init, pb.regions, partials_for(backend, pb.m.num_elem, pb.nx));
+    settle(d);
+    std::string why;
+    with_step(backend, pb, d, stream, [&](auto& step) {
+      cudaGraph_t graph = nullptr;
+      cudaGraphExec_t exec = nullptr;
+      cudaError_t r = cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+      if (r == cudaSuccess) {
+        try {
+          step.advance(pb.init.deltatime);
+        } catch (const std::exception& e) {
+          why = e.what();
+        }
+        r = cudaStreamEndCapture(stream, &graph);
+      }
+      if (r == cudaSuccess && why.empty()) r = cudaGraphInstantiate(&exec, graph, 0);
+      if (r == cudaSuccess && why.empty()) r = cudaGraphLaunch(exec, stream);
+      if (r == cudaSuccess && why.empty()) r = cudaStreamSynchronize(stream);
+      if (why.empty() && r != cudaSuccess) why = cudaGetErrorString(r);
+      if (exec) cudaGraphExecDestroy(exec);
+      if (graph) cudaGraphDestroy(graph);
+      cudaGetLastError();
+    });
+    std::printf("cold capture %-10s s=%d: %s\n", backend.c_str(), pb.nx, why.empty() ? "ok (captured, instantiated, replayed)" : ("FAILED: " + why).c_str());
+    failures += !why.empty();
+  }
+  return failures;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -409,6 +450,11 @@ int main(int argc, char** argv) {
     cuda_check(cudaSetDevice(0), "cudaSetDevice");
     cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     std::printf("GPU: %s; Triton image: %s\n", tritonpack::device_name().c_str(), tritonpack::device_arch().c_str());
+    if (o.cold_capture > 0) {
+      const int failed = cold_capture(o, stream);
+      cudaStreamDestroy(stream);
+      return failed ? 1 : 0;
+    }
     csv_writer csv(o.csv);
     int failures = 0;
     for (int s : o.verify)

@@ -207,16 +207,13 @@ __device__ __forceinline__ double dot8(const double* A, const double* B) {
   return s;
 }
 
-__constant__ double hourglass_gamma[4][8] = {{1., 1., -1., -1., -1., -1., 1., 1.},
-                                             {1., -1., -1., 1., -1., 1., 1., -1.},
-                                             {1., -1., 1., -1., 1., -1., 1., -1.},
-                                             {-1., 1., -1., 1., 1., -1., 1., -1.}};
-
+// One hourglass base vector gamma (entries +-1, passed as literals so that the multiplications by
+// them fold away, as in kernels.py) made orthogonal to the linear velocity field.
 __device__ __forceinline__ void hourglass_mode(const double* X, const double* Y, const double* Z, const double* DX,
-                                               const double* DY, const double* DZ, double volinv, int m, double* H) {
-  double G[8];
-#pragma unroll
-  for (int i = 0; i < 8; ++i) G[i] = hourglass_gamma[m][i];
+                                               const double* DY, const double* DZ, double volinv, double g0, double g1,
+                                               double g2, double g3, double g4, double g5, double g6, double g7,
+                                               double* H) {
+  const double G[8] = {g0, g1, g2, g3, g4, g5, g6, g7};
   const double hx = dot8(X, G), hy = dot8(Y, G), hz = dot8(Z, G);
 #pragma unroll
   for (int i = 0; i < 8; ++i) H[i] = G[i] - volinv * (DX[i] * hx + DY[i] * hy + DZ[i] * hz);
@@ -258,8 +255,10 @@ __global__ void volume_force_kernel(twin_state s, double hgcoef) {
   volume_derivatives(X, Y, Z, DX, DY, DZ);
   const double volinv = 1.0 / determ;
   double H[4][8];
-#pragma unroll
-  for (int m = 0; m < 4; ++m) hourglass_mode(X, Y, Z, DX, DY, DZ, volinv, m, H[m]);
+  hourglass_mode(X, Y, Z, DX, DY, DZ, volinv, 1., 1., -1., -1., -1., -1., 1., 1., H[0]);
+  hourglass_mode(X, Y, Z, DX, DY, DZ, volinv, 1., -1., -1., 1., -1., 1., 1., -1., H[1]);
+  hourglass_mode(X, Y, Z, DX, DY, DZ, volinv, 1., -1., 1., -1., 1., -1., 1., -1., H[2]);
+  hourglass_mode(X, Y, Z, DX, DY, DZ, volinv, -1., 1., -1., 1., 1., -1., 1., -1., H[3]);
   const double coefficient = -hgcoef * 0.01 * s.ss[elem] * s.elem_mass[elem] / cbrt(determ);
   double V[8], HX[8], HY[8], HZ[8];
   gather(s.xd, N, V);

@@ -68,7 +68,7 @@ def main():
           "Triton speed vs CUDA (tree) | tuned vs CUDA | origin energies equal |")
     print("|---" * (len(backends) + 6) + "|")
     for s in sizes:
-        t = {b: step.get((s, b, "whole step (loop, wall)")) for b in backends}
+        t = {b: step.get((s, b, "whole step (loop; wall)")) for b in backends}
         us = {b: (t[b]["median_us"] if t[b] else None) for b in backends}
         fom = {b: (t[b]["value"] if t[b] else None) for b in backends}
         energies = {state[(s, b, n)]["value"] for (ss, b, n) in state if ss == s and b in ("triton", "triton_tuned", "cuda_tree", "cuda_cub")}
