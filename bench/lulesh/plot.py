@@ -34,10 +34,13 @@ def main():
             label = "whole step (loop)" if name.startswith("whole step") else name
             series[label].append((s, us / cuda))
     fig, ax = plt.subplots(figsize=(9, 5.5))
-    for name, pts in sorted(series.items()):
+    colors = plt.get_cmap("tab20").colors
+    markers = "os^vD<>ph*"
+    for i, (name, pts) in enumerate(sorted(series.items())):
         xs, ys = zip(*pts)
-        style = dict(linewidth=3, color="black") if name.startswith("whole") else {}
-        ax.plot(xs, ys, marker="o", label=name, **style)
+        style = (dict(linewidth=3, color="black", marker="o") if name.startswith("whole")
+                 else dict(color=colors[i % len(colors)], marker=markers[i % len(markers)]))
+        ax.plot(xs, ys, label=name, **style)
     ax.axhline(1.0, color="gray", linestyle="--", linewidth=1)
     ax.set_xlabel("s (mesh is s^3 elements)")
     ax.set_ylabel(f"time {a.backend} / time {a.cuda}  (>1: Triton slower)")
@@ -45,6 +48,7 @@ def main():
     ax.set_xscale("log")
     ax.set_xticks(sorted({s for pts in series.values() for s, _ in pts}))
     ax.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    ax.get_xaxis().set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.legend(fontsize=8, ncol=2)
     ax.grid(alpha=0.3)
     fig.tight_layout()

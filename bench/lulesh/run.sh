@@ -38,9 +38,9 @@ grep -E "^verify|VERIF|passed|error|failed" "$LOGS/bench.log" | head -40
 if [ -z "${NO_NCU:-}" ] && [ $SECONDS -lt 220 ] && command -v ncu >/dev/null; then
   t0=$SECONDS
   for b in triton cuda_tree; do
-    timeout 50 ncu --clock-control none -k regex:'${NCU_KERNELS:-monotonic_q|material_eos}' -c 2 \
+    timeout 50 ncu --clock-control none -k "regex:${NCU_KERNELS:-monotonic_q|material_eos}" -c 2 \
       --section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis \
-      --section WarpStateStats \
+      --section WarpStateStats --section InstructionStats --section ComputeWorkloadAnalysis \
       "$BENCH" --verify "" --sizes 90 --backends $b --warmup 2 --steps 1 --kernel-steps 1 --graph-steps 1 \
       --sweep-reps 0 --csv /tmp/ncu_bench.csv >"$LOGS/ncu_$b.txt" 2>&1
     echo "ncu $b: exit $?, $((SECONDS - t0)) s"
@@ -50,5 +50,6 @@ fi
 # Capture before any launch (each kernel's first launch inside the capture), a fresh process each.
 for b in triton cuda_tree; do "$BENCH" --cold-capture 16 --backends $b 2>&1 | tee -a "$LOGS/bench.log"; done
 
-"$PY" "$ROOT/bench/lulesh/summarize.py" "$LOGS/lulesh_bench.csv" | tee "$LOGS/summary.md" | head -120
+"$PY" "$ROOT/bench/lulesh/summarize.py" "$LOGS/lulesh_bench.csv" >"$LOGS/summary.md"
+head -60 "$LOGS/summary.md"
 exit $rc
