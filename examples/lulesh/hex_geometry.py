@@ -206,8 +206,9 @@ def volume_derivative(X, Y, Z, c0: tl.constexpr, c1: tl.constexpr, c2: tl.conste
             + (x3 + x4) * (z0 + z4) + (x2 + x5) * (z3 + z5) - (x3 + x5) * (z2 + z5))
     dvdz = (-(y1 + y2) * (x0 + x1) + (y0 + y1) * (x1 + x2) - (y0 + y4) * (x3 + x4)
             + (y3 + y4) * (x0 + x4) + (y2 + y5) * (x3 + x5) - (y3 + y5) * (x2 + x5))
-    twelfth = 1.0 / 12.0
-    return dvdx * twelfth, dvdy * twelfth, dvdz * twelfth
+    # The constant inline: a Python float bound to a local name becomes an fp32 scalar in Triton
+    # (1/12 rounded to 0.0833333358), one met by an fp64 tensor in arithmetic stays fp64.
+    return dvdx * (1.0 / 12.0), dvdy * (1.0 / 12.0), dvdz * (1.0 / 12.0)
 
 
 @triton.jit

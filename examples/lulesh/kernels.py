@@ -457,7 +457,8 @@ def pressure(energy, compression, vnewc, pmin, p_cut, eosvmax):
 @triton.jit
 def sound_speed(energy, vsq, bvc, p, rho0):
     ssc = ((2.0 / 3.0) * energy + vsq * bvc * p) / rho0
-    return tl.where(ssc <= SS_FLOOR, SS_FLOOR_VALUE, tl.sqrt(ssc))
+    # The threshold as an fp64 tensor: compared as a bare constexpr, Triton makes it fp32.
+    return tl.where(ssc <= tl.full(ssc.shape, SS_FLOOR, tl.float64), SS_FLOOR_VALUE, tl.sqrt(ssc))
 
 
 @triton.jit
@@ -569,8 +570,9 @@ def time_constraints(ss, vdov, arealg, num_elem, qqc2, dvovmax, partial_courant,
     # The reference keeps a candidate only if it is below the running minimum (so never a NaN).
     limited = valid & (rate != 0.0)
     big = tl.full([BLOCK], NO_CONSTRAINT, tl.float64)
-    courant = tl.where(limited & (dtf < NO_CONSTRAINT), dtf, big)
-    hydro = tl.where(limited & (dtdvov < NO_CONSTRAINT), dtdvov, big)
+    # Compared with `big`, not the bare constexpr, which Triton would make fp32 (1.00000002e20).
+    courant = tl.where(limited & (dtf < big), dtf, big)
+    hydro = tl.where(limited & (dtdvov < big), dtdvov, big)
     tl.store(partial_courant + tl.program_id(0), tl.min(courant, axis=0))
     tl.store(partial_hydro + tl.program_id(0), tl.min(hydro, axis=0))
 

@@ -33,15 +33,12 @@
 #include "state_dump.hpp"
 #include "time_control.hpp"
 #include "time_step.hpp"
+#include "triton_kernels.hpp"
 
 namespace tp = tritonpack;
 using namespace lulesh;
 
 namespace {
-
-// The reference's exit statuses for its fatal conditions (exit(VolumeError), exit(QStopError)).
-constexpr int exit_volume_error = 255;  // -1
-constexpr int exit_qstop_error = 254;   // -2
 
 void print_banner(const options& o) {
   std::cout << "Running problem size " << o.nx << "^3 per domain until completion\n";
@@ -120,9 +117,9 @@ int run(const options& o) {
     return explain_no_gpu(e, o);
   }
 
-  device_state d(m, init, regions, static_cast<std::size_t>(gpu_step::partials_for(m.num_elem)));
+  device_state d(m, init, regions, static_cast<std::size_t>(triton_kernels::partials_for(m.num_elem)));
   if (!o.quiet) print_gpu(o, d);
-  gpu_step step(d, c, regions, o.fp_fusion, o.timing);
+  gpu_step step(d, c, regions, triton_kernels::make(m.num_elem, o.fp_fusion), kernel_timer(o.timing));
 
   time_control t;
   t.deltatime = init.deltatime;
@@ -135,26 +132,14 @@ int run(const options& o) {
       write_dump_meta(o.dump_dir, o.nx, t.cycle, t.deltatime);
       write_fields(d, std::filesystem::path(o.dump_dir) / "before");
     }
-    step.advance(t.deltatime);
-    const step_status s = step.read_status();
+    const int fatal = advance_cycle(step, t, c);
     if (dump) {
       write_fields(d, std::filesystem::path(o.dump_dir) / "after");
       if (!o.quiet)
         std::printf("State before and after cycle %d written to %s (compare with the CPU: python "
                     "examples/lulesh/interpret_check.py --replay %s)\n", t.cycle, o.dump_dir.c_str(), o.dump_dir.c_str());
     }
-    if (s.volume_error) {
-      std::fprintf(stderr, "error: an element's volume became zero or negative in cycle %d (the reference stops "
-                           "with VolumeError here)\n", t.cycle);
-      return exit_volume_error;
-    }
-    if (s.qstop_error) {
-      std::fprintf(stderr, "error: the artificial viscosity q exceeded qstop = %g in cycle %d (the reference stops "
-                           "with QStopError here)\n", c.qstop, t.cycle);
-      return exit_qstop_error;
-    }
-    t.dtcourant = s.dtcourant;
-    t.dthydro = s.dthydro;
+    if (fatal) return fatal;
     if (o.show_progress && !o.quiet) std::printf("%s\n", progress_line(t.cycle, t.time, t.deltatime).c_str());
     if (trajectory) trajectory->observe(t.cycle, t.time, t.deltatime);
   }
