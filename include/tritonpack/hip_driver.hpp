@@ -25,10 +25,6 @@
 namespace tritonpack {
 namespace hip {
 
-// "HIP 6.2.41133" from the HIP_VERSION form (major * 10000000 + minor * 100000 + patch).
-inline std::string version_string(std::uint32_t v) {
-  return "HIP " + std::to_string(v / 10000000) + "." + std::to_string((v / 100000) % 100) + "." + std::to_string(v % 100000);
-}
 
 // The device ordinal as the backend's context handle (never null: ordinal + 1).
 inline void* device_handle(int ordinal) noexcept { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(ordinal) + 1); }
@@ -78,7 +74,7 @@ class driver {
     throw error(code, what + " failed: " + status(r), r);
   }
 
-  std::string version_string() const { return hip::version_string(version); }
+  std::string version_string() const { return "HIP " + hip_version_string(version); }  // "HIP 6.2.41133"
 
   int attribute(int dev, int a, const char* what) const {
     int v = 0;

@@ -350,7 +350,7 @@ inline std::string describe_choice(const container_info& container, const image_
   std::string s;
   s += std::string(indent) + "device: " + backend_name(device.backend) + " " + device.arch + ", driver " +
        (device.driver_version ? (device.backend == backend_kind::cuda ? "CUDA " + cuda_version_string(device.driver_version)
-                                                                       : std::to_string(device.driver_version))
+                                                                       : "HIP " + hip_version_string(device.driver_version))
                               : std::string("version unknown")) +
        (device.force_ir ? ", IR path forced" : "") + "\n";
   if (choice.image) {
