@@ -488,3 +488,25 @@ TEST_CASE("HIP: every code object in tests/data takes exactly the kernargs the r
   }
   CHECK(checked >= 12);
 }
+
+TEST_CASE("TRITONPACK_LOG=1 says which backend was chosen and why (child process)") {
+  if (!std::getenv("TP_HIPLOG_CHILD")) {
+    const auto child = tptest::run_self("TP_HIPLOG_CHILD=1 TRITONPACK_LOG=1", "*says which backend was chosen*");
+    const std::string& out = child.output;
+    CAPTURE(out);
+    CHECK(child.status == 0);
+    CHECK(contains(out, "tritonpack: backend: CUDA unusable (the NVIDIA driver is installed"));
+    CHECK(contains(out, "); trying HIP\n"));
+    CHECK(contains(out, "tritonpack: HIP runtime " TP_FAKE_HIP_PATH ", HIP 7.1.25424, 1 device(s)\n"));
+    CHECK(contains(out, "tritonpack: backend: HIP (HIP runtime " TP_FAKE_HIP_PATH " (HIP 7.1.25424)), no usable NVIDIA GPU\n"));
+    CHECK(contains(out, "kernargs 48 bytes"));  // the load's line: block, LDS and the kernarg segment
+    return;
+  }
+  tptest::setup("none");
+  hip_setup s("gfx942:sramecc+:xnack-", 70125424, 1, "", "r0600", nullptr);
+  const auto& bytes = tptest::fixture_container();
+  library lib(bytes.data(), bytes.size());
+  alignas(16) float x[16], y[16], out[16];
+  launch_vector_add(lib, x, y, out, 16, 1.0f);
+  CHECK(get_backend().kind() == backend_kind::hip);
+}
