@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -33,9 +34,11 @@ struct launch_record {
   std::vector<unsigned char> kernargs;
 };
 
+struct function;
 struct module {
   std::vector<unsigned char> image;
   int device;
+  std::vector<std::unique_ptr<function>> functions;  // freed with the module, as in HIP
 };
 
 struct state {
@@ -201,7 +204,7 @@ API int hipModuleLoadData(module** m, const void* image) {
   std::memcpy(&shentsize, b + 58, 2);
   std::memcpy(&shnum, b + 60, 2);
   const std::size_t size = shoff + std::size_t{shentsize} * shnum;  // section headers end the file
-  *m = new module{std::vector<unsigned char>(b, b + size), t_device};
+  *m = new module{std::vector<unsigned char>(b, b + size), t_device, {}};
   ++S().live_modules;
   return 0;
 }
@@ -217,7 +220,8 @@ API int hipModuleGetFunction(function** f, module* m, const char* name) {
   const auto& im = m->image;
   const char* want = sym.c_str();  // with its NUL: a whole symbol name
   if (std::search(im.begin(), im.end(), want, want + sym.size() + 1) == im.end()) return 500;
-  *f = new function{m, name};  // leaked with the module's lifetime in real HIP; fine for a test double
+  m->functions.push_back(std::make_unique<function>(function{m, name}));
+  *f = m->functions.back().get();
   return 0;
 }
 API int hipFuncGetAttribute(int* v, int attr, function*) {
