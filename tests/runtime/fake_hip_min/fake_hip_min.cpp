@@ -7,7 +7,7 @@
 //
 // The full double (tests/runtime/fake_hip/, another engineer's) checks launches against the
 // code object's own .amdhsa.kernels metadata; this one exists so the backend's tests do not
-// wait for it. Control functions: tpfakehip_* below.
+// wait for it. Control functions: tpfakehipmin_* below (named apart from the full double's tpfakehip_*).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -92,7 +92,7 @@ struct function {
 }  // namespace
 
 // ---- control ----
-API void tpfakehip_configure(const char* arch, int version, int devices, const char* fail, const char* layout) {
+API void tpfakehipmin_configure(const char* arch, int version, int devices, const char* fail, const char* layout) {
   auto& s = S();
   std::lock_guard<std::mutex> lock(s.mutex);
   s.arch = arch;
@@ -105,13 +105,13 @@ API void tpfakehip_configure(const char* arch, int version, int devices, const c
   s.calls.clear();
   t_device = 0;
 }
-API void tpfakehip_set_max_threads(int n) { S().max_threads = n; }
-API void tpfakehip_declare_kernel(const char* name, const std::uint32_t* sizes, unsigned n) {
+API void tpfakehipmin_set_max_threads(int n) { S().max_threads = n; }
+API void tpfakehipmin_declare_kernel(const char* name, const std::uint32_t* sizes, unsigned n) {
   S().arg_sizes[name] = std::vector<std::uint32_t>(sizes, sizes + n);
 }
-API std::size_t tpfakehip_launch_count() { return S().launches.size(); }
+API std::size_t tpfakehipmin_launch_count() { return S().launches.size(); }
 // Copies launch `i`'s fields; kernargs up to `cap` bytes. Returns the kernarg byte count.
-API std::size_t tpfakehip_get_launch(std::size_t i, char* kernel, std::size_t kernel_cap, unsigned* grid, unsigned* block,
+API std::size_t tpfakehipmin_get_launch(std::size_t i, char* kernel, std::size_t kernel_cap, unsigned* grid, unsigned* block,
                                      unsigned* shared, int* device, int* cooperative, unsigned char* kernargs, std::size_t cap) {
   const launch_record& r = S().launches.at(i);
   std::snprintf(kernel, kernel_cap, "%s", r.kernel.c_str());
@@ -123,9 +123,9 @@ API std::size_t tpfakehip_get_launch(std::size_t i, char* kernel, std::size_t ke
   std::memcpy(kernargs, r.kernargs.data(), r.kernargs.size() < cap ? r.kernargs.size() : cap);
   return r.kernargs.size();
 }
-API int tpfakehip_calls(const char* name) { return S().calls[name]; }
-API int tpfakehip_live_modules() { return S().live_modules; }
-API int tpfakehip_live_allocations() { return S().live_allocations; }
+API int tpfakehipmin_calls(const char* name) { return S().calls[name]; }
+API int tpfakehipmin_live_modules() { return S().live_modules; }
+API int tpfakehipmin_live_allocations() { return S().live_allocations; }
 
 // ---- HIP ----
 API const char* hipGetErrorName(int e) {
