@@ -305,8 +305,8 @@ int main(int argc, char** argv) {
         code = launch_error.code();
       }
       std::printf("Cannot launch here: %s\n[tritonpack::errc::%s]\n\n", why.c_str(), tp::errc_name(code));
-      std::printf("Nothing is wrong with the program: copy it to a node with an NVIDIA GPU from the table and\n"
-                  "run it there; it needs only the GPU driver (no CUDA toolkit, Python or PyTorch).\n");
+      std::printf("Nothing is wrong with the program: copy it to a node with an NVIDIA or AMD GPU from the table\n"
+                  "and run it there; it needs only the GPU driver, or ROCm 6+ on AMD (no CUDA toolkit, Python or PyTorch).\n");
       return require_gpu ? 1 : 0;
     }
     return run_on_gpu();

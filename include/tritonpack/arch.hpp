@@ -177,6 +177,10 @@ inline std::uint32_t min_cuda_for_ptx_isa(std::uint32_t isa) noexcept {
 inline std::string cuda_version_string(std::uint32_t v) {
   return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
 }
+// "6.2.41133" for a HIP_VERSION-form number (major * 10000000 + minor * 100000 + patch).
+inline std::string hip_version_string(std::uint32_t v) {
+  return std::to_string(v / 10000000) + "." + std::to_string((v / 100000) % 100) + "." + std::to_string(v % 100000);
+}
 // "8.7" for 87.
 inline std::string ptx_isa_string(std::uint32_t isa) { return std::to_string(isa / 10) + "." + std::to_string(isa % 10); }
 

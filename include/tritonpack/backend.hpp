@@ -21,6 +21,7 @@
 #include <mutex>
 #include <string>
 
+#include "tritonpack/arch.hpp"
 #include "tritonpack/container_reader.hpp"
 #include "tritonpack/device_ops.hpp"
 #include "tritonpack/env.hpp"
@@ -44,7 +45,7 @@ struct device_props {
   bool cluster_launch = false;
   bool cooperative_launch = false;
 
-  // "device 0 (NVIDIA H200, sm_90, driver CUDA 13.0)"
+  // "device 0 (NVIDIA H200, sm_90, driver CUDA 13.0)", "device 0 (AMD Instinct MI300X, gfx942:sramecc+:xnack-, HIP 6.2.41133)"
   std::string describe() const;
 };
 
@@ -141,7 +142,7 @@ inline std::string device_props::describe() const {
     if (backend == backend_kind::cuda)
       s += ", driver CUDA " + std::to_string(driver_version / 1000) + "." + std::to_string((driver_version % 1000) / 10);
     else
-      s += ", driver " + std::to_string(driver_version);
+      s += ", HIP " + hip_version_string(driver_version);
   }
   return s + ")";
 }

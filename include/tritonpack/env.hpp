@@ -20,6 +20,7 @@ namespace env {
 
 // Variable names, in one place so documentation and code cannot drift.
 constexpr const char* cuda_library = "TRITONPACK_CUDA_LIBRARY";  // path of libcuda (or a test double)
+constexpr const char* hip_library = "TRITONPACK_HIP_LIBRARY";    // path of libamdhip64 (or a test double)
 constexpr const char* backend = "TRITONPACK_BACKEND";            // "cuda" or "hip": force a backend
 constexpr const char* force_ir = "TRITONPACK_FORCE_IR";          // "1": skip binaries, JIT the IR
 constexpr const char* log = "TRITONPACK_LOG";                    // "1": log every decision to stderr

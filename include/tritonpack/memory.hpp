@@ -28,6 +28,8 @@
 #include "tritonpack/cuda_memory.hpp"
 #include "tritonpack/device_ops.hpp"
 #include "tritonpack/error.hpp"
+#include "tritonpack/hip_backend.hpp"
+#include "tritonpack/hip_memory.hpp"
 #include "tritonpack/registry.hpp"
 #include "tritonpack/types.hpp"
 
@@ -40,6 +42,7 @@ inline std::unique_ptr<device_ops> make_device_ops(backend& b) {
     auto& cuda = static_cast<cuda::cuda_backend&>(b);
     return std::make_unique<cuda::cuda_device_ops>(cuda.drv(), cuda.contexts());
   }
+  if (b.kind() == backend_kind::hip) return std::make_unique<hip::hip_device_ops>(static_cast<hip::hip_backend&>(b).drv());
   throw error(errc::unsupported, "the memory and device API has no implementation for " + b.describe());
 }
 
@@ -65,7 +68,7 @@ inline void check_pointer(const void* p, const char* role, const char* call, std
 }  // namespace detail
 
 // GPUs the backend sees; 0 when there is no driver or no GPU (the only call here that does not
-// report that as an error). Other failures (a broken driver, TRITONPACK_BACKEND=hip) still throw.
+// report that as an error). Other failures (a broken driver) still throw.
 inline int device_count() {
   try {
     return detail::device_api().count();

@@ -1,9 +1,12 @@
 // tritonpack/registry.hpp — which backend this process uses, decided once.
 //
-// TRITONPACK_BACKEND=cuda|hip forces one; otherwise CUDA is tried (HIP joins the search when its
-// backend lands). The outcome — a backend, or the error explaining why there is none — is kept
-// for the life of the process: every launch on a GPU-less node reports the same diagnosis
-// without retrying dlopen. The backend object is intentionally never destroyed (see backend.hpp).
+// TRITONPACK_BACKEND=cuda|hip forces one. Unset, NVIDIA comes first: the CUDA driver is used when
+// it loads and reports a GPU; otherwise the HIP runtime when it loads and reports one; otherwise
+// the error says why neither can run (the NVIDIA diagnosis first, with its code, then the AMD one).
+// TRITONPACK_LOG=1 logs each attempt and the decision. The outcome — a backend, or the error
+// explaining why there is none — is kept for the life of the process: every launch on a GPU-less
+// node reports the same diagnosis without retrying dlopen. The backend object is intentionally
+// never destroyed (see backend.hpp).
 #pragma once
 
 #include <memory>
@@ -15,6 +18,8 @@
 #include "tritonpack/cuda_backend.hpp"
 #include "tritonpack/env.hpp"
 #include "tritonpack/error.hpp"
+#include "tritonpack/hip_backend.hpp"
+#include "tritonpack/log.hpp"
 
 namespace tritonpack {
 namespace detail {
@@ -39,11 +44,28 @@ inline backend* create_backend() {
   if (!forced.empty() && forced != "cuda" && forced != "hip")
     throw error(errc::bad_argument, "TRITONPACK_BACKEND=\"" + env::get(env::backend) +
                                         "\" is not a backend (accepted: cuda or hip, in any case; leave it unset to choose automatically)");
-  if (forced == "hip")
-    throw error(errc::unsupported,
-                "TRITONPACK_BACKEND=hip: this version of the run time has no HIP backend yet (AMD images are packed and "
-                "selected, but cannot be launched); unset TRITONPACK_BACKEND to use CUDA");
-  return new cuda::cuda_backend(cuda::driver::load());
+  if (forced == "cuda") return new cuda::cuda_backend(cuda::driver::load());
+  if (forced == "hip") return new hip::hip_backend(hip::driver::load());
+  backend* b = nullptr;
+  std::string nvidia_failure;
+  try {
+    b = new cuda::cuda_backend(cuda::driver::load());
+    log::line("backend: CUDA (" + b->describe() + "), TRITONPACK_BACKEND unset and NVIDIA first");
+    return b;
+  } catch (const error& nvidia) {
+    nvidia_failure = std::string(nvidia.what()).substr(std::string("tritonpack: ").size());
+    log::line("backend: CUDA unusable (" + nvidia_failure + "); trying HIP");
+    try {
+      b = new hip::hip_backend(hip::driver::load());
+    } catch (const error& amd) {
+      log::line("backend: HIP unusable too (" + std::string(amd.what()).substr(std::string("tritonpack: ").size()) + ")");
+      throw error(nvidia.code(),
+                  nvidia_failure + "\n  AMD: " + std::string(amd.what()).substr(std::string("tritonpack: ").size()),
+                  nvidia.driver_status());
+    }
+  }
+  log::line("backend: HIP (" + b->describe() + "), no usable NVIDIA GPU");
+  return b;
 }
 
 }  // namespace detail

@@ -282,7 +282,10 @@ inline void select_hip(const container_info& c, const variant_info& v, const dev
       continue;
     }
     if (im.kind == image_kind::llir) {
-      x.refuse(idx, [&] { return "llir " + im.arch + ": LLVM IR is recorded but not JIT-compiled by this run time"; });
+      x.refuse(idx, [&] {
+        return "llir " + im.arch +
+               ": not JIT-compiled (Triton 3.6 emits LLVM 22 IR, which no released comgr reads); AMD GPUs run code objects";
+      });
       continue;
     }
     if (im.kind != image_kind::hsaco) {
@@ -319,7 +322,7 @@ inline void select_hip(const container_info& c, const variant_info& v, const dev
   }
   out.failure = selection_failure::no_image;
   out.reason = "no code object of this variant runs on " + d->str() +
-               (dev.force_ir ? " with the IR path forced (the HIP IR path is not supported yet)" : "") +
+               (dev.force_ir ? " with the IR path forced (AMD LLVM IR is not JIT-compiled: TRITONPACK_FORCE_IR cannot help on AMD)" : "") +
                "; repack with a target for " + d->processor;
 }
 
@@ -347,7 +350,7 @@ inline std::string describe_choice(const container_info& container, const image_
   std::string s;
   s += std::string(indent) + "device: " + backend_name(device.backend) + " " + device.arch + ", driver " +
        (device.driver_version ? (device.backend == backend_kind::cuda ? "CUDA " + cuda_version_string(device.driver_version)
-                                                                       : std::to_string(device.driver_version))
+                                                                       : "HIP " + hip_version_string(device.driver_version))
                               : std::string("version unknown")) +
        (device.force_ir ? ", IR path forced" : "") + "\n";
   if (choice.image) {

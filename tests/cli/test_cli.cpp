@@ -176,6 +176,14 @@ TEST_CASE("pack --mode binary / ir keeps only binaries / only IR") {
     CHECK(c.info().name == n);
     for (const auto& im : c.info().images) CHECK(tritonpack::is_binary(im.kind) == (std::string(n) == "bin"));
   }
+  // What an AMD GPU can run: inspect says so when the container has AMD IR (docs/runtime.md).
+  const auto ir = run_cli("inspect \"" + (d / "ir.tpk").string() + "\"");
+  CHECK(ir.out.find("note: AMD LLVM IR is recorded but not JIT-compiled (Triton 3.6 emits LLVM 22 IR, which no released comgr "
+                    "reads): an AMD GPU runs only the code object built for its exact gfx; 7 variants here have AMD IR only "
+                    "and cannot run on AMD") != std::string::npos);
+  const auto both = run_cli("inspect \"" + (packed() / "fixtures.tpk").string() + "\"");
+  CHECK(both.out.find("; 0 variants here have AMD IR only") != std::string::npos);
+  CHECK(run_cli("inspect \"" + (d / "bin.tpk").string() + "\"").out.find("AMD LLVM IR") == std::string::npos);
 }
 
 TEST_CASE("extract writes every image back byte for byte (from the .tpk and from the .hpp)") {

@@ -242,6 +242,27 @@ inspect_result inspect_report(const search_result& found, const inspect_options&
                           ratio(v.first, v.second));
     text += fmt::format("  {:<12} {:>4} images {:>10} raw {:>10} stored {:>6.2f}x; container {} bytes\n", "all", info.images.size(), raw,
                         stored, ratio(raw, stored), fc.bytes.size());
+    // What an AMD GPU can run of this container: its code objects only (docs/runtime.md).
+    std::size_t amd_ir_only = 0;
+    bool has_amd_ir = false;
+    for (const kernel_info& k : info.kernels)
+      for (const variant_info& v : k.variants) {
+        bool ir = false, hsaco = false;
+        for (std::uint32_t im : v.images) {
+          ir |= info.images[im].backend == backend_kind::hip && info.images[im].kind == image_kind::llir;
+          hsaco |= info.images[im].backend == backend_kind::hip && info.images[im].kind == image_kind::hsaco;
+        }
+        has_amd_ir |= ir;
+        amd_ir_only += ir && !hsaco;
+      }
+    if (has_amd_ir) {
+      const std::string amd_note = fmt::format(
+          "AMD LLVM IR is recorded but not JIT-compiled (Triton 3.6 emits LLVM 22 IR, which no released comgr reads): an AMD GPU "
+          "runs only the code object built for its exact gfx; {} variant{} here {} AMD IR only and cannot run on AMD",
+          amd_ir_only, amd_ir_only == 1 ? "" : "s", amd_ir_only == 1 ? "has" : "have");
+      text += "  note: " + amd_note + "\n";
+      cj["amd_note"] = amd_note;
+    }
     all.push_back(cj);
   }
   if (opt.json) {
