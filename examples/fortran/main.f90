@@ -44,13 +44,14 @@ program quickstart_fortran
     stop
   end if
 
+  print '(a,i0/)', "GPUs: ", devices
   ok = run_vector_add()
   ok = run_row_softmax() .and. ok
   if (ok) then
     print '(/a)', "All results match the CPU reference."
   else
     print '(/a)', "MISMATCH: see above."
-    error stop 1
+    stop 1
   end if
 
 contains
@@ -87,7 +88,7 @@ contains
     call check(tritonpack_synchronize(), "tritonpack_synchronize")
     call check(tritonpack_copy(c_loc(got), dout, bytes), "tritonpack_copy")
     bad = count_bad(got, x + alpha * y, 1e-6)
-    print '(a,i0,a,a,i0,a)', "vector_add   n = ", n, ": ", merge("ok    ", "FAILED", bad == 0), bad, " wrong"
+    print '(a,i0,3a,i0,a)', "vector_add   n = ", n, ": ", trim(merge("ok    ", "FAILED", bad == 0)), " (", bad, " wrong)"
     call check(tritonpack_free(dx), "tritonpack_free")
     call check(tritonpack_free(dy), "tritonpack_free")
     call check(tritonpack_free(dout), "tritonpack_free")
@@ -116,8 +117,8 @@ contains
       want = want / sum(want)
       bad = bad + count_bad(got(1:cols, r), want, 1e-4) + count(.not. ieee_is_nan(got(cols + 1:, r)))
     end do
-    print '(a,i0,a,i0,a,a,i0,a)', "row_softmax  ", rows, " x ", cols, ": ", merge("ok    ", "FAILED", bad == 0), &
-      bad, " wrong"
+    print '(a,i0,a,i0,3a,i0,a)', "row_softmax  ", rows, " x ", cols, ": ", trim(merge("ok    ", "FAILED", bad == 0)), &
+      " (", bad, " wrong)"
     call check(tritonpack_free(din), "tritonpack_free")
     call check(tritonpack_free(dout), "tritonpack_free")
     ok = bad == 0
