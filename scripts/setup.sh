@@ -15,10 +15,11 @@ TP_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 : "${TRITONPACK_VENV:=$TP_ROOT/.venv}"
 : "${TRITONPACK_TRITON:=triton==3.6.0}"
 
-# Build tools and libraries; clang + libclang-rt for the fuzzer and sanitizers (tests only).
+# Build tools and libraries; clang + libclang-rt for the fuzzer and sanitizers, gfortran for the
+# Fortran module's tests and examples/fortran (tests only).
 TP_APT_PACKAGES=(cmake g++ ninja-build meson pkg-config git python3 python3-venv python3-pip
                  libzstd-dev libfmt-dev nlohmann-json3-dev doctest-dev libbenchmark-dev
-                 clang libclang-rt-14-dev)
+                 clang libclang-rt-14-dev gfortran)
 TP_APT_QUICKSTART=(cmake g++ ninja-build pkg-config python3 python3-venv python3-pip
                    libzstd-dev libfmt-dev nlohmann-json3-dev)
 
