@@ -93,6 +93,16 @@ int main(int argc, char** argv) {
               {"1", "1", "1"},
               {{}}});
 
+  // Names as long as Fortran allows (capi_types_ + 52 = 63 characters): every generated line must
+  // still be legal Fortran (132 columns) and C.
+  add_kernel(info, images,
+             {"a_kernel_name_long_enough_to_wrap_every_generated_ls",
+              {{"an_argument_name_that_is_long_enough_to_wrap_lines_a", "*fp32", false},
+               {"an_argument_name_that_is_long_enough_to_wrap_lines_b", "*fp32", false},
+               {"an_argument_name_that_is_long_enough_to_wrap_lines_c", "i64", false}},
+              {},
+              {{}}});
+
   const std::vector<std::uint8_t> container = tritonpack::pack::write_container(info, images);
   tritonpack::pack::header_options o;
   o.namespace_name = info.name;

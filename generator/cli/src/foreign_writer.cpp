@@ -175,29 +175,40 @@ std::vector<std::string> c_params(const kernel_info& k, const std::vector<foreig
   return params;
 }
 
-// Appends `head` + items joined by ", " + `tail`, wrapping at 100 columns with continuation lines
-// aligned after the head (as the C++ header's lists); `cont` ends a line that continues (" &" in
-// Fortran, "" in C).
-void emit_list(std::string& out, const std::string& indent, const std::string& head, const std::vector<std::string>& items,
-               const std::string& tail, const std::string& cont = "") {
+// emit_list (header_writer.hpp) for Fortran free form: a line that continues ends in " &", continuation lines are
+// indented 4 more, and any break (after the head, before the tail) keeps every line within 100
+// columns whatever the names' lengths (Fortran allows 63 characters a name, 132 a line).
+void emit_fortran_list(std::string& out, const std::string& indent, const std::string& head,
+                       const std::vector<std::string>& items, const std::string& tail) {
+  const std::string more = indent + "    ";
   std::string line = indent + head;
-  const std::size_t align = line.size();
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const std::string piece = items[i] + (i + 1 < items.size() ? "," : "");
-    const std::size_t extra = (i + 1 == items.size()) ? tail.size() : cont.size();
-    if (line.size() > align && line.size() + 1 + piece.size() + extra > 100) {
-      out += line + cont + "\n";
-      line = std::string(align, ' ') + piece;
+  const auto add = [&](const std::string& piece, std::size_t reserve) {
+    const bool open = line.back() == '(' || line.back() == ' ';
+    if (line.size() + (open ? 0 : 1) + piece.size() + reserve > 100 && line.size() > more.size()) {
+      out += line + " &\n";
+      line = more + piece;
     } else {
-      line += (line.size() > align ? " " : "") + piece;
+      line += (open ? "" : " ") + piece;
     }
+  };
+  for (std::size_t i = 0; i < items.size(); ++i) add(items[i] + (i + 1 < items.size() ? "," : ""), 2);
+  if (line.size() + tail.size() > 100) {
+    out += line + " &\n";
+    line = more + tail.substr(tail.find_first_not_of(' '));
+  } else {
+    line += tail;
   }
-  out += line + tail + "\n";
+  out += line + "\n";
 }
 
 std::string variant_line(const kernel_info& k, std::size_t vi) {
   const variant_info& v = k.variants[vi];
-  return fmt::format("  variant {}: {} (num_warps {})", vi, spec_text(k, v), v.config.num_warps);
+  std::string line = fmt::format("  variant {}: {} (num_warps {})", vi, spec_text(k, v), v.config.num_warps);
+  // As in NAME.hpp: autotuning configs of one specialisation after the first are never dispatched to.
+  for (std::size_t e = 0; e < vi; ++e)
+    if (spec_text(k, k.variants[e]) == spec_text(k, v))
+      return line + fmt::format(", same specialisation as {}: not dispatched to", e);
+  return line;
 }
 
 // The kernel's comment block, as NAME.hpp has it, plus its variants (the C++ header shows them
@@ -358,7 +369,7 @@ std::string write_fortran_module(const container_info& info, const header_option
       "module {0}\n",
       lib, opt.generator);
   std::vector<std::string> kind_list(kinds.begin(), kinds.end());
-  emit_list(out, "  ", "use, intrinsic :: iso_c_binding, only: ", kind_list, "", " &");
+  emit_fortran_list(out, "  ", "use, intrinsic :: iso_c_binding, only: ", kind_list, "");
   out += any_grid ? "  use tritonpack, only: tritonpack_grid3, tritonpack_stop\n" : "  use tritonpack, only: tritonpack_stop\n";
   out += "  implicit none\n  private\n\n";
   std::vector<std::string> publics = {lib + "_last_error"};
@@ -366,7 +377,7 @@ std::string write_fortran_module(const container_info& info, const header_option
     publics.push_back(k.name);
     publics.push_back(lib + "_" + k.name);
   }
-  emit_list(out, "  ", "public :: ", publics, "", " &");
+  emit_fortran_list(out, "  ", "public :: ", publics, "");
   out += fmt::format(
       "\n  interface\n"
       "    ! The calling thread's message for its last failed call of this library, as a C string:\n"
@@ -384,8 +395,8 @@ std::string write_fortran_module(const container_info& info, const header_option
     for (const foreign_arg& a : args) names.push_back(a.f_name);
     names.push_back("stream");
     out += "\n";
-    emit_list(out, "    ", fmt::format("integer(c_int) function {}(", c_function), names,
-              fmt::format(") bind(C, name=\"{}\")", c_function), " &");
+    emit_fortran_list(out, "    ", fmt::format("integer(c_int) function {}(", c_function), names,
+                      fmt::format(") bind(C, name=\"{}\")", c_function));
     out += "      import\n";
     if (takes_grid(k)) out += "      type(tritonpack_grid3), value :: grid\n";
     for (const foreign_arg& a : args) out += fmt::format("      {}, value :: {}\n", a.f_type, a.f_name);
@@ -404,7 +415,7 @@ std::string write_fortran_module(const container_info& info, const header_option
     names.push_back("stat");
     call.push_back("tp_stream");
     out += "\n" + comment_block(info, k, "!", "  ");
-    emit_list(out, "  ", fmt::format("subroutine {}(", k.name), names, ")", " &");
+    emit_fortran_list(out, "  ", fmt::format("subroutine {}(", k.name), names, ")");
     if (takes_grid(k)) out += "    type(tritonpack_grid3), intent(in) :: grid\n";
     for (const foreign_arg& a : args) out += fmt::format("    {}, intent(in) :: {}\n", a.f_type, a.f_name);
     out += "    type(c_ptr), intent(in), optional :: stream\n"
@@ -413,7 +424,7 @@ std::string write_fortran_module(const container_info& info, const header_option
            "    integer(c_int) :: tp_status\n"
            "    tp_stream = c_null_ptr\n"
            "    if (present(stream)) tp_stream = stream\n";
-    emit_list(out, "    ", fmt::format("tp_status = {}(", c_function), call, ")", " &");
+    emit_fortran_list(out, "    ", fmt::format("tp_status = {}(", c_function), call, ")");
     out += fmt::format(
         "    if (present(stat)) then\n"
         "      stat = int(tp_status)\n"

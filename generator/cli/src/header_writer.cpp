@@ -314,24 +314,6 @@ class grid_translator {
   }
 };
 
-// Appends `head` (ending in its opening bracket) + items joined by ", " + `tail`, wrapping at 100
-// columns with continuation lines aligned after the bracket (clang-format's BinPack style).
-void emit_list(std::string& out, const std::string& indent, const std::string& head, const std::vector<std::string>& items,
-               const std::string& tail) {
-  std::string line = indent + head;
-  const std::size_t align = line.size();
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const std::string piece = items[i] + (i + 1 < items.size() ? "," : "");
-    const std::size_t extra = (i + 1 == items.size()) ? tail.size() : 0;
-    if (line.size() > align && line.size() + 1 + piece.size() + extra > 100) {
-      out += line + "\n";
-      line = std::string(align, ' ') + piece;
-    } else {
-      line += (line.size() > align ? " " : "") + piece;
-    }
-  }
-  out += line + tail + "\n";
-}
 
 
 // `s` as a C++ string literal.
@@ -425,6 +407,23 @@ variant_grid translate_variant_grid(const kernel_info& k, std::size_t vi,
 }
 
 }  // namespace
+
+void emit_list(std::string& out, const std::string& indent, const std::string& head, const std::vector<std::string>& items,
+               const std::string& tail) {
+  std::string line = indent + head;
+  const std::size_t align = line.size();
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string piece = items[i] + (i + 1 < items.size() ? "," : "");
+    const std::size_t extra = (i + 1 == items.size()) ? tail.size() : 0;
+    if (line.size() > align && line.size() + 1 + piece.size() + extra > 100) {
+      out += line + "\n";
+      line = std::string(align, ' ') + piece;
+    } else {
+      line += (line.size() > align ? " " : "") + piece;
+    }
+  }
+  out += line + tail + "\n";
+}
 
 std::string cpp_name(const std::string& python_name) {
   static const std::set<std::string> generated = {"stream", "grid", "kernel", "args", "library", "detail", "std", "tritonpack"};

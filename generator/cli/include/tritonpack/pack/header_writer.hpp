@@ -30,6 +30,11 @@ std::string cpp_type(const std::string& triton_type, bool is_const);
 // C++ identifier (a keyword, a macro) or is a name the generated function itself uses ("stream").
 std::string cpp_name(const std::string& python_name);
 
+// Appends `head` (ending in its opening bracket) + items joined by ", " + `tail` to `out`, wrapping
+// at 100 columns with continuation lines aligned after the bracket (clang-format's BinPack style).
+void emit_list(std::string& out, const std::string& indent, const std::string& head, const std::vector<std::string>& items,
+               const std::string& tail);
+
 // A variant's specialisation as the header's comments show it: "*fp32:16, i32:16, 1024".
 std::string spec_text(const kernel_info& k, const variant_info& v);
 
