@@ -9,12 +9,18 @@
 #                                                        #   --store-binaries, --level 22, --frames …
 #                          [PUBLIC]                      # put the header dir on the target's usage
 #                                                        #   requirements too (for libraries)
-#                          [OUTPUT_DIRECTORY <dir>])     # default: <binary dir>/tritonpack/<target>
+#                          [OUTPUT_DIRECTORY <dir>]      # default: <binary dir>/tritonpack/<target>
+#                          [LANGUAGES CXX|C|Fortran...]) # default CXX; C adds the C API (NAME.h,
+#                                                        #   NAME_c.cpp), Fortran module NAME (NAME.f90)
 #
 # Two custom commands, run by the build tool:
 #   1. ${TRITONPACK_PYTHON} -m tritonpack_compile SPEC -o <artifacts>   (Triton, no GPU needed)
 #   2. tritonpack pack <artifacts>/manifest.json -o <include> --name NAME [--mode MODE] [PACK_OPTIONS]
-# and <include>/NAME.hpp is made available to <target> as `#include <NAME.hpp>`.
+# and <include>/NAME.hpp is made available to <target> as `#include <NAME.hpp>`. With LANGUAGES C
+# the pack step also writes NAME.h and NAME_c.cpp: NAME_c.cpp is compiled into <target>, which links
+# tritonpack::c_api (the memory API in C). With LANGUAGES Fortran also NAME.f90 (module NAME), compiled
+# into <target>, which links tritonpack_fortran (module tritonpack, built once per project); Fortran
+# must be enabled (project(... LANGUAGES C CXX Fortran)). docs/c-fortran.md.
 #
 # Dependencies: the compile step depends on the spec and on every kernel source file the spec names
 # and the local modules they import (read at configure time; the spec is a configure dependency, so
@@ -35,6 +41,9 @@ cmake_minimum_required(VERSION 3.25)
 # this file; kept in global properties so that calls from any directory see them.
 if(DEFINED TRITONPACK_GENERATOR_PYTHONPATH)
   set_property(GLOBAL PROPERTY TRITONPACK_GENERATOR_PYTHONPATH "${TRITONPACK_GENERATOR_PYTHONPATH}")
+endif()
+if(DEFINED TRITONPACK_FORTRAN_MODULE_SOURCE)
+  set_property(GLOBAL PROPERTY TRITONPACK_FORTRAN_MODULE_SOURCE "${TRITONPACK_FORTRAN_MODULE_SOURCE}")
 endif()
 set_property(GLOBAL PROPERTY TRITONPACK_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
@@ -145,8 +154,31 @@ function(_tritonpack_claim_library_name target name spec)
     "`name = \"...\"` in ${spec}.")
 endfunction()
 
+# tritonpack_fortran: module tritonpack (include/tritonpack/fortran/tritonpack.f90) as a static
+# library, made once per project by the first LANGUAGES Fortran call; its .mod directory is on the
+# include path of whatever links it.
+function(_tritonpack_fortran_library caller)
+  if(TARGET tritonpack_fortran)
+    return()
+  endif()
+  get_property(_languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(NOT "Fortran" IN_LIST _languages)
+    message(FATAL_ERROR "${caller}: LANGUAGES Fortran needs a Fortran compiler enabled in this project: "
+                        "project(... LANGUAGES C CXX Fortran) or enable_language(Fortran) before this call")
+  endif()
+  get_property(_source GLOBAL PROPERTY TRITONPACK_FORTRAN_MODULE_SOURCE)
+  if(NOT EXISTS "${_source}")
+    message(FATAL_ERROR "${caller}: module tritonpack's source `${_source}` is missing (an incomplete tritonpack install?)")
+  endif()
+  set(_modules "${CMAKE_BINARY_DIR}/tritonpack_fortran_modules")
+  add_library(tritonpack_fortran STATIC "${_source}")
+  set_target_properties(tritonpack_fortran PROPERTIES Fortran_MODULE_DIRECTORY "${_modules}")
+  target_include_directories(tritonpack_fortran PUBLIC "${_modules}")
+  target_link_libraries(tritonpack_fortran PUBLIC tritonpack::c_api)
+endfunction()
+
 function(tritonpack_add_kernels target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "PUBLIC" "SPEC;NAME;MODE;OUTPUT_DIRECTORY" "TARGETS;PACK_OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "PUBLIC" "SPEC;NAME;MODE;OUTPUT_DIRECTORY" "TARGETS;PACK_OPTIONS;LANGUAGES")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "tritonpack_add_kernels(${target}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -158,6 +190,32 @@ function(tritonpack_add_kernels target)
   endif()
   if(arg_MODE AND NOT arg_MODE MATCHES "^(binary|ir|both)$")
     message(FATAL_ERROR "tritonpack_add_kernels(${target}): MODE must be binary, ir or both (got `${arg_MODE}`)")
+  endif()
+  set(_want_c OFF)
+  set(_want_fortran OFF)
+  foreach(_language IN LISTS arg_LANGUAGES)
+    if(_language STREQUAL "C")
+      set(_want_c ON)
+    elseif(_language STREQUAL "Fortran")
+      set(_want_c ON)  # module NAME binds to the C functions
+      set(_want_fortran ON)
+    elseif(NOT _language STREQUAL "CXX")
+      message(FATAL_ERROR "tritonpack_add_kernels(${target}): LANGUAGES takes CXX, C and Fortran (got `${_language}`)")
+    endif()
+  endforeach()
+  if(_want_c)
+    get_target_property(_type ${target} TYPE)
+    if(_type STREQUAL "INTERFACE_LIBRARY")
+      message(FATAL_ERROR "tritonpack_add_kernels(${target}): LANGUAGES C/Fortran compiles the library's C "
+                          "definitions (and Fortran module) into `${target}`, which an INTERFACE library cannot "
+                          "hold; use a STATIC or OBJECT library")
+    endif()
+  endif()
+  if(_want_c AND NOT TARGET tritonpack::c_api)
+    message(FATAL_ERROR "tritonpack_add_kernels(${target}): LANGUAGES C/Fortran needs tritonpack::c_api, which this tritonpack does not provide (update it)")
+  endif()
+  if(_want_fortran)
+    _tritonpack_fortran_library("tritonpack_add_kernels(${target})")
   endif()
   cmake_path(ABSOLUTE_PATH arg_SPEC BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE)
   if(NOT EXISTS "${arg_SPEC}")
@@ -243,6 +301,14 @@ function(tritonpack_add_kernels target)
   if(arg_MODE)
     list(APPEND _pack_args --mode "${arg_MODE}")
   endif()
+  set(_foreign)
+  if(_want_fortran)
+    list(APPEND _pack_args --languages c,fortran)
+    set(_foreign "${_include}/${_name}.h" "${_include}/${_name}_c.cpp" "${_include}/${_name}.f90")
+  elseif(_want_c)
+    list(APPEND _pack_args --languages c)
+    set(_foreign "${_include}/${_name}.h" "${_include}/${_name}_c.cpp")
+  endif()
   list(APPEND _pack_args ${arg_PACK_OPTIONS})
 
   file(RELATIVE_PATH _rel_spec "${CMAKE_SOURCE_DIR}" "${arg_SPEC}")
@@ -260,10 +326,10 @@ function(tritonpack_add_kernels target)
     USES_TERMINAL
     VERBATIM)
   add_custom_command(
-    OUTPUT "${_header}" "${_tpk}"
+    OUTPUT "${_header}" "${_tpk}" ${_foreign}
     COMMAND "${CMAKE_COMMAND}" -E make_directory "${_include}"
     COMMAND ${_packer} ${_pack_args}
-    COMMAND "${CMAKE_COMMAND}" -E touch "${_header}" "${_tpk}"
+    COMMAND "${CMAKE_COMMAND}" -E touch "${_header}" "${_tpk}" ${_foreign}
     DEPENDS "${_manifest}" ${_packer_dep}
     COMMENT "tritonpack: packing ${_name}.hpp"
     VERBATIM)
@@ -284,6 +350,16 @@ function(tritonpack_add_kernels target)
   target_include_directories(${target} ${_scope} "$<BUILD_INTERFACE:${_include}>")
   if(TARGET tritonpack::tritonpack)
     target_link_libraries(${target} ${_scope} tritonpack::tritonpack)
+  endif()
+  if(_want_c)
+    # NAME_c.cpp (and NAME.f90) are compiled into the target itself, so its own sources see the
+    # same library; the C API's memory functions and module tritonpack come from libraries built once.
+    target_sources(${target} PRIVATE "${_include}/${_name}_c.cpp")
+    target_link_libraries(${target} ${_scope} tritonpack::c_api)
+  endif()
+  if(_want_fortran)
+    target_sources(${target} PRIVATE "${_include}/${_name}.f90")
+    target_link_libraries(${target} ${_scope} tritonpack_fortran)
   endif()
   set_property(TARGET ${target} APPEND PROPERTY TRITONPACK_GENERATED_HEADERS "${_header}")
   set_property(TARGET ${target} APPEND PROPERTY TRITONPACK_CONTAINERS "${_tpk}")

@@ -194,6 +194,17 @@ struct synth {
     kernel().variants[v].images.push_back(idx);
     return idx;
   }
+  // Appends this kernel and its images to a library being assembled from several synths (the
+  // generated-code tests), moving its image indices past the images already there.
+  void append_to(tritonpack::container_info& library, std::vector<std::vector<std::uint8_t>>& library_images) const {
+    tritonpack::kernel_info k = info.kernels[0];
+    const auto base = static_cast<std::uint32_t>(library.images.size());
+    for (auto& v : k.variants)
+      for (auto& im : v.images) im += base;
+    library.kernels.push_back(std::move(k));
+    library.images.insert(library.images.end(), info.images.begin(), info.images.end());
+    library_images.insert(library_images.end(), images.begin(), images.end());
+  }
   std::vector<std::uint8_t> pack() const { return tritonpack::pack::write_container(info, images); }
 };
 

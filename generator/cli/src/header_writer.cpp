@@ -23,13 +23,6 @@ namespace {
 
 [[noreturn]] void bad(const std::string& msg) { throw error(errc::bad_argument, msg); }
 
-// An argument whose Python name cannot be a C++ identifier (a keyword, a macro), or is a name the
-// generated function itself uses, gets a trailing underscore in C++.
-std::string cpp_name(const std::string& python_name) {
-  static const std::set<std::string> generated = {"stream", "grid", "kernel", "args", "library", "detail", "std", "tritonpack"};
-  return generated.count(python_name) || breaks_cpp_identifier(python_name) ? python_name + "_" : python_name;
-}
-
 bool is_int_type(const std::string& t) {
   static const std::set<std::string> ints = {"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"};
   return ints.count(t) != 0;
@@ -321,40 +314,7 @@ class grid_translator {
   }
 };
 
-// Appends `head` (ending in its opening bracket) + items joined by ", " + `tail`, wrapping at 100
-// columns with continuation lines aligned after the bracket (clang-format's BinPack style).
-void emit_list(std::string& out, const std::string& indent, const std::string& head, const std::vector<std::string>& items,
-               const std::string& tail) {
-  std::string line = indent + head;
-  const std::size_t align = line.size();
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const std::string piece = items[i] + (i + 1 < items.size() ? "," : "");
-    const std::size_t extra = (i + 1 == items.size()) ? tail.size() : 0;
-    if (line.size() > align && line.size() + 1 + piece.size() + extra > 100) {
-      out += line + "\n";
-      line = std::string(align, ' ') + piece;
-    } else {
-      line += (line.size() > align ? " " : "") + piece;
-    }
-  }
-  out += line + tail + "\n";
-}
 
-std::string spec_text(const kernel_info& k, const variant_info& v) {
-  std::vector<std::string> parts;
-  for (std::size_t a = 0; a < k.args.size(); ++a) {
-    const arg_spec& s = v.specs[a];
-    std::string t = k.args[a].type;
-    switch (s.kind) {
-      case spec_kind::none: break;
-      case spec_kind::divisible_16: t += ":16"; break;
-      case spec_kind::equal_1: t += ":1"; break;
-      case spec_kind::constexpr_value: t = s.value; break;
-    }
-    parts.push_back(t);
-  }
-  return fmt::format("{}", fmt::join(parts, ", "));
-}
 
 // `s` as a C++ string literal.
 std::string cpp_string_literal(std::string_view s) {
@@ -447,6 +407,61 @@ variant_grid translate_variant_grid(const kernel_info& k, std::size_t vi,
 }
 
 }  // namespace
+
+void emit_list(std::string& out, const std::string& indent, const std::string& head, const std::vector<std::string>& items,
+               const std::string& tail) {
+  std::string line = indent + head;
+  const std::size_t align = line.size();
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string piece = items[i] + (i + 1 < items.size() ? "," : "");
+    const std::size_t extra = (i + 1 == items.size()) ? tail.size() : 0;
+    if (line.size() > align && line.size() + 1 + piece.size() + extra > 100) {
+      out += line + "\n";
+      line = std::string(align, ' ') + piece;
+    } else {
+      line += (line.size() > align ? " " : "") + piece;
+    }
+  }
+  out += line + tail + "\n";
+}
+
+std::string cpp_name(const std::string& python_name) {
+  static const std::set<std::string> generated = {"stream", "grid", "kernel", "args", "library", "detail", "std", "tritonpack"};
+  return generated.count(python_name) || breaks_cpp_identifier(python_name) ? python_name + "_" : python_name;
+}
+
+std::string spec_text(const kernel_info& k, const variant_info& v) {
+  std::vector<std::string> parts;
+  for (std::size_t a = 0; a < k.args.size(); ++a) {
+    const arg_spec& s = v.specs[a];
+    std::string t = k.args[a].type;
+    switch (s.kind) {
+      case spec_kind::none: break;
+      case spec_kind::divisible_16: t += ":16"; break;
+      case spec_kind::equal_1: t += ":1"; break;
+      case spec_kind::constexpr_value: t = s.value; break;
+    }
+    parts.push_back(t);
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::vector<std::string> kernel_comment(const container_info& info, const kernel_info& k) {
+  std::map<std::string, std::vector<std::string>> by_kind;  // "cuda cubin" → archs
+  for (const variant_info& v : k.variants)
+    for (std::uint32_t im : v.images) {
+      const image_info& i = info.images.at(im);
+      std::string label = i.arch;
+      if (i.kind == image_kind::ptx) label += fmt::format(" (PTX {}.{})", i.ptx_version / 10, i.ptx_version % 10);
+      auto& list = by_kind[fmt::format("{} {}", backend_name(i.backend), image_kind_name(i.kind))];
+      if (std::find(list.begin(), list.end(), label) == list.end()) list.push_back(label);
+    }
+  std::vector<std::string> lines;
+  lines.push_back(fmt::format("{} — {}", k.name, k.source.empty() ? "(no source recorded)" : k.source));
+  lines.push_back(fmt::format("{} variant{}{}.", k.variants.size(), k.variants.size() == 1 ? "" : "s", by_kind.empty() ? ", no images" : ""));
+  for (const auto& [kind, archs] : by_kind) lines.push_back(fmt::format("  {}: {}", kind, fmt::join(archs, ", ")));
+  return lines;
+}
 
 std::string cpp_type(const std::string& t, bool is_const) {
   if (!t.empty() && t[0] == '*') {
@@ -618,20 +633,8 @@ std::string write_header(const container_info& info, const std::vector<std::uint
     const std::string ctx = fmt::format("kernel {}", k.name);
 
     // Comment: what it is and what it carries.
-    std::map<std::string, std::vector<std::string>> by_kind;  // "cuda cubin" → archs
-    for (const variant_info& v : k.variants)
-      for (std::uint32_t im : v.images) {
-        const image_info& i = info.images.at(im);
-        std::string label = i.arch;
-        if (i.kind == image_kind::ptx) label += fmt::format(" (PTX {}.{})", i.ptx_version / 10, i.ptx_version % 10);
-        auto& list = by_kind[fmt::format("{} {}", backend_name(i.backend), image_kind_name(i.kind))];
-        if (std::find(list.begin(), list.end(), label) == list.end()) list.push_back(label);
-      }
-    out += fmt::format("\n// {} — {}\n", k.name, k.source.empty() ? "(no source recorded)" : k.source);
-    out += fmt::format("// {} variant{}", k.variants.size(), k.variants.size() == 1 ? "" : "s");
-    if (by_kind.empty()) out += ", no images";
-    out += ".\n";
-    for (const auto& [kind, archs] : by_kind) out += fmt::format("//   {}: {}\n", kind, fmt::join(archs, ", "));
+    out += "\n";
+    for (const std::string& line : kernel_comment(info, k)) out += "// " + line + "\n";
 
     // Signature.
     const bool has_grid = !k.grid[0].empty();

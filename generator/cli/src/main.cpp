@@ -20,6 +20,7 @@
 #include "tritonpack/pack/container_finder.hpp"
 #include "tritonpack/pack/container_writer.hpp"
 #include "tritonpack/pack/file_io.hpp"
+#include "tritonpack/pack/foreign_writer.hpp"
 #include "tritonpack/pack/header_writer.hpp"
 #include "tritonpack/pack/inspect.hpp"
 #include "tritonpack/pack/manifest.hpp"
@@ -37,7 +38,7 @@ constexpr const char* usage_text =
     "  tritonpack pack MANIFEST -o OUTDIR [--name NAME] [--mode binary|ir|both] [--level N]\n"
     "                 [--frames per-kernel-backend|per-kernel-backend-kind|per-kernel|\n"
     "                           binaries-alone|per-image]\n"
-    "                 [--dict-size BYTES] [--store-binaries]\n"
+    "                 [--dict-size BYTES] [--store-binaries] [--languages c,fortran]\n"
     "      Pack the artifacts of MANIFEST into OUTDIR/NAME.tpk and the generated header\n"
     "      OUTDIR/NAME.hpp. MANIFEST comes from the front end, `python -m tritonpack_compile\n"
     "      SPEC -o DIR`, with PYTHONPATH=<tritonpack>/generator/python (a checkout) or\n"
@@ -47,6 +48,8 @@ constexpr const char* usage_text =
     "      zstd level (1..22, default 19).\n"
     "      --store-binaries keeps cubins / code objects uncompressed (a bigger file, a first\n"
     "      launch without decompression).\n"
+    "      --languages c also writes the C API NAME.h and its definitions NAME_c.cpp; fortran\n"
+    "      also writes module NAME in NAME.f90 (and the C files it binds to). docs/c-fortran.md.\n"
     "  tritonpack inspect FILE [--device ARCH] [--json] [--quick]\n"
     "      List the kernels, variants and images in FILE (a .tpk, a generated .hpp, or a\n"
     "      program that embeds a container). --device sm_90 / gfx942 shows which image each\n"
@@ -118,7 +121,8 @@ int parse_int(const std::string& s, const char* what, int lo, int hi) {
 constexpr const char* output_remedy = "choose another output directory with -o";
 
 int cmd_pack(int argc, char** argv) {
-  const args a(argc, argv, 2, {"-o", "--output", "--name", "--mode", "--level", "--frames", "--dict-size"}, {"--store-binaries"});
+  const args a(argc, argv, 2, {"-o", "--output", "--name", "--mode", "--level", "--frames", "--dict-size", "--languages"},
+               {"--store-binaries"});
   if (a.positional.size() != 1) throw usage_error("pack takes one MANIFEST");
   auto out_dir = a.get("-o");
   if (!out_dir) out_dir = a.get("--output");
@@ -148,11 +152,21 @@ int cmd_pack(int argc, char** argv) {
                                     pack::suggest_name(*n, pack::name_kind::library)));
   }
 
+  pack::languages langs;
+  if (auto l = a.get("--languages")) {
+    try {
+      langs = pack::parse_languages(*l);
+    } catch (const error& e) {
+      throw usage_error(e.what() + 12);
+    }
+  }
+
   pack::loaded_manifest m = pack::load_manifest(a.positional[0], lo);
   for (const std::string& w : m.warnings) std::cerr << "tritonpack: warning: " << w << "\n";
   if (auto n = a.get("--name")) m.info.name = *n;
   // The name rule for the library and its kernels (write_header applies it too), before any work.
   pack::check_names(m.info.name, m.info);
+  pack::check_foreign_names(m.info.name, m.info, langs);
   const std::vector<std::uint8_t> blob = pack::write_container(m.info, m.image_bytes, wo);
   pack::header_options ho;
   ho.namespace_name = m.info.name;
@@ -165,12 +179,23 @@ int cmd_pack(int argc, char** argv) {
   const fs::path hpp = fs::path(*out_dir) / (m.info.name + ".hpp");
   pack::write_file_atomically(tpk, blob.data(), blob.size(), output_remedy);
   pack::write_file_atomically(hpp, header.data(), header.size(), output_remedy);
+  std::vector<fs::path> foreign;
+  auto write_text = [&](const std::string& file, const std::string& text) {
+    foreign.push_back(fs::path(*out_dir) / file);
+    pack::write_file_atomically(foreign.back(), text.data(), text.size(), output_remedy);
+  };
+  if (langs.c) {
+    write_text(m.info.name + ".h", pack::write_c_header(m.info, ho));
+    write_text(m.info.name + "_c.cpp", pack::write_c_source(m.info, ho));
+  }
+  if (langs.fortran) write_text(m.info.name + ".f90", pack::write_fortran_module(m.info, ho));
   std::uint64_t raw = 0;
   for (const auto& b : m.image_bytes) raw += b.size();
   fmt::print("tritonpack: packed {} kernel{}, {} image{} ({} bytes raw) into {} ({} bytes, {:.2f}x) and {}\n",
              m.info.kernels.size(), m.info.kernels.size() == 1 ? "" : "s", m.info.images.size(), m.info.images.size() == 1 ? "" : "s",
              raw, tpk.string(), blob.size(), blob.empty() ? 0.0 : static_cast<double>(raw) / static_cast<double>(blob.size()),
              hpp.string());
+  for (const fs::path& f : foreign) fmt::print("tritonpack: wrote {}\n", f.string());
   return 0;
 }
 

@@ -13,7 +13,9 @@
 //     against their allocation (CUDA_ERROR_INVALID_VALUE past its end); cuPointerGetAttribute
 //     describes allocations; streams are tracked (an unknown stream is CUDA_ERROR_INVALID_HANDLE);
 //   * cuMemAlloc during a non-relaxed stream capture fails as the driver does;
-//   * any entry can be made to fail or to be missing (TRITONPACK_FAKE_FAIL / _MISSING).
+//   * any entry can be made to fail or to be missing (TRITONPACK_FAKE_FAIL / _MISSING);
+//   * TRITONPACK_FAKE_LAUNCH_LOG=<file>: every launch is also appended to <file> as a line, for
+//     tests of whole programs (examples/c, examples/fortran) that cannot call the control interface.
 // Configuration and inspection: fake_cuda_control.h.
 #include <cstdarg>
 #include <cstdint>
@@ -435,6 +437,23 @@ int load_image(CUmod_st** out, const void* image, const jit_logs& logs) {
   return OK;
 }
 
+// One line per launch in TRITONPACK_FAKE_LAUNCH_LOG: "NAME grid=X,Y,Z block=X,Y,Z params=HEX,HEX,..."
+// with each parameter's bytes in memory order (a little-endian i32 7 is 07000000).
+void log_launch(const tpfake_launch_record& r) {
+  const char* path = std::getenv("TRITONPACK_FAKE_LAUNCH_LOG");
+  if (!path || !*path) return;
+  std::FILE* f = std::fopen(path, "a");
+  if (!f) return;
+  std::fprintf(f, "%s grid=%u,%u,%u block=%u,%u,%u params=", r.name, r.grid[0], r.grid[1], r.grid[2], r.block[0], r.block[1],
+               r.block[2]);
+  for (unsigned i = 0; i < r.num_params; ++i) {
+    if (i) std::fputc(',', f);
+    for (unsigned b = 0; b < r.param_size[i]; ++b) std::fprintf(f, "%02x", r.params[r.param_offset[i] + b]);
+  }
+  std::fputc('\n', f);
+  std::fclose(f);
+}
+
 int do_launch(CUfunc_st* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shared,
               CUstream_st* stream, void** params, bool ex, const tpfake_launch_record& attrs) {
   fake_state& s = S();
@@ -480,6 +499,7 @@ int do_launch(CUfunc_st* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, 
     stream->captured.push_back(r);
   }
   s.launches.push_back(r);
+  log_launch(r);
   return OK;
 }
 

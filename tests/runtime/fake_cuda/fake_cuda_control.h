@@ -14,6 +14,7 @@
  *   TRITONPACK_FAKE_FAIL           comma-separated "cuName=code" (every call fails) or
  *                                  "cuName=code@N" (only the N-th call, 1-based).
  *   TRITONPACK_FAKE_MISSING        comma-separated entry names cuGetProcAddress reports missing.
+ *   TRITONPACK_FAKE_LAUNCH_LOG     a file every launch is appended to, one line each (fake_cuda.cpp).
  */
 #ifndef TRITONPACK_FAKE_CUDA_CONTROL_H
 #define TRITONPACK_FAKE_CUDA_CONTROL_H

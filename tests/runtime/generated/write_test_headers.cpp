@@ -53,13 +53,7 @@ void add_kernel(tritonpack::container_info& info, std::vector<std::vector<std::u
     li.num_ctas = v.num_ctas;
     s.image(vi, image_kind::cubin, "sm_90", tpfake::make_cubin(90, false, {{d.name, params, 128}}), li);
   }
-  // Append to the library, moving the image indices past the images already there.
-  const auto base = static_cast<std::uint32_t>(info.images.size());
-  for (auto& v : s.kernel().variants)
-    for (auto& im : v.images) im += base;
-  info.kernels.push_back(s.kernel());
-  info.images.insert(info.images.end(), s.info.images.begin(), s.info.images.end());
-  images.insert(images.end(), s.images.begin(), s.images.end());
+  s.append_to(info, images);
 }
 
 }  // namespace

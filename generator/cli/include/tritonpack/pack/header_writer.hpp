@@ -26,6 +26,23 @@ std::string write_header(const container_info& info, const std::vector<std::uint
 // error(bad_argument) for a type with no mapping.
 std::string cpp_type(const std::string& triton_type, bool is_const);
 
+// The C++ name of an argument: its Python name, with a trailing underscore when that cannot be a
+// C++ identifier (a keyword, a macro) or is a name the generated function itself uses ("stream").
+std::string cpp_name(const std::string& python_name);
+
+// Appends `head` (ending in its opening bracket) + items joined by ", " + `tail` to `out`, wrapping
+// at 100 columns with continuation lines aligned after the bracket (clang-format's BinPack style).
+void emit_list(std::string& out, const std::string& indent, const std::string& head, const std::vector<std::string>& items,
+               const std::string& tail);
+
+// A variant's specialisation as the header's comments show it: "*fp32:16, i32:16, 1024".
+std::string spec_text(const kernel_info& k, const variant_info& v);
+
+// The comment block above a kernel's function (without the comment markers): what it is, its
+// variant count, and its images by backend and kind ("  cuda cubin: sm_80, sm_90a"). The C header
+// and the Fortran module repeat it, so every language's user reads the same description.
+std::vector<std::string> kernel_comment(const container_info& info, const kernel_info& k);
+
 // Translates a grid expression over the kernel's integer arguments and the variant's integer
 // constexprs (name, value) into C++ for kernel::grid. Run-time values go through
 // ::tritonpack::grid_int, whose arithmetic reports a zero divisor or an overflow (`cdiv(n, BLOCK)`

@@ -1,0 +1,274 @@
+// The C API against the test-double driver: the generated C functions of capi_types (called from
+// the C99 callers in calls.c) launch with every argument's bytes in order, the right variant and
+// grid; bad input gets its stable code and a message; the memory API in C works and refuses NULLs,
+// bad ordinals and bad byte values with a message naming what was wrong.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include <tritonpack/c/c_bridge.hpp>
+#include <tritonpack/c/tritonpack.h>
+
+#include "calls.h"
+#include "test_util.hpp"
+
+namespace {
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// The generated library keeps the driver it first loaded with (libraries outlive
+// testing::reset_backend), so each test case that calls it runs in a process of its own: true in
+// that child, false in the parent, which checks the child passed.
+bool in_child(const char* filter) {
+  if (std::getenv("TP_CAPI_CHILD")) return true;
+  const tptest::child_result child = tptest::run_self("TP_CAPI_CHILD=1", filter);
+  INFO(child.output);
+  CHECK(child.status == 0);
+  std::string summary = child.output;
+  summary.erase(std::remove(summary.begin(), summary.end(), ' '), summary.end());
+  CHECK(summary.find("testcases:1|1passed") != std::string::npos);
+  return false;
+}
+
+template <class T>
+void check_param(const tpfake_launch_record& r, unsigned i, T want) {
+  INFO("parameter ", i);
+  REQUIRE(i < r.num_params);
+  REQUIRE(r.param_size[i] == sizeof(T));
+  CHECK(std::memcmp(r.params + r.param_offset[i], &want, sizeof(T)) == 0);
+}
+
+// Device memory through the C API, freed at the end of the scope.
+struct device_buffer {
+  void* p = nullptr;
+  explicit device_buffer(std::size_t bytes) { REQUIRE(tritonpack_malloc(&p, bytes) == TRITONPACK_SUCCESS); }
+  ~device_buffer() { CHECK(tritonpack_free(p) == TRITONPACK_SUCCESS); }
+  float* f() const { return static_cast<float*>(p); }
+};
+
+}  // namespace
+
+TEST_CASE("C API: every scalar type reaches the kernel as its own bytes, in order") {
+  if (!in_child("*every scalar type reaches*")) return;
+  auto& fake = tptest::setup();
+  device_buffer out(64);
+  REQUIRE(call_scalars(out.f()) == TRITONPACK_SUCCESS);
+  const auto launches = fake.launches();
+  REQUIRE(launches.size() == 1);
+  const tpfake_launch_record& r = launches[0];
+  CHECK(std::string(r.name) == "scalars");
+  CHECK(r.grid[0] == 1);
+  REQUIRE(r.num_params == 16);  // 14 arguments + the two scratch pointers
+  check_param(r, 0, out.p);
+  check_param(r, 1, true);
+  check_param(r, 2, std::int8_t{-2});
+  check_param(r, 3, std::int16_t{-300});
+  check_param(r, 4, std::int32_t{-70000});
+  check_param(r, 5, std::int64_t{-5000000000LL});
+  check_param(r, 6, std::uint8_t{200});
+  check_param(r, 7, std::uint16_t{60000});
+  check_param(r, 8, std::uint32_t{4000000000u});
+  check_param(r, 9, std::uint64_t{18000000000000000000ull});
+  check_param(r, 10, std::uint16_t{0x3e00});  // fp16 1.5
+  check_param(r, 11, std::uint16_t{0xc000});  // bf16 -2.0
+  check_param(r, 12, 0.25f);
+  check_param(r, 13, -0.125);
+}
+
+TEST_CASE("C API: pointers of every element type, const or not, pass unchanged; the grid and the stream too") {
+  if (!in_child("*pointers of every element type*")) return;
+  auto& fake = tptest::setup();
+  device_buffer x(256);
+  tritonpack_stream_t stream = nullptr;
+  REQUIRE(tritonpack_stream_create(&stream, 1) == TRITONPACK_SUCCESS);
+  REQUIRE(call_pointers(x.f(), stream) == TRITONPACK_SUCCESS);
+  const auto launches = fake.launches();
+  REQUIRE(launches.size() == 1);
+  const tpfake_launch_record& r = launches[0];
+  CHECK(r.grid[0] == 16);  // cdiv(1000, 64)
+  CHECK(r.stream == stream);
+  const std::uint8_t* base = static_cast<const std::uint8_t*>(x.p);
+  check_param(r, 0, x.p);
+  check_param(r, 1, x.p);
+  check_param(r, 2, static_cast<const void*>(base + 4));
+  check_param(r, 3, static_cast<const void*>(base + 8));
+  check_param(r, 4, static_cast<const void*>(base + 12));
+  check_param(r, 5, static_cast<const void*>(base + 16));
+  check_param(r, 6, static_cast<const void*>(base + 24));
+  check_param(r, 7, std::int32_t{1000});
+  CHECK(tritonpack_stream_destroy(stream) == TRITONPACK_SUCCESS);
+  CHECK(fake.live_streams() == 0);
+}
+
+TEST_CASE("C API: a kernel without a grid expression takes tritonpack_grid3 first") {
+  if (!in_child("*takes tritonpack_grid3 first*")) return;
+  auto& fake = tptest::setup();
+  device_buffer x(64);
+  REQUIRE(call_explicit_grid(x.f(), 3, 2, 5, 9) == TRITONPACK_SUCCESS);
+  const auto r = fake.launches().at(0);
+  CHECK(r.grid[0] == 3);
+  CHECK(r.grid[1] == 2);
+  CHECK(r.grid[2] == 5);
+  check_param(r, 1, std::int32_t{9});
+}
+
+TEST_CASE("C API: arguments renamed for C keep their order and values") {
+  if (!in_child("*arguments renamed for C*")) return;
+  auto& fake = tptest::setup();
+  INFO(std::string(library_last_error()));
+  REQUIRE(call_renamed() == TRITONPACK_SUCCESS);
+  const auto r = fake.launches().at(0);
+  for (unsigned i = 0; i < 7; ++i) check_param(r, i, static_cast<std::int32_t>(i + 1));
+}
+
+TEST_CASE("C API: no variant accepts the call: BAD_ARGUMENT and the library's message, per thread") {
+  if (!in_child("*no variant accepts the call*")) return;
+  auto& fake = tptest::setup();
+  device_buffer x(64);
+  CHECK(call_aligned_only(x.f(), 3) == TRITONPACK_ERROR_BAD_ARGUMENT);
+  const std::string message = library_last_error();
+  CHECK(contains(message, "aligned_only"));
+  CHECK(contains(message, "n = 3"));
+  CHECK(fake.launch_count() == 0);
+  // A success leaves the message (as errno); another thread has its own (none).
+  CHECK(call_aligned_only(x.f(), 16) == TRITONPACK_SUCCESS);
+  CHECK(std::string(library_last_error()) == message);
+  std::string other = "unset";
+  std::thread([&] { other = library_last_error(); }).join();
+  CHECK(other.empty());
+  CHECK(std::string(tritonpack_last_error()).empty());  // the memory API's message is its own
+}
+
+TEST_CASE("C API: no GPU: NO_DEVICE from every kernel and allocation; device count 0 is no error") {
+  if (!in_child("*no GPU: NO_DEVICE*")) return;
+  tptest::setup("none");
+  int count = -1;
+  CHECK(tritonpack_device_count(&count) == TRITONPACK_SUCCESS);
+  CHECK(count == 0);
+  CHECK(call_scalars(nullptr) == TRITONPACK_ERROR_NO_DEVICE);
+  CHECK(contains(library_last_error(), "no GPU"));
+  void* p = reinterpret_cast<void*>(1);
+  CHECK(tritonpack_malloc(&p, 16) == TRITONPACK_ERROR_NO_DEVICE);
+  CHECK(p == nullptr);
+  CHECK(contains(tritonpack_last_error(), "no GPU"));
+}
+
+TEST_CASE("C API: no driver: NO_DRIVER naming the library it tried") {
+  if (!in_child("*no driver: NO_DRIVER*")) return;
+  setenv("TRITONPACK_CUDA_LIBRARY", "/nonexistent/libcuda.so.1", 1);
+  tritonpack::testing::reset_backend();
+  CHECK(call_scalars(nullptr) == TRITONPACK_ERROR_NO_DRIVER);
+  CHECK(contains(library_last_error(), "/nonexistent/libcuda.so.1"));
+}
+
+TEST_CASE("C memory API: copies, memsets, devices, streams and memory info work through the driver") {
+  if (!in_child("*copies*memsets*devices*streams*memory info*")) return;
+  auto& fake = tptest::setup("sm_90,sm_80/name=Second");
+  int count = 0, device = -1;
+  REQUIRE(tritonpack_device_count(&count) == TRITONPACK_SUCCESS);
+  CHECK(count == 2);
+  REQUIRE(tritonpack_set_device(1) == TRITONPACK_SUCCESS);
+  REQUIRE(tritonpack_get_device(&device) == TRITONPACK_SUCCESS);
+  CHECK(device == 1);
+  char name[64], arch[16];
+  REQUIRE(tritonpack_device_name(-1, name, sizeof name) == TRITONPACK_SUCCESS);
+  CHECK(std::string(name) == "Second");
+  REQUIRE(tritonpack_device_arch(0, arch, sizeof arch) == TRITONPACK_SUCCESS);
+  CHECK(std::string(arch) == "sm_90");
+  std::size_t free_bytes = 0, total_bytes = 0;
+  REQUIRE(tritonpack_memory_info(&free_bytes, &total_bytes) == TRITONPACK_SUCCESS);
+  CHECK(total_bytes > 0);
+  CHECK(free_bytes <= total_bytes);
+
+  const float host[4] = {1, 2, 3, 4};
+  float back[4] = {};
+  void *a = nullptr, *b = nullptr;
+  REQUIRE(tritonpack_malloc(&a, sizeof host) == TRITONPACK_SUCCESS);
+  REQUIRE(tritonpack_malloc(&b, sizeof host) == TRITONPACK_SUCCESS);
+  CHECK(fake.allocation_device(a) == 1);
+  CHECK(tritonpack_copy(a, host, sizeof host) == TRITONPACK_SUCCESS);  // host to device
+  CHECK(tritonpack_copy(b, a, sizeof host) == TRITONPACK_SUCCESS);     // device to device
+  tritonpack_stream_t s = nullptr;
+  REQUIRE(tritonpack_stream_create(&s, 0) == TRITONPACK_SUCCESS);
+  CHECK(tritonpack_copy_async(back, b, sizeof back, s) == TRITONPACK_SUCCESS);  // device to host
+  CHECK(tritonpack_stream_synchronize(s) == TRITONPACK_SUCCESS);
+  CHECK(std::memcmp(back, host, sizeof host) == 0);
+  CHECK(tritonpack_memset_async(a, 0, sizeof host, s) == TRITONPACK_SUCCESS);
+  CHECK(tritonpack_memset(b, 0x3f, sizeof host) == TRITONPACK_SUCCESS);
+  CHECK(tritonpack_synchronize() == TRITONPACK_SUCCESS);
+  CHECK(tritonpack_copy(back, b, sizeof back) == TRITONPACK_SUCCESS);
+  CHECK(reinterpret_cast<const std::uint8_t*>(back)[15] == 0x3f);
+  CHECK(tritonpack_stream_destroy(s) == TRITONPACK_SUCCESS);
+  CHECK(tritonpack_free(a) == TRITONPACK_SUCCESS);
+  CHECK(tritonpack_free(b) == TRITONPACK_SUCCESS);
+  CHECK(tritonpack_free(nullptr) == TRITONPACK_SUCCESS);
+  CHECK(tritonpack_stream_destroy(nullptr) == TRITONPACK_SUCCESS);
+  CHECK(fake.live_allocations() == 0);
+  CHECK(fake.live_streams() == 0);
+  CHECK(tritonpack_half_to_float(tritonpack_half_from_float(1.5f)) == 1.5f);
+  CHECK(tritonpack_bfloat16_to_float(tritonpack_bfloat16_from_float(-2.0f)) == -2.0f);
+  CHECK(tritonpack_half_from_float(1.0f + 1.0f / 4096) == 0x3c00);  // half-way rounds to even
+  CHECK(tritonpack_set_device(0) == TRITONPACK_SUCCESS);
+}
+
+TEST_CASE("C memory API: NULL where a result goes, bad ordinals, bad bytes and small buffers are refused with a message") {
+  if (!in_child("*NULL where a result goes*")) return;
+  tptest::setup();
+  const auto refused = [](int status, int want, const char* part) {
+    CHECK(status == want);
+    const std::string message = tritonpack_last_error();
+    INFO(message);
+    CHECK(contains(message, part));
+  };
+  float host[2] = {};
+  void* p = nullptr;
+  refused(tritonpack_malloc(nullptr, 16), TRITONPACK_ERROR_BAD_ARGUMENT, "tritonpack_malloc: `ptr` is NULL");
+  refused(tritonpack_device_count(nullptr), TRITONPACK_ERROR_BAD_ARGUMENT, "tritonpack_device_count: `count` is NULL");
+  refused(tritonpack_get_device(nullptr), TRITONPACK_ERROR_BAD_ARGUMENT, "`ordinal` is NULL");
+  refused(tritonpack_memory_info(nullptr, nullptr), TRITONPACK_ERROR_BAD_ARGUMENT, "`free_bytes` is NULL");
+  refused(tritonpack_stream_create(nullptr, 0), TRITONPACK_ERROR_BAD_ARGUMENT, "`stream` is NULL");
+  refused(tritonpack_copy(nullptr, host, sizeof host), TRITONPACK_ERROR_BAD_ARGUMENT, "the destination pointer is null");
+  REQUIRE(tritonpack_malloc(&p, 8) == TRITONPACK_SUCCESS);
+  refused(tritonpack_copy(p, nullptr, 8), TRITONPACK_ERROR_BAD_ARGUMENT, "the source pointer is null");
+  refused(tritonpack_memset(p, 256, 8), TRITONPACK_ERROR_BAD_ARGUMENT, "the value 256 is not a byte (0..255)");
+  refused(tritonpack_memset_async(p, -1, 8, nullptr), TRITONPACK_ERROR_BAD_ARGUMENT, "the value -1 is not a byte");
+  refused(tritonpack_set_device(7), TRITONPACK_ERROR_NO_DEVICE, "set_device(7): no such device");
+  refused(tritonpack_set_device(-2), TRITONPACK_ERROR_NO_DEVICE, "set_device(-2): no such device");
+  char small[4];
+  refused(tritonpack_device_arch(0, small, sizeof small), TRITONPACK_ERROR_BAD_ARGUMENT, "\"sm_90\" needs a buffer of 6 bytes, got 4");
+  refused(tritonpack_device_name(0, nullptr, 0), TRITONPACK_ERROR_BAD_ARGUMENT, "`buffer` is NULL");
+  refused(tritonpack_device_name(3, small, sizeof small), TRITONPACK_ERROR_NO_DEVICE, "device_name(3): no such device");
+  CHECK(tritonpack_free(p) == TRITONPACK_SUCCESS);
+}
+
+TEST_CASE("C API: every errc has its own stable code and name") {
+  using tritonpack::errc;
+  const errc all[] = {errc::bad_container, errc::bad_argument, errc::not_found,    errc::no_driver,   errc::no_device,
+                      errc::no_image,      errc::ptx_too_new,  errc::jit_failed,   errc::out_of_memory, errc::launch_failed,
+                      errc::driver_error,  errc::io_error,     errc::unsupported};
+  int want = 1;
+  for (errc e : all) {
+    const int code = tritonpack::c_bridge::status_of(e);
+    CHECK(code == want++);  // the documented table: errc order, from 1
+    std::string name = tritonpack_status_name(code);
+    std::string upper = tritonpack::errc_name(e);
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    CHECK(name == "TRITONPACK_ERROR_" + upper);
+  }
+  CHECK(std::string(tritonpack_status_name(TRITONPACK_SUCCESS)) == "TRITONPACK_SUCCESS");
+  CHECK(std::string(tritonpack_status_name(TRITONPACK_ERROR_INTERNAL)) == "TRITONPACK_ERROR_INTERNAL");
+  CHECK(std::string(tritonpack_status_name(99)) == "TRITONPACK_ERROR_UNKNOWN");
+  // What is not a tritonpack::error still becomes a code, never an exception into C.
+  std::string last;
+  CHECK(tritonpack::c_bridge::guard(last, "f", [] { throw std::bad_alloc(); }) == TRITONPACK_ERROR_OUT_OF_MEMORY);
+  CHECK(tritonpack::c_bridge::guard(last, "f", [] { throw std::runtime_error("boom"); }) == TRITONPACK_ERROR_INTERNAL);
+  CHECK(last == "tritonpack: f: boom");
+  CHECK(tritonpack::c_bridge::guard(last, "f", [] { throw 42; }) == TRITONPACK_ERROR_INTERNAL);
+}

@@ -1,0 +1,150 @@
+// The C API and Fortran module writers (foreign_writer.hpp) and `tritonpack pack --languages`:
+// what is written for which language, and the names C and Fortran refuse at pack time, each with a
+// message naming the kernel and what to do. (The generated code compiled and run: tests/capi.)
+#include <doctest/doctest.h>
+
+#include "test_util.hpp"
+#include "tritonpack/error.hpp"
+#include "tritonpack/pack/foreign_writer.hpp"
+
+using tp_test::fs::path;
+using tp_test::run_cli;
+using namespace tritonpack;
+
+namespace {
+
+const path work = TP_WORK;
+
+kernel_info kernel(const std::string& name, std::vector<kernel_arg> args = {{"x", "*fp32", false}, {"n", "i32", false}}) {
+  kernel_info k;
+  k.name = name;
+  k.source = "k.py:" + name;
+  k.args = std::move(args);
+  k.grid = {"n", "1", "1"};
+  return k;
+}
+
+container_info library(std::vector<kernel_info> kernels) {
+  container_info info;
+  info.kernels = std::move(kernels);
+  return info;
+}
+
+// The message check_foreign_names refuses `info` with ("" if it accepts it).
+std::string refusal(const std::string& name, const container_info& info, pack::languages langs) {
+  try {
+    pack::check_foreign_names(name, info, langs);
+  } catch (const error& e) {
+    CHECK(e.code() == errc::bad_argument);
+    return e.what();
+  }
+  return "";
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+const pack::languages c_only{true, false}, fortran{true, true};
+
+}  // namespace
+
+TEST_CASE("--languages: c, fortran (which implies c), in any case; anything else is refused") {
+  const pack::languages c = pack::parse_languages("c");
+  CHECK((c.c && !c.fortran));
+  const pack::languages f = pack::parse_languages("fortran");
+  CHECK((f.c && f.fortran));
+  const pack::languages both = pack::parse_languages("C,Fortran");
+  CHECK((both.c && both.fortran));
+  for (const char* bad : {"cxx", "", "c,", "rust"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH_AS(pack::parse_languages(bad), doctest::Contains("give a comma-separated list of c and fortran"), error);
+  }
+}
+
+TEST_CASE("pack --languages writes NAME.h and NAME_c.cpp for c, also NAME.f90 for fortran; usage errors exit 2") {
+  const path c_dir = work / "lang_c", f_dir = work / "lang_fortran";
+  tp_test::fs::remove_all(c_dir);
+  tp_test::fs::remove_all(f_dir);
+  const std::string manifest = "\"" + std::string(TP_ARTIFACTS) + "/manifest.json\"";
+  const auto c = run_cli("pack " + manifest + " -o \"" + c_dir.string() + "\" --languages c");
+  REQUIRE_MESSAGE(c.code == 0, c.out);
+  CHECK(tp_test::fs::exists(c_dir / "fixtures.h"));
+  CHECK(tp_test::fs::exists(c_dir / "fixtures_c.cpp"));
+  CHECK(!tp_test::fs::exists(c_dir / "fixtures.f90"));
+  CHECK(contains(c.out, "wrote " + (c_dir / "fixtures.h").string()));
+  const auto f = run_cli("pack " + manifest + " -o \"" + f_dir.string() + "\" --languages=fortran");
+  REQUIRE_MESSAGE(f.code == 0, f.out);
+  for (const char* file : {"fixtures.hpp", "fixtures.h", "fixtures_c.cpp", "fixtures.f90"}) CHECK(tp_test::fs::exists(f_dir / file));
+  const auto bad = run_cli("pack " + manifest + " -o \"" + (work / "never_lang").string() + "\" --languages c,python");
+  CHECK(bad.code == 2);
+  CHECK(contains(bad.out, "tritonpack: --languages: unknown language \"python\""));
+  CHECK(!tp_test::fs::exists(work / "never_lang"));
+}
+
+TEST_CASE("C names: NAME_last_error and the run time's C API are refused at pack time, only when C is asked for") {
+  const container_info last_error = library({kernel("last_error")});
+  CHECK(refusal("lib", last_error, {}) == "");
+  CHECK(contains(refusal("lib", last_error, c_only),
+                 "kernel last_error: its C function would be lib_last_error, the library's error-message function; "
+                 "rename the kernel (e.g. last_error_kernel)"));
+  CHECK(contains(refusal("tritonpack_device", library({kernel("count")}), c_only),
+                 "its C function would be tritonpack_device_count, which <tritonpack/c/tritonpack.h> declares"));
+  CHECK(refusal("lib", library({kernel("a"), kernel("lib_a")}), c_only) == "");  // C: lib_a and lib_lib_a
+}
+
+TEST_CASE("Fortran names: case-blind clashes with an interface, imported names and the 63-character limit") {
+  CHECK(contains(refusal("lib", library({kernel("a"), kernel("LIB_A")}), fortran),
+                 "kernel LIB_A: in the Fortran module lib (which ignores case) it would clash with the interface lib_a"));
+  CHECK(contains(refusal("lib", library({kernel("lib_last_error")}), fortran),
+                 "clash with the library's error-message function lib_last_error"));
+  CHECK(contains(refusal("lib", library({kernel("c_ptr")}), fortran), "kernel c_ptr: the Fortran module lib imports a name c_ptr"));
+  const std::string long_kernel(50, 'k');
+  CHECK(contains(refusal("a_library_name", library({kernel(long_kernel)}), fortran),
+                 "is longer than Fortran's 63 characters; shorten the library or kernel name"));
+  CHECK(refusal("a_library_name", library({kernel(long_kernel)}), c_only) == "");
+  const std::string long_arg(64, 'a');
+  CHECK(contains(refusal("lib", library({kernel("k", {{long_arg, "i32", false}})}), fortran),
+                 "kernel k, argument " + long_arg + ": the Fortran name"));
+}
+
+TEST_CASE("arguments the C API cannot pass are refused naming the kernel and the argument") {
+  const container_info desc = library({kernel("tma", {{"d", "tensordesc<fp16[64,64]>", false}})});
+  CHECK(contains(refusal("lib", desc, c_only),
+                 "kernel tma, argument d: a tensor descriptor (tensordesc<fp16[64,64]>) has no C or Fortran form yet"));
+  const container_info fp8 = library({kernel("k", {{"s", "fp8e5", false}})});
+  CHECK(contains(refusal("lib", fp8, c_only), "kernel k, argument s: argument type \"fp8e5\" has no C++ type"));
+}
+
+TEST_CASE("the C header, its definitions and the Fortran module: types, names and guards") {
+  container_info info = library({kernel("k", {{"x", "*kfp16", false},
+                                              {"y", "*bf16", false},
+                                              {"flag", "i1", false},
+                                              {"big", "u64", false},
+                                              {"h", "fp16", false},
+                                              {"restrict", "i32", false},
+                                              {"_tail", "fp64", false}})});
+  info.kernels[0].grid = {};  // the caller passes the grid
+  pack::header_options o;
+  o.namespace_name = "lib";
+  const std::string h = pack::write_c_header(info, o);
+  CHECK(contains(h, "#ifndef TRITONPACK_GENERATED_LIB_H"));
+  CHECK(contains(h, "extern \"C\" {"));
+  CHECK(contains(h, "const char* lib_last_error(void);"));
+  CHECK(contains(h, "int lib_k(tritonpack_grid3 grid, const tritonpack_half* x, tritonpack_bfloat16* y, bool flag,\n"
+                    "          uint64_t big, tritonpack_half h, int32_t restrict_, double _tail,\n"
+                    "          tritonpack_stream_t stream);"));
+  const std::string cpp = pack::write_c_source(info, o);
+  CHECK(contains(cpp, "reinterpret_cast<const ::tritonpack::half*>(x)"));
+  CHECK(contains(cpp, "::tritonpack::half::from_bits(h)"));
+  CHECK(contains(cpp, "::tritonpack::grid3{grid.x, grid.y, grid.z}"));
+  CHECK(contains(cpp, "return ::tritonpack::c_bridge::guard(last_error, \"lib_k\", [&] {"));
+  const std::string f90 = pack::write_fortran_module(info, o);
+  CHECK(contains(f90, "module lib\n"));
+  CHECK(contains(f90, "use tritonpack, only: tritonpack_grid3, tritonpack_stop\n"));
+  CHECK(contains(f90, "      logical(c_bool), value :: flag\n"));
+  CHECK(contains(f90, "      integer(c_int64_t), value :: big\n"));
+  CHECK(contains(f90, "      integer(c_int16_t), value :: h\n"));
+  CHECK(contains(f90, "      real(c_double), value :: arg_tail\n"));
+  CHECK(contains(f90, "  subroutine k(grid, x, y, flag, big, h, restrict, arg_tail, stream, stat)\n"));
+  CHECK(contains(f90, "      call tritonpack_stop(\"lib_k\", tp_status, lib_last_error())\n"));
+  CHECK(contains(f90, "end module lib\n"));
+}
