@@ -7,8 +7,9 @@ It is compiled in both modes (docs/runtime-api.md, "Separate compilation"):
   header-only  g++ -std=c++17 -OX -c call_two_kernels.cpp             (the whole run time)
   separate     g++ -std=c++17 -OX -DTRITONPACK_SEPARATE -c call_two_kernels.cpp  (declarations)
 and the one-time cost of separate mode, src/runtime.cpp (the tritonpack::runtime library), too.
-Each point is run --repeat times under `nice /usr/bin/time -f '%e %M'`; the median wall time (s)
-and median peak RSS (MB) are reported. Writes a CSV and RESULTS.md next to this script.
+Each point is run --repeat times under `nice /usr/bin/time -f '%e %U %S %M'`; the median wall time
+(s), CPU time (user + system, s: what the compile itself costs, less sensitive to other processes on
+a shared machine) and peak RSS (MB) are reported. Writes a CSV and RESULTS.md next to this script.
 
 usage: compile_cost.py --cli <build>/generator/cli/tritonpack [--cxx g++-12,clang++-14]
                        [--opt O0,O2] [--repeat 5] [--out-dir bench/compile_cost]
@@ -38,12 +39,12 @@ void step(const float* x, const float* y, float* out, std::int32_t n, std::int32
 
 
 def measure(cmd):
-    """(wall seconds, peak RSS MB) of one compile."""
-    r = subprocess.run(["nice", "/usr/bin/time", "-f", "%e %M"] + cmd, capture_output=True, text=True)
+    """(wall seconds, CPU seconds, peak RSS MB) of one compile."""
+    r = subprocess.run(["nice", "/usr/bin/time", "-f", "%e %U %S %M"] + cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit("compile failed: %s\n%s" % (" ".join(cmd), r.stderr[-3000:]))
-    wall, rss_kb = r.stderr.strip().splitlines()[-1].split()
-    return float(wall), int(rss_kb) / 1024.0
+    wall, user, system, rss_kb = r.stderr.strip().splitlines()[-1].split()
+    return float(wall), float(user) + float(system), int(rss_kb) / 1024.0
 
 
 def version(cxx):
@@ -81,13 +82,17 @@ def main():
             ]
             for mode, what, cmd in points:
                 runs = [measure(cmd) for _ in range(a.repeat)]
-                wall = statistics.median(r[0] for r in runs)
-                rss = statistics.median(r[1] for r in runs)
-                print("%-10s -%s %-15s %-22s %6.2f s %7.1f MB" % (cxx, opt, mode, what, wall, rss), flush=True)
+                wall, cpu, rss = (statistics.median(r[i] for r in runs) for i in range(3))
+                with open("/proc/loadavg") as f:
+                    load = f.read().split()[0]
+                print("%-10s -%s %-15s %-22s %6.2f s wall %6.2f s CPU %7.1f MB (load %s)" %
+                      (cxx, opt, mode, what, wall, cpu, rss, load), flush=True)
                 rows.append({"compiler": cxx, "version": version(cxx), "opt": "-" + opt, "mode": mode, "file": what,
-                             "wall_s_median": "%.2f" % wall, "peak_rss_mb_median": "%.1f" % rss,
+                             "wall_s_median": "%.2f" % wall, "cpu_s_median": "%.2f" % cpu,
+                             "peak_rss_mb_median": "%.1f" % rss, "load_avg_1min": load,
                              "wall_s_runs": " ".join("%.2f" % r[0] for r in runs),
-                             "peak_rss_mb_runs": " ".join("%.1f" % r[1] for r in runs)})
+                             "cpu_s_runs": " ".join("%.2f" % r[1] for r in runs),
+                             "peak_rss_mb_runs": " ".join("%.1f" % r[2] for r in runs)})
 
     os.makedirs(a.out_dir, exist_ok=True)
     csv_path = os.path.join(a.out_dir, "results.csv")
@@ -104,7 +109,10 @@ def main():
         "",
         "Measured %s on the shared 2-core development machine (load average at the end: %s; other" % (now, load),
         "engineers' builds ran alongside, so every compile ran under `nice` and each point is the median",
-        "of %d runs). Wall time and peak RSS from `/usr/bin/time -f '%%e %%M'`." % a.repeat,
+        "of %d runs). Wall time, CPU time (user + system) and peak RSS from `/usr/bin/time -f '%%e %%U %%S %%M'`;" % a.repeat,
+        "with more runnable processes than cores, wall time exceeds CPU time by the machine's contention",
+        "(the load column is the 1-minute load average when the point finished): read CPU time as the",
+        "compile's own cost and wall time as what it took on this machine that day.",
         "",
         "The translation unit (`call_two_kernels.cpp`, in compile_cost.py) includes the generated header",
         "of the test fixtures (tests/data/artifacts: 3 kernels, 70 images, a 96 KB container) and calls",
@@ -115,12 +123,13 @@ def main():
         "",
         "**Goal (g++ 12 -O2, separate mode: <= 1.5 s and <= 150 MB).**",
         "",
-        "| compiler | opt | mode | file | wall s (median) | peak RSS MB (median) |",
-        "|---|---|---|---|---:|---:|",
+        "| compiler | opt | mode | file | wall s | CPU s | peak RSS MB | load |",
+        "|---|---|---|---|---:|---:|---:|---:|",
     ]
     for r in rows:
-        lines.append("| %s | %s | %s | %s | %s | %s |" % (r["compiler"], r["opt"], r["mode"], r["file"], r["wall_s_median"],
-                                                       r["peak_rss_mb_median"]))
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (r["compiler"], r["opt"], r["mode"], r["file"],
+                                                                 r["wall_s_median"], r["cpu_s_median"],
+                                                                 r["peak_rss_mb_median"], r["load_avg_1min"]))
     lines += ["", "Compilers: " + "; ".join(sorted({"%s (%s)" % (r["compiler"], r["version"]) for r in rows})) + ".",
               "Every run: results.csv."]
     with open(os.path.join(a.out_dir, "RESULTS.md"), "w") as f:
