@@ -33,8 +33,9 @@
 
 namespace tritonpack {
 
-class library;
-class kernel;
+// Complete in header-only mode; in separate mode, where the compiler calls them incomplete:
+class library;  // to use library()'s members, #include <tritonpack/tritonpack.hpp> (docs/runtime-api.md)
+class kernel;   // to use a kernel's members, #include <tritonpack/tritonpack.hpp> (docs/runtime-api.md)
 
 namespace typed {
 inline namespace TRITONPACK_TYPED_MODE {
