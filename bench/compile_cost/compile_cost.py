@@ -12,7 +12,7 @@ Each point is run --repeat times under `nice /usr/bin/time -f '%e %U %S %M'`; th
 a shared machine) and peak RSS (MB) are reported. Writes a CSV and RESULTS.md next to this script.
 
 usage: compile_cost.py --cli <build>/generator/cli/tritonpack [--cxx g++-12,clang++-14]
-                       [--opt O0,O2] [--repeat 5] [--out-dir bench/compile_cost]
+                       [--opt O0,O2] [--repeat 5] [--repeat-heavy 3] [--out-dir bench/compile_cost]
 Standard library only.
 """
 import argparse
@@ -56,7 +56,9 @@ def main():
     ap.add_argument("--cli", required=True, help="the tritonpack packer")
     ap.add_argument("--cxx", default="g++-12,clang++-14")
     ap.add_argument("--opt", default="O0,O2")
-    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=5, help="runs per separate-mode point")
+    ap.add_argument("--repeat-heavy", type=int, default=3,
+                    help="runs per header-only and src/runtime.cpp point (each ~8 s of CPU at -O2)")
     ap.add_argument("--out-dir", default=HERE)
     a = ap.parse_args()
 
@@ -81,13 +83,13 @@ def main():
                                                                     os.path.join(work, "r.o")]),
             ]
             for mode, what, cmd in points:
-                runs = [measure(cmd) for _ in range(a.repeat)]
+                runs = [measure(cmd) for _ in range(a.repeat if mode == "separate" else a.repeat_heavy)]
                 wall, cpu, rss = (statistics.median(r[i] for r in runs) for i in range(3))
                 with open("/proc/loadavg") as f:
                     load = f.read().split()[0]
                 print("%-10s -%s %-15s %-22s %6.2f s wall %6.2f s CPU %7.1f MB (load %s)" %
                       (cxx, opt, mode, what, wall, cpu, rss, load), flush=True)
-                rows.append({"compiler": cxx, "version": version(cxx), "opt": "-" + opt, "mode": mode, "file": what,
+                rows.append({"runs": len(runs), "compiler": cxx, "version": version(cxx), "opt": "-" + opt, "mode": mode, "file": what,
                              "wall_s_median": "%.2f" % wall, "cpu_s_median": "%.2f" % cpu,
                              "peak_rss_mb_median": "%.1f" % rss, "load_avg_1min": load,
                              "wall_s_runs": " ".join("%.2f" % r[0] for r in runs),
@@ -109,8 +111,9 @@ def main():
         "",
         "Measured %s on the shared 2-core development machine (load average at the end: %s; other" % (now, load),
         "engineers' builds ran alongside, so every compile ran under `nice` and each point is the median",
-        "of %d runs). Wall time, CPU time (user + system) and peak RSS from `/usr/bin/time -f '%%e %%U %%S %%M'`;" % a.repeat,
-        "with more runnable processes than cores, wall time exceeds CPU time by the machine's contention",
+        "of %d runs, %d for the header-only and src/runtime.cpp points). Wall time, CPU time (user +" % (a.repeat, a.repeat_heavy),
+        "system) and peak RSS from `/usr/bin/time -f '%e %U %S %M'`; with more runnable processes than",
+        "cores, wall time exceeds CPU time by the machine's contention",
         "(the load column is the 1-minute load average when the point finished): read CPU time as the",
         "compile's own cost and wall time as what it took on this machine that day.",
         "",
