@@ -1,7 +1,9 @@
 // Steady-state launch cost (Google Benchmark), same kernel (vector_add of tests/gpu/kernels.py,
 // 4 programs), same grid, same stream (the legacy default stream, as Triton's Python launcher
 // uses through PyTorch), same cubin:
-//   typed    the generated typed function gpu_kernels::vector_add(...)
+//   typed    the generated typed function gpu_kernels::vector_add(...); built twice, header-only
+//            (tritonpack_bench_launch) and in separate mode (tritonpack_bench_launch_separate, the
+//            typed function calling into tritonpack::runtime), where the row is typed_separate
 //   dynamic  library().get("vector_add").launch(stream, grid, args...)
 //   raw      cuLaunchKernel on a function from cuModuleLoadData of the very cubin tritonpack
 //            selected (decoded from the container), with the parameter array built per call as a
@@ -97,7 +99,11 @@ void BM_raw(benchmark::State& st) {
 // Ten repetitions each; run.py passes --benchmark_enable_random_interleaving so repetitions of the
 // three are interleaved and drift (clocks, other tenants) does not favour whichever runs first.
 BENCHMARK(BM_raw)->UseRealTime()->MinTime(0.5)->Repetitions(10)->ReportAggregatesOnly(true);
+#if defined(TRITONPACK_SEPARATE)
+BENCHMARK(BM_typed)->Name("BM_typed_separate")->UseRealTime()->MinTime(0.5)->Repetitions(10)->ReportAggregatesOnly(true);
+#else
 BENCHMARK(BM_typed)->UseRealTime()->MinTime(0.5)->Repetitions(10)->ReportAggregatesOnly(true);
+#endif
 BENCHMARK(BM_dynamic)->UseRealTime()->MinTime(0.5)->Repetitions(10)->ReportAggregatesOnly(true);
 
 BENCHMARK_MAIN();

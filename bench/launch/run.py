@@ -43,6 +43,7 @@ def main():
     ap.add_argument("--build", help="build directory holding bench/launch/{tritonpack_bench_launch,tritonpack_first_launch}")
     ap.add_argument("--bench-bin")
     ap.add_argument("--first-bin")
+    ap.add_argument("--separate-bin", help="bench_launch built in separate mode (default: <bench-bin>_separate, if present)")
     ap.add_argument("--runs", type=int, default=21)
     ap.add_argument("--no-triton", action="store_true", help="skip Triton's Python launcher")
     ap.add_argument("--first-alt", action="append", default=[], metavar="LABEL=PATH",
@@ -70,6 +71,19 @@ def main():
         rows.append(("steady launch", "raw cuLaunchKernel (same cubin)", raw, 1.0))
         rows.append(("steady launch", "tritonpack typed call", res["BM_typed"], res["BM_typed"] / raw))
         rows.append(("steady launch", "tritonpack dynamic call", res["BM_dynamic"], res["BM_dynamic"] / raw))
+    # The typed call in separate mode (its own binary: one mode per program), against that
+    # process's own raw launch.
+    separate = a.separate_bin or bench + "_separate"
+    if res and os.path.exists(separate):
+        sep = {}
+        out = subprocess.run([separate, "--benchmark_format=json", "--benchmark_enable_random_interleaving=true",
+                              "--benchmark_filter=BM_raw|BM_typed_separate"], check=True, capture_output=True, text=True).stdout
+        for b in json.loads(out)["benchmarks"]:
+            if b.get("aggregate_name") == "median":
+                sep[b["run_name"].split("/")[0]] = b["real_time"] / 1000.0 if b["time_unit"] == "ns" else b["real_time"]
+        rows.append(("steady launch", "raw cuLaunchKernel (separate-mode binary)", sep["BM_raw"], sep["BM_raw"] / raw))
+        rows.append(("steady launch", "tritonpack typed call, separate mode (vs its raw)", sep["BM_typed_separate"],
+                     sep["BM_typed_separate"] / sep["BM_raw"]))
     if not a.no_triton:
         t = run_json([sys.executable, os.path.join(HERE, "triton_launch.py")])
         rows.append(("steady launch", "Triton Python launcher (%s)" % t["triton"], t["triton_python_us"], t["triton_python_us"] / raw))

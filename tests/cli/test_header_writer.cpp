@@ -143,21 +143,28 @@ TEST_CASE("generated dispatch: predicates most specialised first, configs of one
   CHECK(h.find("n % 16 == 0) {") != std::string::npos);
   CHECK(h.find("K == 1 &&") != std::string::npos);
   CHECK(h.find("(same specialisation as 0: another config, not dispatched to)") != std::string::npos);
-  CHECK(h.find("kernel.launch_variant(1, grid, stream, args);") != std::string::npos);
+  CHECK(h.find("::tritonpack::typed::launch(kernel, 1, grid, stream, args);") != std::string::npos);
+  // The run time's calls go through tritonpack/typed_api.hpp: the whole run time, or its
+  // declarations in separate mode (docs/runtime-api.md, "Separate compilation").
+  CHECK(h.find("#include <tritonpack/typed_api.hpp>\n") != std::string::npos);
+  CHECK(h.find("tritonpack.hpp") == std::string::npos);
   // Each function checks, once, that the kernel at its index is the one it was written for, in
   // the container it was packed into (docs/spec.md, "One library per name in a program").
   CHECK(h.find("static ::tritonpack::kernel& kernel =\n"
-               "      library().at(0, \"vector_add(*fp32, *fp32, *fp32, i32, fp32)\", detail::container_checksum);") !=
-        std::string::npos);
-  CHECK(h.find("library().at(2, \"matmul_f16(*fp16, *fp16, *fp16, i32, i32, i32, i32, i32, i32)\",\n"
-               "                   detail::container_checksum);") != std::string::npos);
-  CHECK(h.find("detail::container_size, detail::container_checksum);") != std::string::npos);
+               "      ::tritonpack::typed::kernel_at(library(), 0, \"vector_add(*fp32, *fp32, *fp32, i32, fp32)\",\n"
+               "                                     detail::container_checksum);") != std::string::npos);
+  CHECK(h.find("      ::tritonpack::typed::kernel_at(\n"
+               "          library(), 2, \"matmul_f16(*fp16, *fp16, *fp16, i32, i32, i32, i32, i32, i32)\",\n"
+               "          detail::container_checksum);") != std::string::npos);
+  CHECK(h.find("  static ::tritonpack::library& lib = ::tritonpack::typed::open_library(\n"
+               "      reinterpret_cast<const std::uint8_t*>(detail::container_data), detail::container_size,\n"
+               "      detail::container_checksum);") != std::string::npos);
   // row_softmax has no grid expression: the caller passes one, first.
   CHECK(h.find("inline void row_softmax(::tritonpack::grid3 grid, float* out, const float* inp,") != std::string::npos);
   // Grids through kernel::grid (checked), and a call no variant accepts explained by the run time.
-  CHECK(h.find("    const ::tritonpack::grid3 grid = kernel.grid(\n"
-               "        ::tritonpack::cdiv(::tritonpack::grid_int{n}, BLOCK), 1, 1);\n") != std::string::npos);
-  CHECK(h.find("  throw kernel.no_variant_error(args);\n}\n\n// matmul_f16") != std::string::npos);
+  CHECK(h.find("    const ::tritonpack::grid3 grid = ::tritonpack::typed::grid(\n"
+               "        kernel, ::tritonpack::cdiv(::tritonpack::grid_int{n}, BLOCK), 1, 1);\n") != std::string::npos);
+  CHECK(h.find("  ::tritonpack::typed::no_variant(kernel, args);\n}\n\n// matmul_f16") != std::string::npos);
   // The container decodes back out of the header.
   const std::size_t b = h.find("container_data[] ="), e = h.find("\n    ;\n", b);
   CHECK(decode_string_literals(std::string_view(h).substr(b + 18, e - b - 18)) == blob);

@@ -315,6 +315,20 @@ class grid_translator {
 };
 
 
+// A call (`head` ends in its opening parenthesis): arguments aligned after the parenthesis when
+// every line fits in 100 columns, else from the next line, indented 4 more (as clang-format does).
+void emit_call(std::string& out, const std::string& indent, const std::string& head, const std::vector<std::string>& args,
+               const std::string& tail) {
+  std::string call;
+  emit_list(call, indent, head, args, tail);
+  std::size_t widest = 0;
+  for (std::size_t b = 0, e; (e = call.find('\n', b)) != std::string::npos; b = e + 1) widest = std::max(widest, e - b);
+  if (widest > 100) {
+    call = indent + head + "\n";
+    emit_list(call, indent + "    ", "", args, tail);
+  }
+  out += call;
+}
 
 // `s` as a C++ string literal.
 std::string cpp_string_literal(std::string_view s) {
@@ -404,6 +418,13 @@ variant_grid translate_variant_grid(const kernel_info& k, std::size_t vi,
     }
   }
   return out;
+}
+
+// A grid's axes as the arguments of ::tritonpack::typed::grid: the kernel first.
+std::vector<std::string> with_kernel(const std::vector<std::string>& axes) {
+  std::vector<std::string> args{"kernel"};
+  args.insert(args.end(), axes.begin(), axes.end());
+  return args;
 }
 
 }  // namespace
@@ -601,7 +622,9 @@ std::string write_header(const container_info& info, const std::vector<std::uint
       "// `tritonpack inspect {}.hpp` lists what is inside and which image a GPU would get.\n"
       "#pragma once\n\n"
       "#include <algorithm>\n#include <cstddef>\n#include <cstdint>\n\n"
-      "#include <tritonpack/tritonpack.hpp>\n\n"
+      "// The whole run time, or with TRITONPACK_SEPARATE only its declarations (the run time compiled\n"
+      "// once in tritonpack::runtime; docs/runtime-api.md, \"Separate compilation\").\n"
+      "#include <tritonpack/typed_api.hpp>\n\n"
       "namespace {} {{\n\n"
       "namespace detail {{\n"
       "// The container as one string literal: it compiles fast (bench/header_compile) and, being an\n"
@@ -623,8 +646,9 @@ std::string write_header(const container_info& info, const std::vector<std::uint
   out += "}  // namespace detail\n\n"
          "// The library, parsed and validated on first use.\n"
          "inline ::tritonpack::library& library() {\n"
-         "  static ::tritonpack::library lib(reinterpret_cast<const std::uint8_t*>(detail::container_data),\n"
-         "                                   detail::container_size, detail::container_checksum);\n"
+         "  static ::tritonpack::library& lib = ::tritonpack::typed::open_library(\n"
+         "      reinterpret_cast<const std::uint8_t*>(detail::container_data), detail::container_size,\n"
+         "      detail::container_checksum);\n"
          "  return lib;\n"
          "}\n";
 
@@ -659,8 +683,8 @@ std::string write_header(const container_info& info, const std::vector<std::uint
     // Checked once, when the static is initialised: the kernel at index ki is the one this
     // function was written for, in the container it was packed into.
     out += "  static ::tritonpack::kernel& kernel =\n";
-    emit_list(out, "      ", "library().at(",
-              {std::to_string(ki), cpp_string_literal(kernel_signature(k)), "detail::container_checksum"}, ");");
+    emit_call(out, "      ", "::tritonpack::typed::kernel_at(",
+              {"library()", std::to_string(ki), cpp_string_literal(kernel_signature(k)), "detail::container_checksum"}, ");");
     if (names.empty()) {
       out += "  const void* const* args = nullptr;\n";
     } else {
@@ -744,24 +768,15 @@ std::string write_header(const container_info& info, const std::vector<std::uint
       }
       if (has_grid) {
         for (const std::string& l : grids[vi].constexpr_lines) out += ind + l + "\n";
-        // Axes aligned after the parenthesis when they fit in 100 columns, else from the next line.
-        std::string call;
-        emit_list(call, ind, "const ::tritonpack::grid3 grid = kernel.grid(", grids[vi].axes, ");");
-        std::size_t widest = 0;
-        for (std::size_t b = 0, e; (e = call.find('\n', b)) != std::string::npos; b = e + 1) widest = std::max(widest, e - b);
-        if (widest > 100) {
-          call = ind + "const ::tritonpack::grid3 grid = kernel.grid(\n";
-          emit_list(call, ind + "    ", "", grids[vi].axes, ");");
-        }
-        out += call;
+        emit_call(out, ind, "const ::tritonpack::grid3 grid = ::tritonpack::typed::grid(", with_kernel(grids[vi].axes), ");");
       }
-      out += ind + fmt::format("kernel.launch_variant({}, grid, stream, args);\n", vi);
+      out += ind + fmt::format("::tritonpack::typed::launch(kernel, {}, grid, stream, args);\n", vi);
       if (!preds.empty()) out += ind + "return;\n  }\n";
     }
     if (!unconditional) {
       // Every variant is specialised and none matched: the run time explains, per variant, which
       // predicates failed and with which values.
-      out += "  throw kernel.no_variant_error(args);\n";
+      out += "  ::tritonpack::typed::no_variant(kernel, args);\n";
     }
     out += "}\n";
   }

@@ -1,5 +1,7 @@
 // The second library named `odr` in the program (see odr_main.cpp): the same kernels packed another
 // way (mode binary), so another container.
+#include <tritonpack/tritonpack.hpp>  // library::size(), in separate mode too
+
 #include "odr_binary/odr.hpp"
 
 std::size_t b_kernel_count() { return odr::library().size(); }

@@ -1,0 +1,67 @@
+// tritonpack/typed_api.hpp — what a generated header includes: the five calls its typed functions
+// make (docs/runtime-api.md, "Separate compilation").
+//
+// Two modes, chosen by the macro TRITONPACK_SEPARATE (fmt's header-only vs compiled modes):
+//   - header-only (the default): this header brings the whole run time (tritonpack.hpp) and
+//     defines the five calls inline, so a program needs no library of ours;
+//   - separate (TRITONPACK_SEPARATE defined, as linking the CMake target tritonpack::runtime or the
+//     Meson dependency tritonpack-runtime does): this header is all a translation unit sees, a few
+//     declarations over types.hpp, grid.hpp and tensor_descriptor.hpp; the run time is compiled
+//     once, into tritonpack::runtime (src/runtime.cpp). tritonpack::library and tritonpack::kernel
+//     are then incomplete types here: include <tritonpack/tritonpack.hpp> where a translation unit
+//     uses them (library().info(), preload(), the memory API).
+// The calls sit in an inline namespace named after the mode, so the two modes' symbols differ: a
+// separate-mode object always pulls the compiled run time in, and a program that mixes the modes
+// fails to link naming the mix (typed_api_impl.hpp). The typed functions themselves stay inline in
+// both modes: a launch costs the same call to the run time's launch path either way.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "tritonpack/grid.hpp"
+#include "tritonpack/tensor_descriptor.hpp"
+#include "tritonpack/types.hpp"
+
+#if defined(TRITONPACK_SEPARATE)
+#define TRITONPACK_TYPED_MODE separate
+#define TRITONPACK_TYPED_API  // defined once, in tritonpack::runtime
+#else
+#define TRITONPACK_TYPED_MODE header_only
+#define TRITONPACK_TYPED_API inline
+#endif
+
+namespace tritonpack {
+
+// Complete in header-only mode; in separate mode, where the compiler calls them incomplete:
+class library;  // to use library()'s members, #include <tritonpack/tritonpack.hpp> (docs/runtime-api.md)
+class kernel;   // to use a kernel's members, #include <tritonpack/tritonpack.hpp> (docs/runtime-api.md)
+
+namespace typed {
+inline namespace TRITONPACK_TYPED_MODE {
+
+// A generated header's library(): the library over its container, which lives until static
+// destruction. Throws what tritonpack::library's checking constructor throws (another library of
+// the same name linked in: docs/spec.md, "One library per name in a program").
+TRITONPACK_TYPED_API library& open_library(const std::uint8_t* data, std::size_t size, std::uint64_t container_checksum);
+
+// library::at(index, signature, container_checksum): the kernel a typed function was written for.
+TRITONPACK_TYPED_API kernel& kernel_at(library& lib, std::size_t index, const char* signature,
+                                       std::uint64_t container_checksum);
+
+// kernel::grid(x, y, z): the grid of a spec's grid expressions, checked.
+TRITONPACK_TYPED_API grid3 grid(const kernel& k, grid_int x, grid_int y, grid_int z);
+
+// kernel::launch_variant(variant, grid, stream, args).
+TRITONPACK_TYPED_API void launch(kernel& k, std::size_t variant, grid3 grid, stream_t stream, const void* const* args);
+
+// Throws kernel::no_variant_error(args): no variant's predicates hold for these arguments.
+[[noreturn]] TRITONPACK_TYPED_API void no_variant(const kernel& k, const void* const* args);
+
+}  // namespace TRITONPACK_TYPED_MODE
+}  // namespace typed
+}  // namespace tritonpack
+
+#if !defined(TRITONPACK_SEPARATE)
+#include "tritonpack/typed_api_impl.hpp"
+#endif
