@@ -17,7 +17,8 @@ reference's x86 build does (cbrt, which the interpreter cannot call from libdevi
 library's here, as in the reference), so the published numbers are expected exactly. The host side here is
 a compact numpy twin of the C++ one (mesh.hpp, problem.hpp, time_control.hpp); the kernels, their
 tile sizes and their launch order are the real ones (sizes read from kernels.toml). The regions
-are three made-up ones with 1, 2 and 5 EOS repetitions: regions change the work, not the result.
+are three made-up ones with 1, 2 and 5 EOS repetitions (material_eos's padded slots as regions.hpp's
+make_eos_order lays them out): regions change the work, not the result.
 """
 import argparse
 import math
