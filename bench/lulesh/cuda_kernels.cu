@@ -356,7 +356,7 @@ __global__ void material_eos_kernel(twin_state s, twin_constants c) {
   if (vc <= 0.0) s.status[status_volume_error] = 1.0;
   double p_new = 0.0, e_new = 0.0, q_new = 0.0, bvc = 0.0;
   // As kernels.py: a select on a condition that is never true keeps every repetition's work.
-  const bool never = rep < 0;
+  const bool never = s.num_eos_slots < 0;  // not rep < 0: false inside the loop, foldable
   for (int r = 0; r < rep; ++r) {
     const double e_old = never ? e_new : s.e[elem];
     const double delvc = s.delv[elem];

@@ -501,10 +501,11 @@ def material_eos(eos_elems, eos_reps, count, e, p, q, ql, qq, delv, vnew, v, ss,
     bvc = tl.zeros([BLOCK], tl.float64)
     # The repetitions recompute the same values from the same inputs, so a compiler drops all
     # but one (LLVM does). To keep the reference's work, each repetition's energy input goes
-    # through a select on a condition that is never true (rep < 0: the tile would run no
-    # repetition) but that the compiler cannot decide: every repetition stays live and does its
-    # arithmetic, and the results are the reference's.
-    never = rep < 0
+    # through a select on a condition that is never true (count < 0: there would be no slot) but
+    # that the compiler cannot decide: every repetition stays live and does its arithmetic, and
+    # the results are the reference's. Not `rep < 0`: inside the loop rep > 0 is known, and LLVM
+    # then folds the repetitions into one again.
+    never = count < 0
     for _ in range(rep):
         e_old = tl.where(never, e_new, tl.load(e + elem, mask=valid, other=0.0))
         delvc = tl.load(delv + elem, mask=valid, other=0.0)
