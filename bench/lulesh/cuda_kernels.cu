@@ -342,16 +342,21 @@ __device__ __forceinline__ double clamp_volume(double vol, double eosvmin, doubl
   return vol;
 }
 
-__global__ void material_eos_kernel(twin_state s, int first, int count, int rep, twin_constants c) {
+// All regions in one launch, as kernels.py: slot i is an element (-1: padding) whose region
+// evaluates the EOS eos_reps[i] times; a block of at most 512 threads holds one region (the host
+// pads every region to 512 slots), so a warp's repetition loop is uniform.
+__global__ void material_eos_kernel(twin_state s, twin_constants c) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= count) return;
-  const int elem = s.region_elems[first + i];
+  if (i >= s.num_eos_slots) return;
+  const int elem = s.eos_elems[i];
+  if (elem < 0) return;
+  const int rep = s.eos_reps[i];
   const double vnewc = clamp_volume(s.vnew[elem], c.eosvmin, c.eosvmax);
   const double vc = clamp_volume(s.v[elem], c.eosvmin, c.eosvmax);
   if (vc <= 0.0) s.status[status_volume_error] = 1.0;
   double p_new = 0.0, e_new = 0.0, q_new = 0.0, bvc = 0.0;
   // As kernels.py: a select on a condition that is never true keeps every repetition's work.
-  const bool never = count < 0;
+  const bool never = s.num_eos_slots < 0;  // not rep < 0: false inside the loop, foldable
   for (int r = 0; r < rep; ++r) {
     const double e_old = never ? e_new : s.e[elem];
     const double delvc = s.delv[elem];
@@ -509,10 +514,8 @@ void monotonic_q(const twin_state& s, const twin_constants& c, const twin_blocks
       s, c.monoq_limiter_mult, c.monoq_max_slope, c.qlc_monoq, c.qqc_monoq, c.qstop);
   LAUNCHED("monotonic_q");
 }
-void material_eos(const twin_state& s, const twin_constants& c, const twin_blocks& b, std::int32_t first,
-                  std::int32_t count, std::int32_t rep, void* stream) {
-  if (count <= 0) return;
-  material_eos_kernel<<<blocks_for(count, b.element), b.element, 0, static_cast<cudaStream_t>(stream)>>>(s, first, count, rep, c);
+void material_eos(const twin_state& s, const twin_constants& c, const twin_blocks& b, void* stream) {
+  material_eos_kernel<<<blocks_for(s.num_eos_slots, b.element), b.element, 0, static_cast<cudaStream_t>(stream)>>>(s, c);
   LAUNCHED("material_eos");
 }
 void update_volume(const twin_state& s, const twin_constants& c, const twin_blocks& b, void* stream) {

@@ -46,6 +46,9 @@ inline twin_state to_twin(lulesh::device_state& d) {
   s.num_symm_x = i32(d.symm_x); s.num_symm_y = i32(d.symm_y); s.num_symm_z = i32(d.symm_z);
   s.region_elems = d.region_elems.data();
   s.num_region_elems = i32(d.region_elems);
+  s.eos_elems = d.eos.elements.data();
+  s.eos_reps = d.eos.repetitions.data();
+  s.num_eos_slots = i32(d.eos.elements);
   s.partial_courant = d.partial_courant.data(); s.partial_hydro = d.partial_hydro.data(); s.status = d.status.data();
   s.num_partials = static_cast<std::int32_t>(d.partial_courant.size());
   return s;
@@ -84,9 +87,7 @@ class cuda_kernels {
     pick(nofma::kinematics_q_gradient, fma::kinematics_q_gradient)(s_, blocks_, dt, stream);
   }
   void monotonic_q(lulesh::device_state&, const lulesh::constants&) const { pick(nofma::monotonic_q, fma::monotonic_q)(s_, c_, blocks_, stream); }
-  void material_eos(lulesh::device_state&, const lulesh::constants&, const lulesh::region_sets& regions, int r) const {
-    pick(nofma::material_eos, fma::material_eos)(s_, c_, blocks_, regions.start[r], regions.size(r), regions.repetitions[r], stream);
-  }
+  void material_eos(lulesh::device_state&, const lulesh::constants&) const { pick(nofma::material_eos, fma::material_eos)(s_, c_, blocks_, stream); }
   void update_volume(lulesh::device_state&, const lulesh::constants&) const { pick(nofma::update_volume, fma::update_volume)(s_, c_, blocks_, stream); }
   // Legacy tree: tile minima here, their minimum in reduce_time_constraints. CUB: the whole
   // reduction here (DeviceReduce's own launches), nothing in reduce_time_constraints.

@@ -1,7 +1,7 @@
 // event_timer.hpp — lagrange_step's Timer for the benchmark: CUDA events recorded on the step's
-// stream around each timed launch (or group of launches: the three acceleration_bc planes, the
-// per-region material_eos launches), read back after the run. Device time, no synchronisation
-// between launches; disabled, it only launches (for the whole-step and graph timings).
+// stream around each timed launch (or group of launches: the three acceleration_bc planes), read
+// back after the run. Device time, no synchronisation between launches; disabled, it only
+// launches (for the whole-step and graph timings).
 #pragma once
 
 #include <cuda_runtime_api.h>

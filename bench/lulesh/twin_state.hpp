@@ -20,6 +20,8 @@ struct twin_state {
   std::int32_t num_symm_x, num_symm_y, num_symm_z;
   const std::int32_t* region_elems;
   std::int32_t num_region_elems;
+  const std::int32_t *eos_elems, *eos_reps;  // material_eos's slots (regions.hpp, make_eos_order)
+  std::int32_t num_eos_slots;
   double *partial_courant, *partial_hydro, *status;
   std::int32_t num_partials;
 };
@@ -53,8 +55,7 @@ struct twin_blocks {
   void position_velocity(const twin_state&, const twin_constants&, const twin_blocks&, double dt, void* stream);      \
   void kinematics_q_gradient(const twin_state&, const twin_blocks&, double dt, void* stream);                        \
   void monotonic_q(const twin_state&, const twin_constants&, const twin_blocks&, void* stream);                      \
-  void material_eos(const twin_state&, const twin_constants&, const twin_blocks&, std::int32_t first,                \
-                    std::int32_t count, std::int32_t rep, void* stream);                                             \
+  void material_eos(const twin_state&, const twin_constants&, const twin_blocks&, void* stream);                      \
   void update_volume(const twin_state&, const twin_constants&, const twin_blocks&, void* stream);                    \
   void time_constraints_tree(const twin_state&, const twin_constants&, const twin_blocks&, void* stream);            \
   void reduce_time_constraints_tree(const twin_state&, const twin_blocks&, void* stream);                            \

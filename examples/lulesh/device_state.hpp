@@ -25,6 +25,12 @@ tritonpack::device_array<T> device_zeros(std::size_t count) {
 // status[]: what the kernels report back each step (kernels.py, STATUS_*).
 enum status_slot : std::size_t { status_dtcourant = 0, status_dthydro = 1, status_volume_error = 2, status_qstop_error = 3, status_size = 4 };
 
+// make_eos_order's slots on the device: element ids (-1: padding) and their EOS repetitions.
+struct device_eos_order {
+  tritonpack::device_array<std::int32_t> elements, repetitions;
+  explicit device_eos_order(const eos_order& host) : elements(host.elements), repetitions(host.repetitions) {}
+};
+
 struct device_state {
   std::int32_t num_elem;
   std::int32_t num_node;
@@ -45,6 +51,7 @@ struct device_state {
   tritonpack::device_array<std::int32_t> lxim, lxip, letam, letap, lzetam, lzetap, elem_bc;
   tritonpack::device_array<std::int32_t> symm_x, symm_y, symm_z;
   tritonpack::device_array<std::int32_t> region_elems;  // all regions' lists, region after region
+  device_eos_order eos;  // material_eos's slots: all regions in one launch
   // Time constraint minima per tile, and the step's status.
   tritonpack::device_array<double> partial_courant, partial_hydro, status;
 
@@ -76,6 +83,7 @@ struct device_state {
         elem_bc(m.elem_bc),
         symm_x(m.symm_x), symm_y(m.symm_y), symm_z(m.symm_z),
         region_elems(regions.elements),
+        eos(make_eos_order(regions)),
         partial_courant(device_zeros<double>(num_partials)),
         partial_hydro(device_zeros<double>(num_partials)),
         status(device_zeros<double>(status_size)) {}
@@ -100,7 +108,7 @@ struct device_state {
     std::size_t total = 0;
     for (const auto& [name, a] : fields()) total += a->bytes();
     for (const auto* a : {&nodelist, &node_elem_start, &node_elem_corner, &lxim, &lxip, &letam, &letap, &lzetam, &lzetap,
-                          &elem_bc, &symm_x, &symm_y, &symm_z, &region_elems})
+                          &elem_bc, &symm_x, &symm_y, &symm_z, &region_elems, &eos.elements, &eos.repetitions})
       total += a->bytes();
     return total;
   }

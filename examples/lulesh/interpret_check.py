@@ -17,7 +17,8 @@ reference's x86 build does (cbrt, which the interpreter cannot call from libdevi
 library's here, as in the reference), so the published numbers are expected exactly. The host side here is
 a compact numpy twin of the C++ one (mesh.hpp, problem.hpp, time_control.hpp); the kernels, their
 tile sizes and their launch order are the real ones (sizes read from kernels.toml). The regions
-are three made-up ones with 1, 2 and 5 EOS repetitions: regions change the work, not the result.
+are three made-up ones with 1, 2 and 5 EOS repetitions (material_eos's padded slots as regions.hpp's
+make_eos_order lays them out): regions change the work, not the result.
 """
 import argparse
 import math
@@ -45,6 +46,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import kernels  # noqa: E402
 
+# regions.hpp's eos_tile_alignment: material_eos's slots pad each region to a multiple of it.
+EOS_TILE_ALIGNMENT = 512
 PUBLISHED = {5: (72, "7.853665e+03"), 10: (231, "2.720531e+04"), 30: (932, "2.025075e+05"), 45: (1477, "4.234875e+05")}
 
 
@@ -197,10 +200,22 @@ def build(s):
     region_of = (elem // 7) % 3
     lists = [np.flatnonzero(region_of == r) for r in range(3)]
     d["region_elems"] = i32(np.concatenate(lists))
-    regions = [(int(sum(len(lst) for lst in lists[:r])), len(lists[r]), rep) for r, rep in zip(range(3), (1, 2, 5))]
+    eos_elems, eos_reps = eos_order(lists, (1, 2, 5))
+    d["eos_elems"], d["eos_reps"] = i32(eos_elems), i32(eos_reps)
     partials = -(-ne // SIZES["time_constraints"]["BLOCK"])
     d["partial_courant"], d["partial_hydro"] = zeros(partials), zeros(partials)
-    return d, dict(ne=ne, nn=nn, stride=stride, regions=regions, partials=partials, dt0=dt0)
+    return d, dict(ne=ne, nn=nn, stride=stride, eos_slots=len(eos_elems), partials=partials, dt0=dt0)
+
+
+def eos_order(lists, repetitions, alignment=EOS_TILE_ALIGNMENT):
+    """regions.hpp's make_eos_order: the costliest regions first, each list padded with -1 to a
+    multiple of `alignment` slots; returns the slots' elements and repetitions (0 on padding)."""
+    elems, reps = [], []
+    for r in sorted(range(len(lists)), key=lambda r: -repetitions[r]):  # stable, as std::stable_sort
+        pad = -len(lists[r]) % alignment
+        elems += list(lists[r]) + [-1] * pad
+        reps += [repetitions[r]] * len(lists[r]) + [0] * pad
+    return elems, reps
 
 
 def step(d, m, dt):
@@ -222,10 +237,10 @@ def step(d, m, dt):
            d["lzetam"], d["lzetap"], d["delv_xi"], d["delv_eta"], d["delv_zeta"], d["delx_xi"], d["delx_eta"],
            d["delx_zeta"], d["vdov"], d["volo"], d["vnew"], d["elem_mass"], d["q"], d["ql"], d["qq"], d["status"],
            f64(2.0), f64(1.0), f64(0.5), f64(2.0 / 3.0), f64(1.0e12))
-    for first, count, rep in m["regions"]:
-        launch("material_eos", count, d["region_elems"], first, count, rep, d["e"], d["p"], d["q"], d["ql"], d["qq"],
-               d["delv"], d["vnew"], d["v"], d["ss"], d["status"], f64(1.0e-7), f64(1.0e-7), f64(1.0e-7),
-               f64(1.0e-9), f64(1.0e9), f64(0.0), f64(-1.0e15), f64(1.0))
+    slots = m["eos_slots"]
+    launch("material_eos", slots, d["eos_elems"], d["eos_reps"], slots, d["e"], d["p"], d["q"], d["ql"], d["qq"],
+           d["delv"], d["vnew"], d["v"], d["ss"], d["status"], f64(1.0e-7), f64(1.0e-7), f64(1.0e-7),
+           f64(1.0e-9), f64(1.0e9), f64(0.0), f64(-1.0e15), f64(1.0))
     launch("update_volume", ne, d["vnew"], d["v"], ne, f64(1.0e-10))
     launch("time_constraints", ne, d["ss"], d["vdov"], d["arealg"], ne, f64(64.0 * 2.0 * 2.0), f64(0.1),
            d["partial_courant"], d["partial_hydro"])

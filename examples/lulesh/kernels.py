@@ -10,7 +10,8 @@ One launch per loop of the reference's time step, in its order (main.cpp drives 
   element phase    kinematics_q_gradient   per element: new volume, strain rate, characteristic
                                            length, velocity/position gradients for the monotonic Q
                    monotonic_q             per element, through the region lists: limited Q terms
-                   material_eos            per region, `rep` times: energy, pressure, Q, sound speed
+                   material_eos            all regions, each tile its region's `rep` times: energy,
+                                           pressure, Q, sound speed
                    update_volume           per element: v = vnew
   time constraint  time_constraints        per tile: min Courant and hydro dt of its elements
                    reduce_time_constraints one program: min over the tiles -> status[0..1]
@@ -478,13 +479,18 @@ def clamp_volume(vol, eosvmin, eosvmax):
 
 
 @triton.jit
-def material_eos(region_elems, first, count, rep, e, p, q, ql, qq, delv, vnew, v, ss, status,
+def material_eos(eos_elems, eos_reps, count, e, p, q, ql, qq, delv, vnew, v, ss, status,
                  e_cut, p_cut, q_cut, eosvmin, eosvmax, pmin, emin, rho0, BLOCK: tl.constexpr):
-    """ApplyMaterialPropertiesForElems + EvalEOSForElems for the region whose elements are
-    region_elems[first .. first + count), evaluated `rep` times (the reference's load imbalance:
-    every repetition starts again from the stored state and computes the same result)."""
-    i, valid = element_tile(BLOCK, count)
-    elem = tl.load(region_elems + first + i, mask=valid, other=0)
+    """ApplyMaterialPropertiesForElems + EvalEOSForElems for every region in one launch: slot i of
+    eos_elems[0 .. count) is an element (-1: padding) whose region evaluates the EOS eos_reps[i]
+    times (the reference's load imbalance: every repetition starts again from the stored state and
+    computes the same result). The host pads each region's list to a multiple of the tile
+    (regions.hpp, make_eos_order), so a tile holds one region and its repetition count, the
+    largest of its slots', is every element's own."""
+    i, in_range = element_tile(BLOCK, count)
+    elem = tl.load(eos_elems + i, mask=in_range, other=-1)
+    rep = tl.max(tl.load(eos_reps + i, mask=in_range, other=0), axis=0)
+    valid = elem >= 0
     vnewc = clamp_volume(tl.load(vnew + elem, mask=valid, other=1.0), eosvmin, eosvmax)
     vc = clamp_volume(tl.load(v + elem, mask=valid, other=1.0), eosvmin, eosvmax)
     raise_flag(status, STATUS_VOLUME_ERROR, valid & (vc <= 0.0), elem)
@@ -495,9 +501,10 @@ def material_eos(region_elems, first, count, rep, e, p, q, ql, qq, delv, vnew, v
     bvc = tl.zeros([BLOCK], tl.float64)
     # The repetitions recompute the same values from the same inputs, so a compiler drops all
     # but one (LLVM does). To keep the reference's work, each repetition's energy input goes
-    # through a select on a condition that is never true (count < 0: there would be no element)
-    # but that the compiler cannot decide: every repetition stays live and does its arithmetic,
-    # and the results are the reference's.
+    # through a select on a condition that is never true (count < 0: there would be no slot) but
+    # that the compiler cannot decide: every repetition stays live and does its arithmetic, and
+    # the results are the reference's. Not `rep < 0`: inside the loop rep > 0 is known, and LLVM
+    # then folds the repetitions into one again.
     never = count < 0
     for _ in range(rep):
         e_old = tl.where(never, e_new, tl.load(e + elem, mask=valid, other=0.0))

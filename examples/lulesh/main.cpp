@@ -119,7 +119,7 @@ int run(const options& o) {
 
   device_state d(m, init, regions, static_cast<std::size_t>(triton_kernels::partials_for(m.num_elem)));
   if (!o.quiet) print_gpu(o, d);
-  gpu_step step(d, c, regions, triton_kernels::make(m.num_elem, o.fp_fusion), kernel_timer(o.timing));
+  gpu_step step(d, c, triton_kernels::make(m.num_elem, o.fp_fusion), kernel_timer(o.timing));
 
   time_control t;
   t.deltatime = init.deltatime;

@@ -8,6 +8,7 @@
 // after srand(0) (glibc_rand.hpp), so the lists are the reference's on every platform.
 #pragma once
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -101,6 +102,38 @@ inline region_sets make_regions(std::int32_t num_elem, int num_regions, int bala
   sets.repetitions.resize(static_cast<std::size_t>(num_regions));
   for (int r = 0; r < num_regions; ++r) sets.repetitions[r] = eos_repetitions(r, num_regions, cost);
   return sets;
+}
+
+// The element order of material_eos, one launch over all regions: each region's list (the most
+// repeated regions first, so that the longest tiles start first) padded with -1 to a multiple of
+// `alignment` slots. A tile of any BLOCK that divides the alignment then holds elements of one
+// region only, so its repetition loop is uniform and every element is evaluated exactly its
+// region's number of times; repetitions[i] is slot i's count (0 on padding, whose tiles do nothing).
+struct eos_order {
+  std::vector<std::int32_t> elements;
+  std::vector<std::int32_t> repetitions;
+};
+
+// The largest material_eos BLOCK in kernels.toml and bench/lulesh's tuning sweep.
+inline constexpr std::int32_t eos_tile_alignment = 512;
+
+inline eos_order make_eos_order(const region_sets& sets, std::int32_t alignment = eos_tile_alignment) {
+  if (alignment < 1) throw std::invalid_argument("the EOS tile alignment must be at least 1, got " + std::to_string(alignment));
+  std::vector<int> order(static_cast<std::size_t>(sets.count()));
+  for (int r = 0; r < sets.count(); ++r) order[static_cast<std::size_t>(r)] = r;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return sets.repetitions[a] > sets.repetitions[b]; });
+  eos_order eos;
+  for (int r : order) {
+    const std::int32_t size = sets.size(r);
+    if (size == 0) continue;
+    const std::size_t padded = static_cast<std::size_t>((size + alignment - 1) / alignment) * static_cast<std::size_t>(alignment);
+    eos.elements.insert(eos.elements.end(), sets.elements.begin() + sets.start[r], sets.elements.begin() + sets.start[r + 1]);
+    eos.elements.resize(eos.elements.size() + padded - static_cast<std::size_t>(size), -1);
+    eos.repetitions.resize(eos.repetitions.size() + static_cast<std::size_t>(size), sets.repetitions[r]);
+    eos.repetitions.resize(eos.repetitions.size() + padded - static_cast<std::size_t>(size), 0);
+  }
+  return eos;
 }
 
 }  // namespace lulesh

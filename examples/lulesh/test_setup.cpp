@@ -244,6 +244,40 @@ TEST_CASE("regions: EOS repetitions by region (cheap half, 1 + cost, 10 (1 + cos
   CHECK(make_regions(1000, 11, 8, 1).count() == 11);  // 1 + 2^8 + ... + 11^8 still fits
 }
 
+TEST_CASE("regions: the EOS order (one launch) holds every element once, tiles of one region, costliest first") {
+  const region_sets sets = make_regions(1000, 11, 1, 1);
+  for (std::int32_t alignment : {1, 8, 128, eos_tile_alignment}) {
+    CAPTURE(alignment);
+    const eos_order eos = make_eos_order(sets, alignment);
+    REQUIRE(eos.elements.size() == eos.repetitions.size());
+    CHECK(eos.elements.size() % static_cast<std::size_t>(alignment) == 0);
+    std::vector<int> seen(1000, 0);
+    int previous_reps = INT_MAX;
+    for (std::size_t tile = 0; tile < eos.elements.size(); tile += static_cast<std::size_t>(alignment)) {
+      int region = 0;  // 1-based; 0 until the tile's first element
+      for (std::size_t i = tile; i < tile + static_cast<std::size_t>(alignment); ++i) {
+        const std::int32_t elem = eos.elements[i];
+        if (elem < 0) {
+          CHECK(eos.repetitions[i] == 0);
+          continue;
+        }
+        ++seen[static_cast<std::size_t>(elem)];
+        if (region == 0) region = sets.region_of[static_cast<std::size_t>(elem)];
+        CHECK(sets.region_of[static_cast<std::size_t>(elem)] == region);  // a tile never mixes regions
+        CHECK(eos.repetitions[i] == sets.repetitions[static_cast<std::size_t>(region - 1)]);
+      }
+      REQUIRE(region != 0);  // padding only fills up a region's last tile
+      CHECK(sets.repetitions[static_cast<std::size_t>(region - 1)] <= previous_reps);
+      previous_reps = sets.repetitions[static_cast<std::size_t>(region - 1)];
+    }
+    CHECK(std::count(seen.begin(), seen.end(), 1) == 1000);
+  }
+  // alignment 1: no padding, the region lists reordered only
+  CHECK(make_eos_order(sets, 1).elements.size() == 1000);
+  CHECK(make_eos_order(sets, eos_tile_alignment).elements.size() < 1000 + 11 * static_cast<std::size_t>(eos_tile_alignment));
+  CHECK_THROWS_WITH_AS(make_eos_order(sets, 0), "the EOS tile alignment must be at least 1, got 0", std::invalid_argument);
+}
+
 TEST_CASE("initial state: volumes, masses, Sedov energy and first dt as the reference") {
   const mesh m = make_mesh(5);
   const initial_state s = make_initial_state(m);

@@ -80,8 +80,8 @@ struct step_status {
 template <class Kernels, class Timer = kernel_timer>
 class lagrange_step {
  public:
-  lagrange_step(device_state& d, const constants& c, const region_sets& regions, Kernels kernels, Timer timer)
-      : d_(d), c_(c), regions_(regions), k_(std::move(kernels)), timer_(std::move(timer)) {}
+  lagrange_step(device_state& d, const constants& c, Kernels kernels, Timer timer)
+      : d_(d), c_(c), k_(std::move(kernels)), timer_(std::move(timer)) {}
 
   // One LagrangeLeapFrog with time step dt, launched on the kernels' stream; the status is read
   // by read_status().
@@ -123,14 +123,13 @@ class lagrange_step {
   }
 
   // LagrangeElements: kinematics and Q gradients, monotonic Q (all regions in one launch: the Q
-  // terms of an element do not depend on its region), material update (one launch per region, so
-  // that each launch's repetition count is uniform), volumes.
+  // terms of an element do not depend on its region), material update (all regions in one launch,
+  // over device_state's EOS order: tiles of one region each, so a tile's repetition count is
+  // uniform), volumes.
   void element_phase(double dt) {
     timer_.run(named("kinematics_q_gradient", "kinematics_q_gradient_fma"), [&] { k_.kinematics_q_gradient(d_, dt); });
     timer_.run("monotonic_q", [&] { k_.monotonic_q(d_, c_); });
-    timer_.run(named("material_eos", "material_eos_fma"), [&] {
-      for (int r = 0; r < regions_.count(); ++r) k_.material_eos(d_, c_, regions_, r);
-    });
+    timer_.run(named("material_eos", "material_eos_fma"), [&] { k_.material_eos(d_, c_); });
     timer_.run("update_volume", [&] { k_.update_volume(d_, c_); });
   }
 
@@ -142,7 +141,6 @@ class lagrange_step {
 
   device_state& d_;
   const constants& c_;
-  const region_sets& regions_;
   Kernels k_;
   Timer timer_;
 };

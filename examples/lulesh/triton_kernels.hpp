@@ -124,8 +124,8 @@ struct triton_kernels {
                    d.qq.data(), d.status.data(), c.monoq_limiter_mult, c.monoq_max_slope, c.qlc_monoq, c.qqc_monoq,
                    c.qstop, stream);
   }
-  void material_eos(device_state &d, const constants &c, const region_sets &regions, int r) const {
-    fn.material_eos(d.region_elems.data(), regions.start[r], regions.size(r), regions.repetitions[r], d.e.data(),
+  void material_eos(device_state &d, const constants &c) const {
+    fn.material_eos(d.eos.elements.data(), d.eos.repetitions.data(), count_of(d.eos.elements), d.e.data(),
                     d.p.data(), d.q.data(), d.ql.data(), d.qq.data(), d.delv.data(), d.vnew.data(), d.v.data(),
                     d.ss.data(), d.status.data(), c.e_cut, c.p_cut, c.q_cut, c.eosvmin, c.eosvmax, c.pmin, c.emin,
                     c.refdens, stream);
