@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "gridcheck.hpp"
 #include "test_util.hpp"
@@ -134,4 +135,82 @@ TEST_CASE("a call no variant accepts names each failed predicate with the argume
     CHECK(r.num_params == 4);  // x and flag passed, BLOCK_N and alpha folded, two scratch pointers
     CHECK(tptest::param<bool>(r, 1) == false);
   }
+}
+
+// The typed function executed (issue 16): every argument's bytes in the kernel's order, the
+// folded `:1` argument dropped in the variant that folds it, the two scratch pointers last (the
+// global one a live allocation of the device, the profile one null), the grid from its expression.
+// A generated call that swapped, dropped or re-typed an argument fails here.
+TEST_CASE("generated typed call: each argument as bytes in order; folded arguments dropped, scratch pointers last") {
+  if (!in_child("*bytes in order; folded*")) return;
+  auto& f = tptest::setup("sm_90");
+  alignas(16) static float xs[4];
+  alignas(16) static half ys[4];
+  alignas(16) static std::int64_t zs[4];
+  float* x = xs;
+  half* y = ys;
+  std::int64_t* z = zs;
+  gridcheck::ordered(x, y, 10, 1, true, 1.5f, -2.25, 4000000000u, z);  // m == 1: variant 0 folds it
+  gridcheck::ordered(x, y, 9, std::int64_t{1} << 33, false, -0.5f, 1e300, 7u, z);
+  const auto ls = f.launches();
+  REQUIRE(ls.size() == 2);
+  const auto& a = ls[0];
+  CHECK(a.grid[0] == 3);  // cdiv(10, 4)
+  REQUIRE(a.num_params == 8 + 2);
+  CHECK(tptest::param<float*>(a, 0) == x);
+  CHECK(tptest::param<half*>(a, 1) == y);
+  CHECK(tptest::param<std::int32_t>(a, 2) == 10);
+  CHECK(tptest::param<bool>(a, 3) == true);
+  CHECK(tptest::param<float>(a, 4) == 1.5f);
+  CHECK(tptest::param<double>(a, 5) == -2.25);
+  CHECK(tptest::param<std::uint32_t>(a, 6) == 4000000000u);
+  CHECK(tptest::param<std::int64_t*>(a, 7) == z);
+  CHECK(f.allocation_device(tptest::param<void*>(a, 8)) == 0);  // global scratch: allocated
+  CHECK(tptest::param<void*>(a, 9) == nullptr);                 // profile scratch: none asked
+  const auto& b = ls[1];
+  CHECK(b.grid[0] == 3);  // cdiv(9, 4)
+  REQUIRE(b.num_params == 9 + 2);
+  CHECK(tptest::param<float*>(b, 0) == x);
+  CHECK(tptest::param<half*>(b, 1) == y);
+  CHECK(tptest::param<std::int32_t>(b, 2) == 9);
+  CHECK(tptest::param<std::int64_t>(b, 3) == std::int64_t{1} << 33);
+  CHECK(tptest::param<bool>(b, 4) == false);
+  CHECK(tptest::param<float>(b, 5) == -0.5f);
+  CHECK(tptest::param<double>(b, 6) == 1e300);
+  CHECK(tptest::param<std::uint32_t>(b, 7) == 7u);
+  CHECK(tptest::param<std::int64_t*>(b, 8) == z);
+  CHECK(f.allocation_device(tptest::param<void*>(b, 9)) == 0);
+  CHECK(tptest::param<void*>(b, 10) == nullptr);
+  // The dynamic API makes the same launch from the same values.
+  gridcheck::library().get("ordered").launch(nullptr, {3, 1, 1}, x, y, std::int32_t{9}, std::int64_t{1} << 33, false, -0.5f,
+                                              1e300, std::uint32_t{7}, z);
+  REQUIRE(f.launch_count() == 3);
+  const auto c = f.launches()[2];
+  CHECK(c.num_params == b.num_params);
+  CHECK(std::memcmp(c.params, b.params, b.param_offset[9]) == 0);  // every byte before the scratch pointers
+}
+
+// The dynamic API refuses a value whose C++ type is not the argument's (a mutant once let an
+// int32_t through for an i1); the typed functions make such calls fail to compile instead.
+TEST_CASE("dynamic API: a value of the wrong type for i1, u32, fp64 or a pointer is refused, naming the argument") {
+  if (!in_child("*wrong type for i1*")) return;
+  auto& f = tptest::setup("sm_90");
+  alignas(16) static float xs[4];
+  alignas(16) static half ys[4];
+  float* x = xs;
+  half* y = ys;
+  std::int64_t* z = nullptr;
+  auto& k = gridcheck::library().get("ordered");
+  auto refused = [&](auto&& call, const std::string& culprit) {
+    const error e = tptest::expect_error(call);
+    CHECK(e.code() == errc::bad_argument);
+    CHECK(std::string(e.what()).find(culprit) != std::string::npos);
+  };
+  refused([&] { k.launch(nullptr, {1, 1, 1}, x, y, 9, std::int64_t{2}, std::int32_t{1}, 0.5f, 1.0, 7u, z); }, "'flag'");
+  refused([&] { k.launch(nullptr, {1, 1, 1}, x, y, 9, std::int64_t{2}, false, 0.5f, 1.0f, 7u, z); }, "'beta'");
+  refused([&] { k.launch(nullptr, {1, 1, 1}, x, y, 9, std::int64_t{2}, false, 0.5f, 1.0, std::int64_t{7}, z); }, "'u'");
+  refused([&] { k.launch(nullptr, {1, 1, 1}, x, x, 9, std::int64_t{2}, false, 0.5f, 1.0, 7u, z); }, "'y'");
+  CHECK(f.launch_count() == 0);
+  k.launch(nullptr, {1, 1, 1}, x, y, 9, std::int64_t{2}, false, 0.5f, 1.0, 7u, z);  // the right types launch
+  CHECK(f.launch_count() == 1);
 }

@@ -402,3 +402,47 @@ TEST_CASE("selection (AMD): LDS per workgroup") {
   CHECK(saw);
   CHECK(contains(ch.reason, "no image of this variant fits gfx942"));
 }
+
+// Boundaries of the rules, each one step either side (issue 16: an off-by-one in "same major,
+// lower minor" survived every test): minor above / equal / below, `a` exact only, PTX JIT forward
+// compatibility up to the device, the highest generic PTX first.
+TEST_CASE("selection boundaries: same major one minor either side, `a` only exact, PTX forward-compatible") {
+  table t;
+  t.add(image_kind::cubin, "sm_87");
+  CHECK(t.chosen("sm_86") == "none");        // one minor above the device: never
+  CHECK(t.chosen("sm_87") == "cubin:sm_87");
+  CHECK(t.chosen("sm_89") == "cubin:sm_87");  // lower minor, same major: runs
+  CHECK(t.chosen("sm_90") == "none");         // another major: never
+
+  table u;
+  u.add(image_kind::cubin, "sm_86");
+  CHECK(u.chosen("sm_87") == "cubin:sm_86");
+  CHECK(u.chosen("sm_86") == "cubin:sm_86");
+  CHECK(u.chosen("sm_80") == "none");
+
+  table a;
+  a.add(image_kind::cubin, "sm_90a");
+  a.add(image_kind::ptx, "sm_90a", 87);
+  CHECK(a.chosen("sm_90") == "cubin:sm_90a");
+  CHECK(a.chosen("sm_100") == "none");  // neither the `a` cubin nor the `a` PTX runs elsewhere
+  CHECK(a.chosen("sm_89") == "none");
+
+  table p;
+  p.add(image_kind::ptx, "sm_80", 87);
+  p.add(image_kind::ptx, "sm_86", 87);
+  p.add(image_kind::ptx, "sm_90", 87);
+  CHECK(p.chosen("sm_80") == "ptx:sm_80");
+  CHECK(p.chosen("sm_86") == "ptx:sm_86");
+  CHECK(p.chosen("sm_87") == "ptx:sm_86");   // highest target <= the device
+  CHECK(p.chosen("sm_89") == "ptx:sm_86");
+  CHECK(p.chosen("sm_90") == "ptx:sm_90");
+  CHECK(p.chosen("sm_120") == "ptx:sm_90");  // forward compatible to any newer GPU
+  CHECK(p.chosen("sm_75") == "none");
+  auto jit = p.pick("sm_100");
+  CHECK(jit.jit);
+  // A cubin always beats PTX it could replace; PTX is the fallback when no cubin runs.
+  p.add(image_kind::cubin, "sm_80");
+  CHECK(p.chosen("sm_86") == "cubin:sm_80");
+  CHECK_FALSE(p.pick("sm_86").jit);
+  CHECK(p.chosen("sm_90") == "ptx:sm_90");
+}
