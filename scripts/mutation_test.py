@@ -20,6 +20,7 @@ import argparse
 import filecmp
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -102,16 +103,33 @@ def check_pattern(m, text):
 
 
 def run(cmd, cwd, log, timeout):
+    """Runs `cmd` in its own process group; on a timeout or an interruption the whole group (the
+    build's compilers too) is ended."""
     log.write(f"$ {' '.join(cmd)}\n")
     log.flush()
+    p = subprocess.Popen(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        return subprocess.run(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, timeout=timeout).returncode
+        return p.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         log.write(f"timed out after {timeout} s\n")
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
         return 124
+    except BaseException:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        raise
+
+
+def interrupt(signum, frame):
+    raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
 def main():
+    # Ctrl-C, kill and a closed terminal all unwind through the `finally` that restores the copy
+    # (a shell starts background jobs with SIGINT ignored: install the handler regardless).
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, interrupt)
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fast", action="store_true", help="only the fast subset (ids starting with '+'), as CI runs")
     ap.add_argument("--only", default="", help="comma-separated mutant ids")
