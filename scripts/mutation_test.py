@@ -34,7 +34,7 @@ SUITES = {
                 ["tests/runtime/tritonpack_runtime_tests", "--no-intro", "--minimal", "{doctest_filter}"]),
     "container": (["tritonpack_container_tests"],
                   ["tests/container/tritonpack_container_tests", "--no-intro", "--minimal", "{doctest_filter}"]),
-    "cli": (["tritonpack_cli_tests", "tritonpack"],
+    "cli": (["tritonpack_cli_tests", "tritonpack_cli"],
             ["tests/cli/tritonpack_cli_tests", "--no-intro", "--minimal", "{doctest_filter}"]),
     # Python front end: nothing to build; {filter} is a pytest path (and -k expression).
     "python": ([], ["{python}", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "{pytest_filter}"]),
