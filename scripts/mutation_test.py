@@ -50,6 +50,8 @@ class Mutant:
         self.suite, _, self.filter = suite.partition(":")
         self.pattern = pattern
         self.replacement = replacement
+        self.killers = []  # test cases that failed with this mutant
+        self.verdict = "not run"
 
 
 def read_mutants(path):
@@ -121,6 +123,41 @@ def run(cmd, cwd, log, timeout):
         raise
 
 
+def failing_tests(output):
+    """The test cases a failed run names: doctest's "TEST CASE:  name", pytest's "FAILED path::name"."""
+    names = []
+    for line in output.splitlines():
+        name = None
+        if line.startswith("TEST CASE:"):
+            name = line[len("TEST CASE:"):].strip()
+        elif line.startswith("FAILED "):
+            name = line[len("FAILED "):].split(" - ")[0].strip()
+        if name and name not in names:
+            names.append(name)
+    return names
+
+
+def write_record(path, mutants, killed, survived, invalid):
+    """tests/MUTATION.md: the run's date and commit, and per mutant the tests that killed it."""
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                           text=True).stdout.strip()
+    lines = ["# Mutation testing: the last run", "",
+             "Written by `scripts/mutation-test.sh --record tests/MUTATION.md` (see tests/mutants.txt for the",
+             "mutants and the script for how they are applied). Run the whole list before closing an issue",
+             "that touches these areas; CI runs the fast subset (ids marked `+` in tests/mutants.txt).", "",
+             f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+             f"- commit: {commit}{' (with uncommitted changes)' if dirty else ''}",
+             f"- mutants run: {len(mutants)}; **{killed} killed, {len(survived)} survived**"
+             + (f", {len(invalid)} did not build" if invalid else ""), "",
+             "| mutant | file | what it breaks | result | killed by (test cases that failed) |", "|---|---|---|---|---|"]
+    for m in mutants:
+        killers = "; ".join(m.killers) if getattr(m, "verdict", "") == "killed" else ""
+        lines.append(f"| `{m.id}` | {m.file} | {m.breaks} | {getattr(m, 'verdict', 'not run')} | {killers.replace('|', '/')} |")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def interrupt(signum, frame):
     raise KeyboardInterrupt(signal.Signals(signum).name)
 
@@ -138,6 +175,7 @@ def main():
     ap.add_argument("--work", default=os.environ.get("TP_MUTATION_DIR", os.path.join(ROOT, "build-mutation")))
     ap.add_argument("--jobs", default=os.environ.get("JOBS", str(os.cpu_count() or 2)))
     ap.add_argument("--timeout", type=int, default=1200, help="seconds per build or test command")
+    ap.add_argument("--record", default="", help="write the results as a Markdown table to this file (tests/MUTATION.md)")
     args = ap.parse_args()
 
     mutants = read_mutants(args.list)
@@ -203,7 +241,13 @@ def main():
         cwd = src if m.suite == "python" else build
         env_path = os.path.join(src, "generator", "python")
         os.environ["PYTHONPATH"] = env_path + (":" + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
-        return "tests passed" if run(cmd, cwd, log, args.timeout) == 0 else "tests failed"
+        out_path = os.path.join(work, "last-test-output.txt")
+        with open(out_path, "w", encoding="utf-8") as out:
+            rc = run(cmd, cwd, out, args.timeout)
+        output = open(out_path, encoding="utf-8", errors="replace").read()
+        log.write(output)
+        m.killers = failing_tests(output)
+        return "tests passed" if rc == 0 else "tests failed"
 
     # The unmutated copy must build and pass each suite used, or a "killed" would mean nothing.
     for suite in sorted({m.suite for m in mutants}):
@@ -238,8 +282,12 @@ def main():
             survived.append(m)
         else:
             invalid.append(m)
-        print(f"[{i}/{len(mutants)}] {m.id:26s} {verdict} ({outcome}, {time.time() - t0:.0f} s) — {m.breaks}", flush=True)
+        m.verdict = verdict
+        print(f"[{i}/{len(mutants)}] {m.id:26s} {verdict} ({outcome}, {time.time() - t0:.0f} s) — {m.breaks}"
+              + (f"; killed by: {'; '.join(m.killers)}" if verdict == "killed" else ""), flush=True)
     print(f"{killed} killed, {len(survived)} survived")
+    if args.record:
+        write_record(args.record, mutants, killed, survived, invalid)
     for m in survived:
         print(f"  survived: {m.id} ({m.file}: {m.pattern!r} -> {m.replacement!r}): {m.breaks}")
     for m in invalid:
