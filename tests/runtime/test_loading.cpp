@@ -447,3 +447,27 @@ TEST_CASE("a test thread that throws is reported with its message; the binary go
   });
   CHECK(errors == "thread 1: tritonpack: planted in thread 1\n");
 }
+
+TEST_CASE("TRITONPACK_FORCE_IMAGE at load: the sm_80 PTX runs on sm_90; a typo is an error naming the form") {
+  {
+    tptest::env_guard g("TRITONPACK_FORCE_IMAGE", "ptx:sm_80");
+    tptest::env_guard cache("TRITONPACK_CACHE", "0");
+    auto& f = tptest::setup("sm_90");
+    const auto& bytes = tptest::fixture_container();
+    library lib(bytes.data(), bytes.size());
+    launch_vector_add(lib);
+    const image_info& im = lib.get("vector_add").loaded_image(0);
+    CHECK(im.kind == image_kind::ptx);
+    CHECK(im.arch == "sm_80");
+    CHECK(f.launches().size() == 1);
+  }
+  {
+    tptest::env_guard g("TRITONPACK_FORCE_IMAGE", "sm_80");
+    tptest::setup("sm_90");
+    const auto& bytes = tptest::fixture_container();
+    library lib(bytes.data(), bytes.size());
+    const error e = tptest::expect_error([&] { launch_vector_add(lib); });
+    CHECK(e.code() == errc::bad_argument);
+    CHECK(contains(e.what(), "TRITONPACK_FORCE_IMAGE=\"sm_80\" is not recognised"));
+  }
+}

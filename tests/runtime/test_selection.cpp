@@ -446,3 +446,44 @@ TEST_CASE("selection boundaries: same major one minor either side, `a` only exac
   CHECK_FALSE(p.pick("sm_86").jit);
   CHECK(p.chosen("sm_90") == "ptx:sm_90");
 }
+
+TEST_CASE("TRITONPACK_FORCE_IMAGE: only the named image is a candidate, and only if it runs") {
+  table t;
+  t.add(image_kind::cubin, "sm_90a");
+  t.add(image_kind::cubin, "sm_80");
+  t.add(image_kind::ptx, "sm_80", 87);
+  t.add(image_kind::ptx, "sm_90a", 87);
+  auto forced = [&](const std::string& dev, const std::string& image) {
+    device_target d = parse_device_target(dev);
+    d.driver_version = 13000;
+    d.force_image = parse_forced_image(image);
+    const image_choice full = select_image(t.c, t.v, d);
+    const image_choice quick = select_image(t.c, t.v, d, /*explain=*/false);
+    CHECK(quick.image == full.image);
+    CHECK(full.refused.size() + (full.image ? 1 : 0) == t.v.images.size());
+    return full;
+  };
+  auto ch = forced("sm_90", "ptx:sm_80");  // the generic PTX on an sm_90 GPU, JIT-compiled
+  REQUIRE(ch.image);
+  CHECK(*ch.image == 2);
+  CHECK(ch.jit);
+  bool named = false;
+  for (const auto& r : ch.refused) named = named || contains(r.reason, "TRITONPACK_FORCE_IMAGE=ptx:sm_80 selects another image");
+  CHECK(named);
+  ch = forced("sm_90", "cubin:sm_90a");
+  REQUIRE(ch.image);
+  CHECK(*ch.image == 0);
+  // An image the GPU cannot run is never forced onto it: no image, saying why.
+  ch = forced("sm_90", "cubin:sm_80");
+  CHECK_FALSE(ch.image);
+  CHECK(ch.failure == selection_failure::no_image);
+  CHECK(contains(ch.reason, "TRITONPACK_FORCE_IMAGE=cubin:sm_80 allows only that image"));
+  CHECK_FALSE(forced("sm_90", "ptx:sm_86").image);  // no such image
+  CHECK(parse_forced_image("").empty());
+  for (const char* bad : {"sm_80", "ptx", "ptx:", "fatbin:sm_80"}) {
+    CAPTURE(bad);
+    const error e = tptest::expect_error([&] { parse_forced_image(bad); });
+    CHECK(e.code() == errc::bad_argument);
+    CHECK(contains(e.what(), "write KIND:ARCH"));
+  }
+}
