@@ -272,7 +272,7 @@ def main():
         finally:
             with open(path, "w", encoding="utf-8") as f:  # a new mtime: the next build recompiles
                 f.write(original)
-            if not filecmp.cmp(path, os.path.join(ROOT, m.file), shallow=False):
+            if open(path, encoding="utf-8").read() != original:
                 sys.exit(f"{m.id}: restoring {path} failed; remove {work} before the next run")
         # A mutant that does not build proves nothing about the tests: it is reported, not counted.
         verdict = {"tests failed": "killed", "tests passed": "SURVIVED"}.get(outcome, "INVALID")
