@@ -169,7 +169,7 @@ def main():
         signal.signal(sig, interrupt)
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fast", action="store_true", help="only the fast subset (ids starting with '+'), as CI runs")
-    ap.add_argument("--only", default="", help="comma-separated mutant ids")
+    ap.add_argument("--only", default="", help="comma-separated mutant ids, run in that order")
     ap.add_argument("--list", default=os.path.join(ROOT, "tests", "mutants.txt"), help="the mutants file")
     ap.add_argument("--check", action="store_true", help="only check that every pattern occurs exactly once")
     ap.add_argument("--work", default=os.environ.get("TP_MUTATION_DIR", os.path.join(ROOT, "build-mutation")))
@@ -186,7 +186,8 @@ def main():
         unknown = wanted - {m.id for m in mutants}
         if unknown:
             sys.exit(f"unknown mutant ids: {', '.join(sorted(unknown))}")
-        mutants = [m for m in mutants if m.id in wanted]
+        order = args.only.split(",")  # in the order given
+        mutants = sorted((m for m in mutants if m.id in wanted), key=lambda m: order.index(m.id))
 
     bad = []
     for m in mutants:
@@ -283,6 +284,8 @@ def main():
         else:
             invalid.append(m)
         m.verdict = verdict
+        if args.record:  # after every mutant: an interrupted run still leaves its results
+            write_record(args.record, mutants, killed, survived, invalid)
         print(f"[{i}/{len(mutants)}] {m.id:26s} {verdict} ({outcome}, {time.time() - t0:.0f} s) — {m.breaks}"
               + (f"; killed by: {'; '.join(m.killers)}" if verdict == "killed" else ""), flush=True)
     print(f"{killed} killed, {len(survived)} survived")
