@@ -5,7 +5,7 @@ from the fixtures with every frame layout, and must agree field by field with
 as the format says.
 
 Needs the packer: TRITONPACK_PACKER (ctest sets it: test `container_independent_reader`), else a
-`tritonpack` built in <repo>/build*/generator/cli.
+`tritonpack` built in <repo>/build*/generator/cli or <repo>/build*/*/generator/cli (CI's build-ci/cmake).
 """
 import glob
 import json
@@ -25,7 +25,8 @@ def packer():
     p = os.environ.get("TRITONPACK_PACKER")
     if p:
         return p
-    built = sorted(glob.glob(str(REPO / "build*" / "generator" / "cli" / "tritonpack")), key=os.path.getmtime)
+    built = sorted(glob.glob(str(REPO / "build*" / "generator" / "cli" / "tritonpack")) +
+                   glob.glob(str(REPO / "build*" / "*" / "generator" / "cli" / "tritonpack")), key=os.path.getmtime)
     if not built:
         pytest.skip("no tritonpack binary: set TRITONPACK_PACKER or build the `tritonpack` target "
                     "(ctest runs this file as test container_independent_reader)")
