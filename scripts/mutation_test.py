@@ -124,12 +124,17 @@ def run(cmd, cwd, log, timeout):
 
 
 def failing_tests(output):
-    """The test cases a failed run names: doctest's "TEST CASE:  name", pytest's "FAILED path::name"."""
-    names = []
+    """The test cases a failed run names: doctest's "TEST CASE:  name" blocks that report an
+    ERROR (not those printing only a MESSAGE), pytest's "FAILED path::name"."""
+    names, current = [], None
     for line in output.splitlines():
         name = None
         if line.startswith("TEST CASE:"):
-            name = line[len("TEST CASE:"):].strip()
+            current = line[len("TEST CASE:"):].strip()
+        elif line.startswith("====="):
+            current = None
+        elif current and (": ERROR:" in line or ": FATAL ERROR:" in line or "TEST CASE FAILED" in line):
+            name = current
         elif line.startswith("FAILED "):
             name = line[len("FAILED "):].split(" - ")[0].strip()
         if name and name not in names:

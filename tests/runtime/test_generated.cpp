@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "fixtures.hpp"
 #include "gridcheck.hpp"
 #include "test_util.hpp"
 
@@ -213,4 +214,42 @@ TEST_CASE("dynamic API: a value of the wrong type for i1, u32, fp64 or a pointer
   CHECK(f.launch_count() == 0);
   k.launch(nullptr, {1, 1, 1}, x, y, 9, std::int64_t{2}, false, 0.5f, 1.0, 7u, z);  // the right types launch
   CHECK(f.launch_count() == 1);
+}
+
+// The real fixtures' generated header (packed by the CLI at build time from tests/data/artifacts)
+// executed: each variant's dispatch, grid and arguments as the kernels' signatures say.
+TEST_CASE("generated fixtures header: vector_add and matmul_f16 pass each argument in order to the variant their values select") {
+  if (!in_child("*generated fixtures header*")) return;
+  auto& f = tptest::setup("sm_90");
+  alignas(16) static float xs[64], ys[64], os[64];
+  alignas(16) static half as[64], bs[64], cs[64];
+  fixtures::vector_add(xs, ys, os, 4096, 0.25f);      // aligned, n % 16 == 0: variant 0
+  fixtures::vector_add(xs + 1, ys, os, 4096, 0.25f);  // misaligned x: variant 1
+  fixtures::matmul_f16(as, bs, cs, 32, 48, 1, 16, 48, 48);   // K == 1 (folded), strides % 16: variant 0
+  fixtures::matmul_f16(as, bs, cs, 32, 48, 5, 16, 48, 48);   // K == 5: variant 2, all nine passed
+  const auto ls = f.launches();
+  REQUIRE(ls.size() == 4);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CAPTURE(i);
+    REQUIRE(ls[i].num_params == 5 + 2);
+    CHECK(tptest::param<const float*>(ls[i], 0) == (i == 0 ? xs : xs + 1));
+    CHECK(tptest::param<const float*>(ls[i], 1) == ys);
+    CHECK(tptest::param<float*>(ls[i], 2) == os);
+    CHECK(tptest::param<std::int32_t>(ls[i], 3) == 4096);
+    CHECK(tptest::param<float>(ls[i], 4) == 0.25f);
+    CHECK(tptest::param<void*>(ls[i], 5) == nullptr);
+    CHECK(tptest::param<void*>(ls[i], 6) == nullptr);
+    CHECK(ls[i].grid[0] == 4);  // cdiv(4096, BLOCK = 1024)
+  }
+  REQUIRE(ls[2].num_params == 8 + 2);  // K folded
+  const std::int32_t folded[] = {32, 48, 16, 48, 48};  // M, N, stride_am, stride_bk, stride_cm
+  for (unsigned p = 0; p < 5; ++p) CHECK(tptest::param<std::int32_t>(ls[2], 3 + p) == folded[p]);
+  CHECK(ls[2].grid[0] == 2);  // cdiv(32, 16)
+  CHECK(ls[2].grid[1] == 3);  // cdiv(48, 16)
+  REQUIRE(ls[3].num_params == 9 + 2);
+  CHECK(tptest::param<const half*>(ls[3], 0) == as);
+  CHECK(tptest::param<const half*>(ls[3], 1) == bs);
+  CHECK(tptest::param<half*>(ls[3], 2) == cs);
+  const std::int32_t all[] = {32, 48, 5, 16, 48, 48};
+  for (unsigned p = 0; p < 6; ++p) CHECK(tptest::param<std::int32_t>(ls[3], 3 + p) == all[p]);
 }
