@@ -225,6 +225,9 @@ TEST_CASE("generated fixtures header: vector_add and matmul_f16 pass each argume
   alignas(16) static half as[64], bs[64], cs[64];
   fixtures::vector_add(xs, ys, os, 4096, 0.25f);      // aligned, n % 16 == 0: variant 0
   fixtures::vector_add(xs + 1, ys, os, 4096, 0.25f);  // misaligned x: variant 1
+  // Each variant is its own image: two modules, so the misaligned call did not reach variant 0
+  // (whose code assumes 16-byte alignment; the parameters alone would not tell).
+  CHECK(f.live_modules() == 2);
   fixtures::matmul_f16(as, bs, cs, 32, 48, 1, 16, 48, 48);   // K == 1 (folded), strides % 16: variant 0
   fixtures::matmul_f16(as, bs, cs, 32, 48, 5, 16, 48, 48);   // K == 5: variant 2, all nine passed
   const auto ls = f.launches();
@@ -252,4 +255,7 @@ TEST_CASE("generated fixtures header: vector_add and matmul_f16 pass each argume
   CHECK(tptest::param<half*>(ls[3], 2) == cs);
   const std::int32_t all[] = {32, 48, 5, 16, 48, 48};
   for (unsigned p = 0; p < 6; ++p) CHECK(tptest::param<std::int32_t>(ls[3], 3 + p) == all[p]);
+  const std::size_t modules = f.live_modules();
+  fixtures::vector_add(xs, ys, os, 4095, 0.25f);  // aligned but n % 16 != 0: variant 1 again, no new module
+  CHECK(f.live_modules() == modules);
 }
