@@ -426,6 +426,12 @@ TEST_CASE("selection boundaries: same major one minor either side, `a` only exac
   CHECK(a.chosen("sm_90") == "cubin:sm_90a");
   CHECK(a.chosen("sm_100") == "none");  // neither the `a` cubin nor the `a` PTX runs elsewhere
   CHECK(a.chosen("sm_89") == "none");
+  // One minor above an `a` image is not "same major, lower minor": `a` is exact only.
+  table a1;
+  a1.add(image_kind::cubin, "sm_120a");
+  CHECK(a1.chosen("sm_120") == "cubin:sm_120a");
+  CHECK(a1.chosen("sm_121") == "none");
+  CHECK_FALSE(cubin_runs_on(*parse_cuda_arch("sm_100a"), *parse_cuda_arch("sm_101")));
 
   table p;
   p.add(image_kind::ptx, "sm_80", 87);
