@@ -31,8 +31,13 @@ run_step configure configure.log cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_B
   -DTRITONPACK_PYTHON="$PY" -DTRITONPACK_FUZZ=OFF
 # GPU_CHECK_QUICK=1 builds only what the GPU steps run and skips the CPU suite (for a short lease).
 if [ -n "${GPU_CHECK_QUICK:-}" ]; then
-  run_step build build.log cmake --build "$BUILD" -j "$(nproc)" --target tritonpack_gpu_tests quickstart lulesh \
-    tritonpack_bench_launch tritonpack_first_launch tritonpack_first_launch_stored
+  # Only the targets this tree defines (some exist only where their toolchain was found).
+  targets=()
+  for t in tritonpack_gpu_tests tritonpack_gpu_jit_contention quickstart quickstart_c lulesh mpi_example \
+           tritonpack_bench_launch tritonpack_bench_launch_separate tritonpack_first_launch tritonpack_first_launch_stored; do
+    ninja -C "$BUILD" -t query "$t" >/dev/null 2>&1 && targets+=("$t")
+  done
+  run_step build build.log cmake --build "$BUILD" -j "$(nproc)" --target "${targets[@]}"
 else
   run_step build build.log cmake --build "$BUILD" -j "$(nproc)"
 fi
@@ -40,6 +45,17 @@ run_step "ctest -L gpu" ctest_gpu.log bash -c "cd '$BUILD' && ctest -L gpu --out
 [ -z "${GPU_CHECK_QUICK:-}" ] && run_step "ctest cpu" ctest_cpu.log bash -c "cd '$BUILD' && ctest -LE 'gpu|fuzz|package' -j $(nproc) --output-on-failure --timeout 600"
 QS=$(find "$BUILD" -type f -name quickstart -perm -u+x | head -1)
 if [ -n "$QS" ]; then run_step quickstart quickstart.log "$QS"; else row quickstart FAILED "binary not built"; FAILED=1; fi
+# The quickstart's kernels from C (built here) and from Fortran (this machine may lack gfortran: a
+# self-contained build carried in $GPU_CARRY, see examples/fortran), each checked on the CPU.
+QC=$(find "$BUILD" -type f -name quickstart_c -perm -u+x | head -1)
+[ -n "$QC" ] && run_step "quickstart (C)" quickstart_c.log "$QC" --require-gpu
+# Binaries built on the development machine (no GPU) and carried: the same files run here.
+GPU_CARRY=${GPU_CARRY:-$ROOT/.gpu-carry}
+for exe in quickstart quickstart_fortran quickstart_c; do
+  [ -x "$GPU_CARRY/$exe" ] || continue
+  echo "carried $exe: sha256 $(sha256sum "$GPU_CARRY/$exe" | cut -d' ' -f1)" | tee -a "$LOGS/carried.log"
+  run_step "carried $exe" "carried_$exe.log" "$GPU_CARRY/$exe" --require-gpu
+done
 # LULESH (examples/lulesh): the reference's published verification at several sizes, the PTX path,
 # and a per-kernel timing table; LULESH_SIZES overrides the sizes run to completion.
 LU=$(find "$BUILD" -type f -name lulesh -perm -u+x | head -1)
@@ -50,6 +66,8 @@ if [ -n "$LU" ]; then
 else
   row lulesh FAILED "binary not built"; FAILED=1
 fi
+# MPI: 8 and 32 ranks sharing the GPU and a cold JIT cache (scripts/gpu-mpi.sh prints its table).
+[ -z "${GPU_CHECK_NO_MPI:-}" ] && run_step "mpi 8+32 ranks" mpi.log env OUT="$LOGS/mpi" bash "$ROOT/scripts/gpu-mpi.sh" "$BUILD-mpi"
 run_step "pytest gpu launch" pytest_gpu.log env PYTHONPATH="$ROOT/generator/python" \
   "$PY" -m pytest -q -p no:cacheprovider "$ROOT/tests/python/test_gpu_launch.py"
 run_step "launch bench" bench_launch.log "$PY" "$ROOT/bench/launch/run.py" --build "$BUILD" --runs "${BENCH_RUNS:-21}" --out "$LOGS/RESULTS_launch.md"
@@ -58,6 +76,8 @@ echo; echo "=== GPU test counts ==="; grep -E 'tests passed|Total Test' "$LOGS/c
 echo; echo "=== quickstart ==="; cat "$LOGS/quickstart.log" 2>/dev/null | tail -30
 echo; echo "=== lulesh ==="; for f in "$LOGS"/lulesh_*.log; do echo "--- $(basename "$f")"; grep -E -i 'Run completed|Problem size|Iteration count|Final Origin|MaxAbsDiff|MaxRelDiff|TotalAbsDiff|Elapsed|FOM|VERIFICATION|PASS|FAIL|Trajectory|error' "$f" | head -20; done
 echo; echo "=== lulesh timing (s=90) ==="; tail -30 "$LOGS/lulesh_s90_timing.log" 2>/dev/null
+echo; echo "=== C / Fortran / carried ==="; for f in "$LOGS"/quickstart_c.log "$LOGS"/carried*.log; do [ -f "$f" ] && { echo "--- $(basename "$f")"; tail -12 "$f"; }; done
+echo; echo "=== mpi ==="; grep -A30 -E '^ *ranks|^== running' "$LOGS/mpi.log" 2>/dev/null | tail -30
 echo; echo "=== launch benchmarks ==="; cat "$LOGS/RESULTS_launch.md" 2>/dev/null | sed -n '/^| measure/,/^$/p'
 echo; echo "=== summary ==="; printf '%s\n' "${ROWS[@]}"
 exit $FAILED

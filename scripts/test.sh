@@ -16,6 +16,8 @@
 #   tsan       the run-time tests (64 threads racing first launches, on one and on four devices)
 #              under ThreadSanitizer (TRITONPACK_SANITIZE=thread), the fake driver instrumented too
 #   fuzz       the libFuzzer targets (clang, TRITONPACK_FUZZ) for a short while each
+#   mutation   the fast subset of tests/mutants.txt (scripts/mutation-test.sh --fast): planted bugs
+#              the tests must catch; the full list is run by hand (tests/MUTATION.md)
 #
 # Environment: BUILD_ROOT (default <repo>/build-ci), JOBS (default: nproc), FUZZ_SECONDS (default
 # 60 per target), TP_STEPS (default: all, e.g. "cmake ctest pytest"), plus scripts/setup.sh's.
@@ -26,7 +28,7 @@ cd "$TP_ROOT"
 : "${BUILD_ROOT:=$TP_ROOT/build-ci}"
 : "${JOBS:=$(nproc)}"
 : "${FUZZ_SECONDS:=60}"
-: "${TP_STEPS:=cmake ctest pytest meson sanitize tsan fuzz}"
+: "${TP_STEPS:=cmake ctest pytest meson sanitize tsan fuzz mutation}"
 export CMAKE_BUILD_PARALLEL_LEVEL="$JOBS"
 export CTEST_PARALLEL_LEVEL="$JOBS"
 export PYTHONDONTWRITEBYTECODE=1
@@ -151,6 +153,13 @@ do_fuzz() {
   return $rc
 }
 
+do_mutation() {
+  # A copy of the tree under $BUILD_ROOT/mutation, built at -O0; each mutant rebuilds only its
+  # suite's target. Exit 1 names the survivors, 2 a mutant that no longer applies.
+  TP_MUTATION_DIR="$BUILD_ROOT/mutation" JOBS="$JOBS" TRITONPACK_PYTHON="$TRITONPACK_PYTHON" \
+    scripts/mutation-test.sh --fast
+}
+
 if ! step setup do_setup; then
   printf '%s\n' "${RESULTS[@]}"
   exit 1
@@ -172,6 +181,7 @@ want tsan && step tsan do_tsan
 if want fuzz; then
   if [ -f fuzz/CMakeLists.txt ]; then step fuzz do_fuzz; else skip fuzz "no fuzz/ targets yet"; fi
 fi
+want mutation && step mutation do_mutation
 
 echo
 tp_log "Summary ($((SECONDS - T_ALL))s in all)"

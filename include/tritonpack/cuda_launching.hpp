@@ -3,6 +3,8 @@
 // the launch itself and its errors, and the context's teardown.
 #pragma once
 
+#include <algorithm>
+
 #include "tritonpack/cuda_context.hpp"
 
 namespace tritonpack {
@@ -129,6 +131,12 @@ inline void context::launch(loaded_function& lf, grid3 g, stream_t stream_, cons
     storage_heap.reset(new unsigned char[f.plan.storage_bytes + 128]);
     storage = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(storage_heap.get()) + 127) & ~std::uintptr_t{127});
   }
+#ifdef TRITONPACK_TESTING_POISON_PARAMS
+  // Test builds only: every slot starts as a value the test-double driver refuses, so a parameter
+  // the assembly forgot is a deterministic launch error rather than a read of stale stack memory.
+  std::fill(params, params + (f.plan.param_count > 64 ? f.plan.param_count : 64),
+            reinterpret_cast<void*>(std::uintptr_t{TRITONPACK_TESTING_POISON_PARAMS}));
+#endif
   assemble_params(f.plan, *f.kernel, f.image->launch, args, params, storage, scratch, &context::encode_tma, this);
 
   const std::uint64_t gx = std::uint64_t{g.x} * f.num_ctas;

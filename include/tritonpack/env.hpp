@@ -27,6 +27,7 @@ constexpr const char* log = "TRITONPACK_LOG";                    // "1": log eve
 constexpr const char* cache = "TRITONPACK_CACHE";                // "0": no JIT disk cache
 constexpr const char* cache_dir = "TRITONPACK_CACHE_DIR";        // JIT cache directory
 constexpr const char* verify_abi = "TRITONPACK_VERIFY_ABI";      // "1": check every kernel's parameters with the driver
+constexpr const char* force_image = "TRITONPACK_FORCE_IMAGE";    // "ptx:sm_80": only that image (tests, comparisons)
 
 // The value, or "" when unset.
 inline std::string get(const char* name) {

@@ -40,6 +40,10 @@ struct device_target {
   std::string arch;                 // "sm_90", "gfx942:sramecc+:xnack-"
   std::uint32_t driver_version = 0; // cuDriverGetVersion() form (12080); 0 = unknown: PTX not filtered
   bool force_ir = false;            // skip binaries (TRITONPACK_FORCE_IR=1)
+  // "kind:arch" ("ptx:sm_80", "cubin:sm_90a", "hsaco:gfx942"): only images of exactly that kind
+  // and arch are considered (TRITONPACK_FORCE_IMAGE, see parse_forced_image); the usual rules
+  // still decide whether it can run, so a forced image is never one the GPU cannot run.
+  std::string force_image;
   // What one block may use on this GPU. Unset: the limits of `arch` from arch_limits.hpp (none
   // for an arch the tables do not know). The packer sets them to the maximum to ask which image
   // a GPU would pick were it not for its limits.
@@ -328,6 +332,21 @@ inline void select_hip(const container_info& c, const variant_info& v, const dev
 
 }  // namespace detail
 
+// Checks a TRITONPACK_FORCE_IMAGE value: "" (no override) or "kind:arch" with kind cubin, ptx,
+// hsaco or llir. Returns it unchanged; anything else is an error naming the accepted form, as a
+// typo would otherwise test another image than the one intended.
+inline std::string parse_forced_image(const std::string& value) {
+  if (value.empty()) return value;
+  const auto colon = value.find(':');
+  const std::string kind = value.substr(0, colon);
+  if (colon == std::string::npos || colon + 1 == value.size() ||
+      (kind != "cubin" && kind != "ptx" && kind != "hsaco" && kind != "llir"))
+    throw error(errc::bad_argument, "TRITONPACK_FORCE_IMAGE=\"" + value +
+                                        "\" is not recognised: write KIND:ARCH with KIND cubin, ptx, hsaco or llir and the "
+                                        "image's arch as `tritonpack inspect` lists it (ptx:sm_80, cubin:sm_90a, hsaco:gfx942)");
+  return value;
+}
+
 // Chooses the image of `variant` to run on `device`. Never throws for a container that passed the
 // reader's validation (an unparsable device arch in `device` throws bad_argument).
 // With `explain` false only `image`, `jit`, `failure` and `needed_ptx_isa` are filled (no reason,
@@ -336,10 +355,27 @@ inline image_choice select_image(const container_info& container, const variant_
                                  const device_target& device, bool explain = true) {
   image_choice out;
   const detail::explainer x{explain, out};
+  const variant_info* v = &variant;
+  variant_info forced;
+  if (!device.force_image.empty()) {
+    // Only the named image is a candidate; every other one is refused, saying why.
+    forced = variant;
+    forced.images.clear();
+    for (std::uint32_t idx : variant.images) {
+      const bool known = idx < container.images.size();
+      if (known && image_kind_name(container.images[idx].kind) + (":" + container.images[idx].arch) == device.force_image)
+        forced.images.push_back(idx);
+      else
+        x.refuse(idx, [&] { return "skipped: TRITONPACK_FORCE_IMAGE=" + device.force_image + " selects another image"; });
+    }
+    v = &forced;
+  }
   if (device.backend == backend_kind::cuda)
-    detail::select_cuda(container, variant, device, out, x);
+    detail::select_cuda(container, *v, device, out, x);
   else
-    detail::select_hip(container, variant, device, out, x);
+    detail::select_hip(container, *v, device, out, x);
+  if (!out.image && !device.force_image.empty() && explain)
+    out.reason += " (TRITONPACK_FORCE_IMAGE=" + device.force_image + " allows only that image)";
   return out;
 }
 
@@ -352,7 +388,8 @@ inline std::string describe_choice(const container_info& container, const image_
        (device.driver_version ? (device.backend == backend_kind::cuda ? "CUDA " + cuda_version_string(device.driver_version)
                                                                        : "HIP " + hip_version_string(device.driver_version))
                               : std::string("version unknown")) +
-       (device.force_ir ? ", IR path forced" : "") + "\n";
+       (device.force_ir ? ", IR path forced" : "") +
+       (device.force_image.empty() ? "" : ", image forced to " + device.force_image) + "\n";
   if (choice.image) {
     const auto& im = container.images[*choice.image];
     s += std::string(indent) + "chosen: [" + std::to_string(*choice.image) + "] " + image_kind_name(im.kind) + " " + im.arch +

@@ -425,3 +425,40 @@ TEST_CASE("images must tile their frames: a gap, an overlap and an empty frame a
     CHECK(parse_error(b).find("frames[" + std::to_string(z) + "]") != std::string::npos);
   }
 }
+
+TEST_CASE("a zstd frame followed by extra bytes inside its stored_size is refused, naming both sizes") {
+  // The tables stay consistent (frames still tile the data section, checksum recomputed): only
+  // the frame's own bytes show that stored_size covers more than one zstd frame.
+  const auto good = sample_blob();
+  const container c = container::parse(good.data(), good.size());
+  std::uint32_t z = 0;
+  while (z < c.frames().size() && c.frames()[z].codec != F::codec_zstd) ++z;
+  REQUIRE(z < c.frames().size());
+  constexpr std::uint64_t extra = 4;
+  auto b = good;
+  const std::uint64_t data = section_offset(b, F::sec_data);
+  const std::uint64_t fr = rec(b, F::sec_frames, z);
+  const std::uint64_t end_of_z = data + load_u64(b.data() + fr + F::frame_rec::offset) + c.frames()[z].stored_size;
+  b.insert(b.begin() + static_cast<std::ptrdiff_t>(end_of_z), extra, std::uint8_t{0});
+  store_u64(b.data() + fr + F::frame_rec::stored_size, c.frames()[z].stored_size + extra);
+  for (std::uint32_t f = z + 1; f < c.frames().size(); ++f) {
+    const std::uint64_t r = rec(b, F::sec_frames, f);
+    store_u64(b.data() + r + F::frame_rec::offset, load_u64(b.data() + r + F::frame_rec::offset) + extra);
+  }
+  const std::size_t data_size_field = F::header::sections + F::sec_data * F::header::section_entry_size + 8;
+  store_u64(b.data() + data_size_field, section_size(b, F::sec_data) + extra);
+  store_u64(b.data() + F::header::total_size, b.size());
+  fix_checksum(b);
+  REQUIRE(parse_error(b).empty());
+  const container bad = container::parse(b.data(), b.size());
+  std::string msg;
+  try {
+    bad.verify_frames();
+  } catch (const error& e) {
+    CHECK(e.code() == errc::bad_container);
+    msg = e.what();
+  }
+  CHECK(msg.find("frames[" + std::to_string(z) + "]") != std::string::npos);
+  CHECK(msg.find("zstd frame is " + std::to_string(c.frames()[z].stored_size) + " bytes, stored_size says " +
+                 std::to_string(c.frames()[z].stored_size + extra)) != std::string::npos);
+}

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
+#include "fixtures.hpp"
 #include "gridcheck.hpp"
 #include "test_util.hpp"
 
@@ -134,4 +136,126 @@ TEST_CASE("a call no variant accepts names each failed predicate with the argume
     CHECK(r.num_params == 4);  // x and flag passed, BLOCK_N and alpha folded, two scratch pointers
     CHECK(tptest::param<bool>(r, 1) == false);
   }
+}
+
+// The typed function executed (issue 16): every argument's bytes in the kernel's order, the
+// folded `:1` argument dropped in the variant that folds it, the two scratch pointers last (the
+// global one a live allocation of the device, the profile one null), the grid from its expression.
+// A generated call that swapped, dropped or re-typed an argument fails here.
+TEST_CASE("generated typed call: each argument as bytes in order; folded arguments dropped, scratch pointers last") {
+  if (!in_child("*bytes in order; folded*")) return;
+  auto& f = tptest::setup("sm_90");
+  alignas(16) static float xs[4];
+  alignas(16) static half ys[4];
+  alignas(16) static std::int64_t zs[4];
+  float* x = xs;
+  half* y = ys;
+  std::int64_t* z = zs;
+  gridcheck::ordered(x, y, 10, 1, true, 1.5f, -2.25, 4000000000u, z);  // m == 1: variant 0 folds it
+  gridcheck::ordered(x, y, 9, std::int64_t{1} << 33, false, -0.5f, 1e300, 7u, z);
+  const auto ls = f.launches();
+  REQUIRE(ls.size() == 2);
+  const auto& a = ls[0];
+  CHECK(a.grid[0] == 3);  // cdiv(10, 4)
+  REQUIRE(a.num_params == 8 + 2);
+  CHECK(tptest::param<float*>(a, 0) == x);
+  CHECK(tptest::param<half*>(a, 1) == y);
+  CHECK(tptest::param<std::int32_t>(a, 2) == 10);
+  CHECK(tptest::param<bool>(a, 3) == true);
+  CHECK(tptest::param<float>(a, 4) == 1.5f);
+  CHECK(tptest::param<double>(a, 5) == -2.25);
+  CHECK(tptest::param<std::uint32_t>(a, 6) == 4000000000u);
+  CHECK(tptest::param<std::int64_t*>(a, 7) == z);
+  CHECK(f.allocation_device(tptest::param<void*>(a, 8)) == 0);  // global scratch: allocated
+  CHECK(tptest::param<void*>(a, 9) == nullptr);                 // profile scratch: none asked
+  const auto& b = ls[1];
+  CHECK(b.grid[0] == 3);  // cdiv(9, 4)
+  REQUIRE(b.num_params == 9 + 2);
+  CHECK(tptest::param<float*>(b, 0) == x);
+  CHECK(tptest::param<half*>(b, 1) == y);
+  CHECK(tptest::param<std::int32_t>(b, 2) == 9);
+  CHECK(tptest::param<std::int64_t>(b, 3) == std::int64_t{1} << 33);
+  CHECK(tptest::param<bool>(b, 4) == false);
+  CHECK(tptest::param<float>(b, 5) == -0.5f);
+  CHECK(tptest::param<double>(b, 6) == 1e300);
+  CHECK(tptest::param<std::uint32_t>(b, 7) == 7u);
+  CHECK(tptest::param<std::int64_t*>(b, 8) == z);
+  CHECK(f.allocation_device(tptest::param<void*>(b, 9)) == 0);
+  CHECK(tptest::param<void*>(b, 10) == nullptr);
+  // The dynamic API makes the same launch from the same values.
+  gridcheck::library().get("ordered").launch(nullptr, {3, 1, 1}, x, y, std::int32_t{9}, std::int64_t{1} << 33, false, -0.5f,
+                                              1e300, std::uint32_t{7}, z);
+  REQUIRE(f.launch_count() == 3);
+  const auto c = f.launches()[2];
+  CHECK(c.num_params == b.num_params);
+  CHECK(std::memcmp(c.params, b.params, b.param_offset[9]) == 0);  // every byte before the scratch pointers
+}
+
+// The dynamic API refuses a value whose C++ type is not the argument's (a mutant once let an
+// int32_t through for an i1); the typed functions make such calls fail to compile instead.
+TEST_CASE("dynamic API: a value of the wrong type for i1, u32, fp64 or a pointer is refused, naming the argument") {
+  if (!in_child("*wrong type for i1*")) return;
+  auto& f = tptest::setup("sm_90");
+  alignas(16) static float xs[4];
+  alignas(16) static half ys[4];
+  float* x = xs;
+  half* y = ys;
+  std::int64_t* z = nullptr;
+  auto& k = gridcheck::library().get("ordered");
+  auto refused = [&](auto&& call, const std::string& culprit) {
+    const error e = tptest::expect_error(call);
+    CHECK(e.code() == errc::bad_argument);
+    CHECK(std::string(e.what()).find(culprit) != std::string::npos);
+  };
+  refused([&] { k.launch(nullptr, {1, 1, 1}, x, y, 9, std::int64_t{2}, std::int32_t{1}, 0.5f, 1.0, 7u, z); }, "'flag'");
+  refused([&] { k.launch(nullptr, {1, 1, 1}, x, y, 9, std::int64_t{2}, false, 0.5f, 1.0f, 7u, z); }, "'beta'");
+  refused([&] { k.launch(nullptr, {1, 1, 1}, x, y, 9, std::int64_t{2}, false, 0.5f, 1.0, std::int64_t{7}, z); }, "'u'");
+  refused([&] { k.launch(nullptr, {1, 1, 1}, x, x, 9, std::int64_t{2}, false, 0.5f, 1.0, 7u, z); }, "'y'");
+  CHECK(f.launch_count() == 0);
+  k.launch(nullptr, {1, 1, 1}, x, y, 9, std::int64_t{2}, false, 0.5f, 1.0, 7u, z);  // the right types launch
+  CHECK(f.launch_count() == 1);
+}
+
+// The real fixtures' generated header (packed by the CLI at build time from tests/data/artifacts)
+// executed: each variant's dispatch, grid and arguments as the kernels' signatures say.
+TEST_CASE("generated fixtures header: vector_add and matmul_f16 pass each argument in order to the variant their values select") {
+  if (!in_child("*generated fixtures header*")) return;
+  auto& f = tptest::setup("sm_90");
+  alignas(16) static float xs[64], ys[64], os[64];
+  alignas(16) static half as[64], bs[64], cs[64];
+  fixtures::vector_add(xs, ys, os, 4096, 0.25f);      // aligned, n % 16 == 0: variant 0
+  fixtures::vector_add(xs + 1, ys, os, 4096, 0.25f);  // misaligned x: variant 1
+  // Each variant is its own image: two modules, so the misaligned call did not reach variant 0
+  // (whose code assumes 16-byte alignment; the parameters alone would not tell).
+  CHECK(f.live_modules() == 2);
+  fixtures::matmul_f16(as, bs, cs, 32, 48, 1, 16, 48, 48);   // K == 1 (folded), strides % 16: variant 0
+  fixtures::matmul_f16(as, bs, cs, 32, 48, 5, 16, 48, 48);   // K == 5: variant 2, all nine passed
+  const auto ls = f.launches();
+  REQUIRE(ls.size() == 4);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CAPTURE(i);
+    REQUIRE(ls[i].num_params == 5 + 2);
+    CHECK(tptest::param<const float*>(ls[i], 0) == (i == 0 ? xs : xs + 1));
+    CHECK(tptest::param<const float*>(ls[i], 1) == ys);
+    CHECK(tptest::param<float*>(ls[i], 2) == os);
+    CHECK(tptest::param<std::int32_t>(ls[i], 3) == 4096);
+    CHECK(tptest::param<float>(ls[i], 4) == 0.25f);
+    CHECK(tptest::param<void*>(ls[i], 5) == nullptr);
+    CHECK(tptest::param<void*>(ls[i], 6) == nullptr);
+    CHECK(ls[i].grid[0] == 4);  // cdiv(4096, BLOCK = 1024)
+  }
+  REQUIRE(ls[2].num_params == 8 + 2);  // K folded
+  const std::int32_t folded[] = {32, 48, 16, 48, 48};  // M, N, stride_am, stride_bk, stride_cm
+  for (unsigned p = 0; p < 5; ++p) CHECK(tptest::param<std::int32_t>(ls[2], 3 + p) == folded[p]);
+  CHECK(ls[2].grid[0] == 2);  // cdiv(32, 16)
+  CHECK(ls[2].grid[1] == 3);  // cdiv(48, 16)
+  REQUIRE(ls[3].num_params == 9 + 2);
+  CHECK(tptest::param<const half*>(ls[3], 0) == as);
+  CHECK(tptest::param<const half*>(ls[3], 1) == bs);
+  CHECK(tptest::param<half*>(ls[3], 2) == cs);
+  const std::int32_t all[] = {32, 48, 5, 16, 48, 48};
+  for (unsigned p = 0; p < 6; ++p) CHECK(tptest::param<std::int32_t>(ls[3], 3 + p) == all[p]);
+  const std::size_t modules = f.live_modules();
+  fixtures::vector_add(xs, ys, os, 4095, 0.25f);  // aligned but n % 16 != 0: variant 1 again, no new module
+  CHECK(f.live_modules() == modules);
 }

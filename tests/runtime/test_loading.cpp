@@ -126,15 +126,13 @@ TEST_CASE("kernel objects are made on first use, once, however many threads ask"
   const std::size_t n = lib.size();
   REQUIRE(n == lib.info().kernels.size());
   std::vector<std::vector<tritonpack::kernel*>> seen(16, std::vector<tritonpack::kernel*>(n));
-  std::vector<std::thread> ts;
-  for (std::size_t t = 0; t < seen.size(); ++t)
-    ts.emplace_back([&, t] {
-      for (std::size_t k = 0; k < n; ++k) {
-        const std::size_t i = (k + t) % n;  // threads start on different kernels
-        seen[t][i] = &lib.at(i);
-      }
-    });
-  for (auto& t : ts) t.join();
+  CHECK(tptest::run_threads(16, [&](int thread) {
+          const auto t = static_cast<std::size_t>(thread);
+          for (std::size_t k = 0; k < n; ++k) {
+            const std::size_t i = (k + t) % n;  // threads start on different kernels
+            seen[t][i] = &lib.at(i);
+          }
+        }) == "");
   for (std::size_t i = 0; i < n; ++i) {
     CAPTURE(i);
     for (const auto& s : seen) CHECK(s[i] == seen[0][i]);
@@ -149,21 +147,11 @@ TEST_CASE("64 threads racing the first launch load the module once") {
   const auto& bytes = tptest::fixture_container();
   library lib(bytes.data(), bytes.size());
   std::atomic<int> ready{0};
-  std::atomic<int> failures{0};
-  std::vector<std::thread> ts;
-  for (int i = 0; i < 64; ++i) {
-    ts.emplace_back([&] {
-      ready.fetch_add(1);
-      while (ready.load() < 64) std::this_thread::yield();
-      try {
-        launch_vector_add(lib);
-      } catch (...) {
-        failures.fetch_add(1);
-      }
-    });
-  }
-  for (auto& t : ts) t.join();
-  CHECK(failures.load() == 0);
+  CHECK(tptest::run_threads(64, [&](int) {
+          ready.fetch_add(1);
+          while (ready.load() < 64) std::this_thread::yield();
+          launch_vector_add(lib);
+        }) == "");
   CHECK(f.calls("cuModuleLoadData") == 1);
   CHECK(f.calls("cuModuleGetFunction") == 1);
   CHECK(f.calls("cuDevicePrimaryCtxRetain") == 1);
@@ -188,25 +176,16 @@ TEST_CASE("64 threads on four devices racing the first launch: one module per de
                             {"sm_80", image_kind::cubin}};
   const image_load_counts before = image_loads();
   std::atomic<int> ready{0};
-  std::atomic<int> failures{0};
-  std::vector<std::thread> ts;
-  for (int i = 0; i < kThreads; ++i) {
-    ts.emplace_back([&, i] {
-      const int device = i % kDevices;
-      tptest::set_device(device);
-      ready.fetch_add(1);
-      while (ready.load() < kThreads) std::this_thread::yield();
-      try {
-        launch_vector_add(lib);
-        const image_info& im = lib.get("vector_add").loaded_image(0);
-        if (im.arch != want[device].arch || im.kind != want[device].kind) failures.fetch_add(1);
-      } catch (...) {
-        failures.fetch_add(1);
-      }
-    });
-  }
-  for (auto& t : ts) t.join();
-  CHECK(failures.load() == 0);
+  CHECK(tptest::run_threads(kThreads, [&](int i) {
+          const int device = i % kDevices;
+          ready.fetch_add(1);  // counted before anything can throw: no thread waits forever
+          tptest::set_device(device);
+          while (ready.load() < kThreads) std::this_thread::yield();
+          launch_vector_add(lib);
+          const image_info& im = lib.get("vector_add").loaded_image(0);
+          if (im.arch != want[device].arch || im.kind != want[device].kind)
+            throw std::runtime_error("device " + std::to_string(device) + " loaded " + im.arch + ", expected " + want[device].arch);
+        }) == "");
   CHECK(f.calls("cuModuleLoadData") == kDevices);
   CHECK(f.calls("cuModuleGetFunction") == kDevices);
   CHECK(f.live_modules() == kDevices);
@@ -230,19 +209,20 @@ TEST_CASE("two devices: per-device state, each with its own image") {
   auto& f = tptest::setup("sm_90,sm_80");
   const auto& bytes = tptest::fixture_container();
   library lib(bytes.data(), bytes.size());
-  std::thread t0([&] {
-    tptest::set_device(0);
-    launch_vector_add(lib);
-    CHECK(lib.get("vector_add").loaded_image(0).arch == "sm_90a");
-  });
-  t0.join();
-  std::thread t1([&] {
-    tptest::set_device(1);
-    launch_vector_add(lib);
-    launch_vector_add(lib);
-    CHECK(lib.get("vector_add").loaded_image(0).arch == "sm_80");
-  });
-  t1.join();
+  std::string arch0, arch1;
+  CHECK(tptest::run_threads(1, [&](int) {
+          tptest::set_device(0);
+          launch_vector_add(lib);
+          arch0 = lib.get("vector_add").loaded_image(0).arch;
+        }) == "");
+  CHECK(arch0 == "sm_90a");
+  CHECK(tptest::run_threads(1, [&](int) {
+          tptest::set_device(1);
+          launch_vector_add(lib);
+          launch_vector_add(lib);
+          arch1 = lib.get("vector_add").loaded_image(0).arch;
+        }) == "");
+  CHECK(arch1 == "sm_80");
   // One thread switching between devices, as an application looping over GPUs does.
   tptest::set_device(0);
   launch_vector_add(lib);
@@ -467,4 +447,35 @@ TEST_CASE("a static library (as in a generated header) is torn down at exit with
   const auto child = tptest::run_self("TP_EXIT_CHILD=1", "*torn down at exit*");
   CAPTURE(child.output);
   CHECK(child.status == 0);
+}
+
+TEST_CASE("a test thread that throws is reported with its message; the binary goes on") {
+  const std::string errors = tptest::run_threads(3, [](int i) {
+    if (i == 1) throw tritonpack::error(tritonpack::errc::bad_argument, "planted in thread 1");
+  });
+  CHECK(errors == "thread 1: tritonpack: planted in thread 1\n");
+}
+
+TEST_CASE("TRITONPACK_FORCE_IMAGE at load: the sm_80 PTX runs on sm_90; a typo is an error naming the form") {
+  {
+    tptest::env_guard g("TRITONPACK_FORCE_IMAGE", "ptx:sm_80");
+    tptest::env_guard cache("TRITONPACK_CACHE", "0");
+    auto& f = tptest::setup("sm_90");
+    const auto& bytes = tptest::fixture_container();
+    library lib(bytes.data(), bytes.size());
+    launch_vector_add(lib);
+    const image_info& im = lib.get("vector_add").loaded_image(0);
+    CHECK(im.kind == image_kind::ptx);
+    CHECK(im.arch == "sm_80");
+    CHECK(f.launches().size() == 1);
+  }
+  {
+    tptest::env_guard g("TRITONPACK_FORCE_IMAGE", "sm_80");
+    tptest::setup("sm_90");
+    const auto& bytes = tptest::fixture_container();
+    library lib(bytes.data(), bytes.size());
+    const error e = tptest::expect_error([&] { launch_vector_add(lib); });
+    CHECK(e.code() == errc::bad_argument);
+    CHECK(contains(e.what(), "TRITONPACK_FORCE_IMAGE=\"sm_80\" is not recognised"));
+  }
 }

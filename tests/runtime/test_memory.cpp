@@ -482,14 +482,13 @@ TEST_CASE("two devices: set_device picks the device of allocations, streams and 
 
   // The device is per thread: a new thread starts with none (device 0), and its choice stays there.
   int in_thread = -1, in_thread_after = -1, alloc_device = -1;
-  std::thread t([&] {
-    in_thread = get_device();
-    set_device(1);
-    in_thread_after = get_device();
-    device_array<float> z(4);
-    alloc_device = f.allocation_device(z.data());
-  });
-  t.join();
+  CHECK(tptest::run_threads(1, [&](int) {
+          in_thread = get_device();
+          set_device(1);
+          in_thread_after = get_device();
+          device_array<float> z(4);
+          alloc_device = f.allocation_device(z.data());
+        }) == "");
   CHECK(in_thread == 0);
   CHECK(in_thread_after == 1);
   CHECK(alloc_device == 1);

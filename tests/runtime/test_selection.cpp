@@ -402,3 +402,94 @@ TEST_CASE("selection (AMD): LDS per workgroup") {
   CHECK(saw);
   CHECK(contains(ch.reason, "no image of this variant fits gfx942"));
 }
+
+// Boundaries of the rules, each one step either side (issue 16: an off-by-one in "same major,
+// lower minor" survived every test): minor above / equal / below, `a` exact only, PTX JIT forward
+// compatibility up to the device, the highest generic PTX first.
+TEST_CASE("selection boundaries: same major one minor either side, `a` only exact, PTX forward-compatible") {
+  table t;
+  t.add(image_kind::cubin, "sm_87");
+  CHECK(t.chosen("sm_86") == "none");        // one minor above the device: never
+  CHECK(t.chosen("sm_87") == "cubin:sm_87");
+  CHECK(t.chosen("sm_89") == "cubin:sm_87");  // lower minor, same major: runs
+  CHECK(t.chosen("sm_90") == "none");         // another major: never
+
+  table u;
+  u.add(image_kind::cubin, "sm_86");
+  CHECK(u.chosen("sm_87") == "cubin:sm_86");
+  CHECK(u.chosen("sm_86") == "cubin:sm_86");
+  CHECK(u.chosen("sm_80") == "none");
+
+  table a;
+  a.add(image_kind::cubin, "sm_90a");
+  a.add(image_kind::ptx, "sm_90a", 87);
+  CHECK(a.chosen("sm_90") == "cubin:sm_90a");
+  CHECK(a.chosen("sm_100") == "none");  // neither the `a` cubin nor the `a` PTX runs elsewhere
+  CHECK(a.chosen("sm_89") == "none");
+  // One minor above an `a` image is not "same major, lower minor": `a` is exact only.
+  table a1;
+  a1.add(image_kind::cubin, "sm_120a");
+  CHECK(a1.chosen("sm_120") == "cubin:sm_120a");
+  CHECK(a1.chosen("sm_121") == "none");
+  CHECK_FALSE(cubin_runs_on(*parse_cuda_arch("sm_100a"), *parse_cuda_arch("sm_101")));
+
+  table p;
+  p.add(image_kind::ptx, "sm_80", 87);
+  p.add(image_kind::ptx, "sm_86", 87);
+  p.add(image_kind::ptx, "sm_90", 87);
+  CHECK(p.chosen("sm_80") == "ptx:sm_80");
+  CHECK(p.chosen("sm_86") == "ptx:sm_86");
+  CHECK(p.chosen("sm_87") == "ptx:sm_86");   // highest target <= the device
+  CHECK(p.chosen("sm_89") == "ptx:sm_86");
+  CHECK(p.chosen("sm_90") == "ptx:sm_90");
+  CHECK(p.chosen("sm_120") == "ptx:sm_90");  // forward compatible to any newer GPU
+  CHECK(p.chosen("sm_75") == "none");
+  auto jit = p.pick("sm_100");
+  CHECK(jit.jit);
+  // A cubin always beats PTX it could replace; PTX is the fallback when no cubin runs.
+  p.add(image_kind::cubin, "sm_80");
+  CHECK(p.chosen("sm_86") == "cubin:sm_80");
+  CHECK_FALSE(p.pick("sm_86").jit);
+  CHECK(p.chosen("sm_90") == "ptx:sm_90");
+}
+
+TEST_CASE("TRITONPACK_FORCE_IMAGE: only the named image is a candidate, and only if it runs") {
+  table t;
+  t.add(image_kind::cubin, "sm_90a");
+  t.add(image_kind::cubin, "sm_80");
+  t.add(image_kind::ptx, "sm_80", 87);
+  t.add(image_kind::ptx, "sm_90a", 87);
+  auto forced = [&](const std::string& dev, const std::string& image) {
+    device_target d = parse_device_target(dev);
+    d.driver_version = 13000;
+    d.force_image = parse_forced_image(image);
+    const image_choice full = select_image(t.c, t.v, d);
+    const image_choice quick = select_image(t.c, t.v, d, /*explain=*/false);
+    CHECK(quick.image == full.image);
+    CHECK(full.refused.size() + (full.image ? 1 : 0) == t.v.images.size());
+    return full;
+  };
+  auto ch = forced("sm_90", "ptx:sm_80");  // the generic PTX on an sm_90 GPU, JIT-compiled
+  REQUIRE(ch.image);
+  CHECK(*ch.image == 2);
+  CHECK(ch.jit);
+  bool named = false;
+  for (const auto& r : ch.refused) named = named || contains(r.reason, "TRITONPACK_FORCE_IMAGE=ptx:sm_80 selects another image");
+  CHECK(named);
+  ch = forced("sm_90", "cubin:sm_90a");
+  REQUIRE(ch.image);
+  CHECK(*ch.image == 0);
+  // An image the GPU cannot run is never forced onto it: no image, saying why.
+  ch = forced("sm_90", "cubin:sm_80");
+  CHECK_FALSE(ch.image);
+  CHECK(ch.failure == selection_failure::no_image);
+  CHECK(contains(ch.reason, "TRITONPACK_FORCE_IMAGE=cubin:sm_80 allows only that image"));
+  CHECK_FALSE(forced("sm_90", "ptx:sm_86").image);  // no such image
+  CHECK(parse_forced_image("").empty());
+  for (const char* bad : {"sm_80", "ptx", "ptx:", "fatbin:sm_80"}) {
+    CAPTURE(bad);
+    const error e = tptest::expect_error([&] { parse_forced_image(bad); });
+    CHECK(e.code() == errc::bad_argument);
+    CHECK(contains(e.what(), "write KIND:ARCH"));
+  }
+}

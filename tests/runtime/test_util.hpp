@@ -14,6 +14,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <tritonpack/pack/container_writer.hpp>
@@ -248,6 +249,32 @@ tritonpack::error expect_error(F&& f) {
 }
 
 inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// Runs body(i) for i in [0, n) on n threads and joins them all. An exception escaping a thread
+// would std::terminate the whole test binary and hide every later test case; here each one is
+// caught and reported: the result is one line per thread that threw ("thread 3: <what()>"), empty
+// when none did, so a test writes CHECK(tptest::run_threads(n, body) == "") and sees the messages.
+template <class F>
+std::string run_threads(int n, F&& body) {
+  std::vector<std::string> errors(static_cast<std::size_t>(n));
+  std::vector<std::thread> ts;
+  ts.reserve(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i)
+    ts.emplace_back([&, i] {
+      std::string& out = errors[static_cast<std::size_t>(i)];
+      try {
+        body(i);
+      } catch (const std::exception& e) {
+        out = "thread " + std::to_string(i) + ": " + e.what() + "\n";
+      } catch (...) {
+        out = "thread " + std::to_string(i) + ": an exception that is not a std::exception\n";
+      }
+    });
+  for (auto& t : ts) t.join();
+  std::string all;
+  for (const auto& e : errors) all += e;
+  return all;
+}
 
 // Sets (or, with nullptr, unsets) an environment variable for the scope; restores it and forgets
 // the backend afterwards, so the next test reads the environment again.

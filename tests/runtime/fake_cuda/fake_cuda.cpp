@@ -8,6 +8,10 @@
 //   * launches are validated (context, block = .reqntid, shared memory vs the opt-in attribute,
 //     grid limits, cluster attribute vs .reqnctapercluster, parameter count) and recorded with
 //     every parameter's bytes; captured launches go into a graph instead;
+//   * a cubin's static shared memory (.nv.shared.<name>) is the function's SHARED_SIZE_BYTES and
+//     reduces what MAX_DYNAMIC_SHARED_SIZE_BYTES may be set to (opt-in limit − static), as the
+//     driver does; a cluster of more than 8 CTAs needs NON_PORTABLE_CLUSTER_SIZE_ALLOWED, more
+//     than 16 is never launched (CUDA_ERROR_INVALID_CLUSTER_SIZE);
 //   * memory is host memory (so tests can read what was "copied"), counted for leak checks, per
 //     device against a capacity (out of memory when full); copies and memsets check device ranges
 //     against their allocation (CUDA_ERROR_INVALID_VALUE past its end); cuPointerGetAttribute
@@ -70,7 +74,17 @@ enum : int {
   NOT_READY = 600,
   NOT_SUPPORTED = 801,
   STREAM_CAPTURE_UNSUPPORTED = 900,
+  INVALID_CLUSTER_SIZE = 912,
 };
+
+// CUfunction_attribute values the fake models.
+enum : int {
+  FUNC_SHARED_SIZE_BYTES = 1,
+  FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+  FUNC_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14,
+};
+constexpr unsigned portable_cluster_size = 8;      // CTAs per cluster any cluster-capable GPU runs
+constexpr unsigned non_portable_cluster_size = 16;  // with the opt-in attribute (sm_90, sm_100)
 
 struct device {
   unsigned major = 9, minor = 0;
@@ -95,6 +109,7 @@ struct CUfunc_st {
   bool params_known = false;
   unsigned reqntid = 0;
   unsigned reqncta = 0;
+  unsigned static_shared = 0;  // bytes, from the cubin's .nv.shared.<name>
   CUmod_st* module = nullptr;
   std::map<int, int> attrs;
   int cache_config = -1;
@@ -198,7 +213,9 @@ void configure_locked(const char* devices, unsigned version, const char* fail, c
       device d;
       d.major = n / 10;
       d.minor = n % 10;
-      d.smem_optin = n >= 90 ? 232448 : n == 80 ? 166912 : n >= 86 && n < 90 ? 101376 : 101376;
+      // The driver's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: 227 KB on sm_90/sm_100/sm_103, 163 KB on
+      // sm_80/sm_87, 99 KB on sm_86/sm_89/sm_120/sm_121 (and below sm_80, a safe 99 KB).
+      d.smem_optin = (n >= 90 && n < 120) ? 232448 : (n == 80 || n == 87) ? 166912 : 101376;
       d.cluster = n >= 90;
       d.coop = true;
       d.name = "Fake GPU sm_" + std::to_string(n);
@@ -415,6 +432,7 @@ int load_image(CUmod_st** out, const void* image, const jit_logs& logs) {
       f->param_sizes = k.param_sizes;
       f->params_known = true;
       f->reqntid = k.reqntid;
+      f->static_shared = k.static_shared;
       f->module = mod.get();
       mod->funcs.push_back(std::move(f));
     }
@@ -465,7 +483,12 @@ int do_launch(CUfunc_st* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, 
   auto it = f->attrs.find(8);
   const int max_dyn = it != f->attrs.end() ? it->second : 49152;
   if (shared > static_cast<unsigned>(max_dyn)) return INVALID_VALUE;
+  if (shared + f->static_shared > static_cast<unsigned>(d.smem_optin)) return INVALID_VALUE;
   if (f->reqncta > 1 && attrs.cluster[0] != f->reqncta) return INVALID_VALUE;
+  const unsigned cluster_ctas = attrs.cluster[0] * (attrs.cluster[1] ? attrs.cluster[1] : 1) * (attrs.cluster[2] ? attrs.cluster[2] : 1);
+  const auto np = f->attrs.find(FUNC_NON_PORTABLE_CLUSTER_SIZE_ALLOWED);
+  const bool non_portable = np != f->attrs.end() && np->second == 1;
+  if (cluster_ctas > (non_portable ? non_portable_cluster_size : portable_cluster_size)) return INVALID_CLUSTER_SIZE;
   if (attrs.cluster[0] > 1 && (!d.cluster || gx % attrs.cluster[0] != 0)) return INVALID_VALUE;
   if (attrs.cooperative == 1 && !d.coop) return NOT_SUPPORTED;
   tpfake_launch_record r = attrs;
@@ -488,6 +511,7 @@ int do_launch(CUfunc_st* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, 
     for (std::size_t i = 0; i < f->param_sizes.size(); ++i) {
       const unsigned size = f->param_sizes[i];
       if (!params[i] || off + size > sizeof r.params) return INVALID_VALUE;
+      if (params[i] == reinterpret_cast<void*>(std::uintptr_t{TPFAKE_POISON_PARAM})) return INVALID_VALUE;  // never assembled
       r.param_size[i] = size;
       r.param_offset[i] = off;
       std::memcpy(r.params + off, params[i], size);
@@ -616,7 +640,7 @@ TP_EXPORT CUresult cuGetErrorName(CUresult r, const char** s) {
       {218, "CUDA_ERROR_INVALID_PTX"}, {222, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"}, {400, "CUDA_ERROR_INVALID_HANDLE"},
       {500, "CUDA_ERROR_NOT_FOUND"}, {600, "CUDA_ERROR_NOT_READY"}, {700, "CUDA_ERROR_ILLEGAL_ADDRESS"},
       {701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"}, {719, "CUDA_ERROR_LAUNCH_FAILED"}, {801, "CUDA_ERROR_NOT_SUPPORTED"},
-      {900, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"}};
+      {900, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"}, {912, "CUDA_ERROR_INVALID_CLUSTER_SIZE"}};
   auto it = names.find(r);
   if (!s) return INVALID_VALUE;
   *s = it == names.end() ? nullptr : it->second;
@@ -778,7 +802,7 @@ TP_EXPORT CUresult cuFuncGetAttribute(int* v, int attr, CUfunc_st* f) {
   if (!f || !S().modules.count(f->module)) return INVALID_HANDLE;
   switch (attr) {
     case 0: *v = f->reqntid ? static_cast<int>(f->reqntid) : 1024; break;
-    case 1: *v = 0; break;
+    case FUNC_SHARED_SIZE_BYTES: *v = static_cast<int>(f->static_shared); break;
     case 4: *v = 32; break;
     case 8: *v = f->attrs.count(8) ? f->attrs[8] : 49152; break;
     default: *v = f->attrs.count(attr) ? f->attrs[attr] : 0; break;
@@ -789,7 +813,11 @@ TP_EXPORT CUresult cuFuncSetAttribute(CUfunc_st* f, int attr, int v) {
   ENTER(cuFuncSetAttribute);
   NEED_INIT();
   if (!f || !S().modules.count(f->module)) return INVALID_HANDLE;
-  if (attr == 8 && (v < 0 || v > dev_of(f->module->ctx).smem_optin)) return INVALID_VALUE;
+  // Dynamic shared memory may be raised to the opt-in limit less the function's static shared memory.
+  if (attr == FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES &&
+      (v < 0 || v > dev_of(f->module->ctx).smem_optin - static_cast<int>(f->static_shared)))
+    return INVALID_VALUE;
+  if (attr == FUNC_NON_PORTABLE_CLUSTER_SIZE_ALLOWED && (v < 0 || v > 1 || !dev_of(f->module->ctx).cluster)) return INVALID_VALUE;
   f->attrs[attr] = v;
   S().func_attrs[f->name][attr] = v;
   return OK;

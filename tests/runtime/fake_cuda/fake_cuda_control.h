@@ -4,8 +4,9 @@
  *
  * Configuration, read at every tpfake_configure(NULL) and at the first cuInit:
  *   TRITONPACK_FAKE_DEVICES        comma-separated devices, each "sm_XY[/opt=value]...":
- *                                  smem=<opt-in shared bytes per block> (default 232448 for sm_90,
- *                                  166912 for sm_80, 101376 otherwise), cluster=0|1 (default: sm_90+),
+ *                                  smem=<opt-in shared bytes per block> (default 232448 for
+ *                                  sm_90..sm_103, 166912 for sm_80/sm_87, 101376 = 99 KB otherwise,
+ *                                  sm_86/sm_89/sm_120 included), cluster=0|1 (default: sm_90+),
  *                                  coop=0|1 (default 1), name=<text>, mem=<bytes of device memory>
  *                                  (default 16 GiB: cuMemAlloc beyond it is out of memory).
  *                                  "" or "none": no device.
@@ -25,6 +26,12 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The run-time tests build with TRITONPACK_TESTING_POISON_PARAMS=TPFAKE_POISON_PARAM: the run time
+ * fills its parameter array with this value before assembling a launch, and the fake refuses a
+ * launch that passes it (CUDA_ERROR_INVALID_VALUE): a parameter the run time forgot is then a
+ * deterministic error, not a read of stale memory. Not dereferenceable on purpose. */
+#define TPFAKE_POISON_PARAM 0x7e57f00d
 
 typedef struct tpfake_launch_record {
   char name[128];          /* function name */

@@ -6,7 +6,8 @@
 // version 7: bits 0..7 with "a" = 0x800; ABI 8: bits 8..15 with "a" = 0x8 or `.nv.compat`
 // attribute 9); kernels as STT_FUNC symbols; per kernel `.nv.info.<name>` with EIATTR_KPARAM_INFO
 // (0x17: u32 index, u16 ordinal, u16 offset, u32 flags with the size in bits 18..31) and
-// EIATTR_REQNTID (0x10). Layouts were read off real ptxas 12.8 / 13.0 cubins in tests/data.
+// EIATTR_REQNTID (0x10); static shared memory as the size of the SHT_NOBITS section
+// `.nv.shared.<name>` (what ptxas writes for `.shared` variables). Layouts were read off real ptxas 12.8 / 13.0 cubins in tests/data.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,7 @@ struct elf_kernel {
   std::string name;
   std::vector<unsigned> param_sizes;
   unsigned reqntid = 0;  // 0: none
+  unsigned static_shared = 0;  // bytes of `.shared` variables: the section .nv.shared.<name>
 };
 
 struct elf_info {
@@ -51,6 +53,7 @@ inline std::vector<std::uint8_t> make_cubin(unsigned sm, bool arch_specific, con
     std::vector<std::uint8_t> data;
     std::uint32_t link = 0, info = 0;
     std::uint64_t entsize = 0;
+    std::uint64_t nobits_size = 0;  // SHT_NOBITS: the size, with no bytes in the file
   };
   std::vector<sec> secs;
   secs.push_back({"", 0, {}});
@@ -95,6 +98,11 @@ inline std::vector<std::uint8_t> make_cubin(unsigned sm, bool arch_specific, con
       s.data.insert(s.data.end(), e.begin(), e.end());
     }
     secs.push_back(s);
+    if (k.static_shared) {
+      sec shared{".nv.shared." + k.name, 8, {}};
+      shared.nobits_size = k.static_shared;
+      secs.push_back(shared);
+    }
   }
   // Symbols and names.
   for (std::size_t i = 0; i < kernels.size(); ++i) {
@@ -137,7 +145,7 @@ inline std::vector<std::uint8_t> make_cubin(unsigned sm, bool arch_specific, con
     put32(b, h, name_offs[i]);
     put32(b, h + 4, secs[i].type);
     put64(b, h + 24, secs[i].type ? offs[i] : 0);
-    put64(b, h + 32, secs[i].data.size());
+    put64(b, h + 32, secs[i].type == 8 ? secs[i].nobits_size : secs[i].data.size());
     put32(b, h + 40, secs[i].link);
     put32(b, h + 44, secs[i].info);
     put64(b, h + 56, secs[i].entsize);
@@ -239,6 +247,7 @@ inline elf_info read_cubin(const std::uint8_t* b, std::size_t n) {
   }
   for (auto& k : out.kernels) {
     for (unsigned i = 0; i < shnum; ++i) {
+      if (secs[i].type == 8 && sec_name(i) == ".nv.shared." + k.name) k.static_shared = static_cast<unsigned>(secs[i].size);
       if (sec_name(i) != ".nv.info." + k.name) continue;
       std::vector<std::pair<unsigned, unsigned>> params;  // ordinal, size
       std::uint64_t p = 0;

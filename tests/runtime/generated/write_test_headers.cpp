@@ -25,6 +25,7 @@ struct kernel_def {
     std::vector<arg_spec> specs;  // empty: none for every argument
     std::vector<std::pair<std::string, std::string>> constexprs;
     unsigned num_ctas = 1;
+    std::uint64_t global_scratch = 0;  // bytes per program (global_scratch_size)
   };
   std::vector<variant> variants;
 };
@@ -32,7 +33,7 @@ struct kernel_def {
 unsigned param_size(const std::string& type) {
   if (type[0] == '*') return 8;
   if (type == "i1") return 1;
-  return type == "i64" || type == "u64" ? 8 : 4;
+  return type == "i64" || type == "u64" || type == "fp64" ? 8 : 4;
 }
 
 void add_kernel(tritonpack::container_info& info, std::vector<std::vector<std::uint8_t>>& images, const kernel_def& d) {
@@ -51,6 +52,8 @@ void add_kernel(tritonpack::container_info& info, std::vector<std::vector<std::u
     params.push_back(8);  // profile_scratch
     tritonpack::launch_info li;
     li.num_ctas = v.num_ctas;
+    li.global_scratch_size = v.global_scratch;
+    li.global_scratch_align = v.global_scratch ? 16 : 1;
     s.image(vi, image_kind::cubin, "sm_90", tpfake::make_cubin(90, false, {{d.name, params, 128}}), li);
   }
   s.append_to(info, images);
@@ -82,6 +85,14 @@ int main(int argc, char** argv) {
   add_kernel(info, images, {"clustered", {{"x", "*fp32"}}, {}, {{{}, {}, 2}}});
   // Specialised only: a call can miss every variant.
   add_kernel(info, images, {"aligned_only", {{"x", "*fp32"}, {"n", "i32"}, {"K", "i32"}}, {}, {{{div16, div16, one}}}});
+  // Every scalar type between two pointers, for checking each argument's bytes in order; variant 0
+  // folds m == 1 (`:1`), variant 1 passes it; both ask for global scratch.
+  add_kernel(info, images,
+             {"ordered",
+              {{"x", "*fp32"}, {"y", "*fp16"}, {"n", "i32"}, {"m", "i64"}, {"flag", "i1"}, {"alpha", "fp32"}, {"beta", "fp64"},
+               {"u", "u32"}, {"z", "*i64"}},
+              {"cdiv(n, 4)", "1", "1"},
+              {{{none, none, none, one, none, none, none, none, none}, {}, 1, 64}, {{}, {}, 1, 64}}});
   add_kernel(info, images,
              {"blocked",
               {{"x", "*fp32"}, {"BLOCK_N", "i32"}, {"flag", "i1"}, {"alpha", "fp32"}},

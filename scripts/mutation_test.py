@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+"""The engine of scripts/mutation-test.sh: plants each mutant of tests/mutants.txt in a copy of the
+source tree, builds only what the mutant's suite needs, runs that suite's tests and reports whether
+they failed (the mutant is killed) or passed (it survived: the tests miss that bug).
+
+The repository's own tree is never written: the mutants go into a copy (<work>/src, refreshed from
+the repository's tracked and untracked-but-not-ignored files at each run), built in <work>/build.
+Each mutant is undone in the copy right after its tests, also on Ctrl-C or an error (try/finally),
+and the copy is checked against the repository before the next mutant. A restored file gets a new
+modification time, so the next build recompiles what the mutant had touched.
+
+Mutants file: one mutant a line, six fields separated by " @@ ":
+  id @@ suite[:test filter] @@ file @@ pattern @@ replacement @@ what it breaks
+`id` starting with "+" marks the fast subset (--fast, run in CI). `pattern` is literal text that
+must occur exactly once in `file` (a mutant whose pattern is gone or ambiguous is an error, never
+a silent skip); pattern and replacement are single lines, taken verbatim. Lines starting with '#'
+are comments.
+"""
+import argparse
+import filecmp
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# suite -> (build targets, test command relative to the build directory; {filter} is the mutant's
+# test filter or empty). The HIP backend, the fake HIP and the C API add their suites here.
+SUITES = {
+    "runtime": (["tritonpack_runtime_tests", "tritonpack_fake_cuda"],
+                ["tests/runtime/tritonpack_runtime_tests", "--no-intro", "--minimal", "{doctest_filter}"]),
+    "container": (["tritonpack_container_tests"],
+                  ["tests/container/tritonpack_container_tests", "--no-intro", "--minimal", "{doctest_filter}"]),
+    "cli": (["tritonpack_cli_tests", "tritonpack_cli"],
+            ["tests/cli/tritonpack_cli_tests", "--no-intro", "--minimal", "{doctest_filter}"]),
+    # Python front end: nothing to build; {filter} is a pytest path (and -k expression).
+    "python": ([], ["{python}", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "{pytest_filter}"]),
+}
+
+
+class Mutant:
+    def __init__(self, line_no, fields):
+        self.line_no = line_no
+        mid, suite, self.file, pattern, replacement, self.breaks = fields
+        self.fast = mid.startswith("+")
+        self.id = mid.lstrip("+")
+        self.suite, _, self.filter = suite.partition(":")
+        self.pattern = pattern
+        self.replacement = replacement
+        self.killers = []  # test cases that failed with this mutant
+        self.verdict = "not run"
+
+
+def read_mutants(path):
+    mutants = []
+    with open(path, encoding="utf-8") as f:
+        for n, raw in enumerate(f, 1):
+            line = raw.rstrip("\n")
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            fields = [x.strip() for x in line.split(" @@ ")]
+            if len(fields) != 6:
+                sys.exit(f"{path}:{n}: expected 6 fields separated by ' @@ ', found {len(fields)}")
+            m = Mutant(n, fields)
+            if m.suite not in SUITES:
+                sys.exit(f"{path}:{n}: unknown suite '{m.suite}' (known: {', '.join(SUITES)})")
+            mutants.append(m)
+    ids = [m.id for m in mutants]
+    dup = {i for i in ids if ids.count(i) > 1}
+    if dup:
+        sys.exit(f"{path}: duplicate mutant ids: {', '.join(sorted(dup))}")
+    return mutants
+
+
+def source_files():
+    """The repository's tracked and untracked-but-not-ignored files (what a build sees)."""
+    out = subprocess.run(["git", "-C", ROOT, "ls-files", "-co", "--exclude-standard", "-z"], check=True,
+                         capture_output=True).stdout
+    return [p for p in out.decode().split("\0") if p and os.path.isfile(os.path.join(ROOT, p))]
+
+
+def sync_copy(src):
+    """Makes `src` hold exactly the repository's files. Changed files are copied with a new
+    modification time (never the original's), so that objects built from a mutated version are
+    rebuilt."""
+    files = source_files()
+    for rel in files:
+        a, b = os.path.join(ROOT, rel), os.path.join(src, rel)
+        if os.path.isfile(b) and filecmp.cmp(a, b, shallow=False):
+            continue
+        os.makedirs(os.path.dirname(b), exist_ok=True)
+        shutil.copyfile(a, b)
+        shutil.copymode(a, b)
+    return files
+
+
+def check_pattern(m, text):
+    count = text.count(m.pattern)
+    if count != 1:
+        return f"pattern occurs {count} times in {m.file} (must be exactly once): {m.pattern!r}"
+    return None
+
+
+def run(cmd, cwd, log, timeout):
+    """Runs `cmd` in its own process group; on a timeout or an interruption the whole group (the
+    build's compilers too) is ended."""
+    log.write(f"$ {' '.join(cmd)}\n")
+    log.flush()
+    p = subprocess.Popen(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        return p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        log.write(f"timed out after {timeout} s\n")
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        return 124
+    except BaseException:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        raise
+
+
+def failing_tests(output):
+    """The test cases a failed run names: doctest's "TEST CASE:  name" blocks that report an
+    ERROR (not those printing only a MESSAGE), pytest's "FAILED path::name"."""
+    names, current = [], None
+    for line in output.splitlines():
+        name = None
+        if line.startswith("TEST CASE:"):
+            current = line[len("TEST CASE:"):].strip()
+        elif line.startswith("====="):
+            current = None
+        elif current and (": ERROR:" in line or ": FATAL ERROR:" in line or "TEST CASE FAILED" in line):
+            name = current
+        elif line.startswith("FAILED "):
+            name = line[len("FAILED "):].split(" - ")[0].strip()
+        if name and name not in names:
+            names.append(name)
+    return names
+
+
+def write_record(path, mutants, killed, survived, invalid):
+    """tests/MUTATION.md: the run's date and commit, and per mutant the tests that killed it."""
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                           text=True).stdout.strip()
+    lines = ["# Mutation testing: the last run", "",
+             "Written by `scripts/mutation-test.sh --record tests/MUTATION.md` (see tests/mutants.txt for the",
+             "mutants and the script for how they are applied). Run the whole list before closing an issue",
+             "that touches these areas; CI runs the fast subset (ids marked `+` in tests/mutants.txt).", "",
+             f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+             f"- commit: {commit}{' (with uncommitted changes)' if dirty else ''}",
+             f"- mutants run: {len(mutants)}; **{killed} killed, {len(survived)} survived**"
+             + (f", {len(invalid)} did not build" if invalid else ""), "",
+             "| mutant | file | what it breaks | result | killed by (test cases that failed) |", "|---|---|---|---|---|"]
+    for m in mutants:
+        killers = "; ".join(m.killers) if getattr(m, "verdict", "") == "killed" else ""
+        lines.append(f"| `{m.id}` | {m.file} | {m.breaks} | {getattr(m, 'verdict', 'not run')} | {killers.replace('|', '/')} |")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def interrupt(signum, frame):
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+def main():
+    # Ctrl-C, kill and a closed terminal all unwind through the `finally` that restores the copy
+    # (a shell starts background jobs with SIGINT ignored: install the handler regardless).
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, interrupt)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--fast", action="store_true", help="only the fast subset (ids starting with '+'), as CI runs")
+    ap.add_argument("--only", default="", help="comma-separated mutant ids, run in that order")
+    ap.add_argument("--list", default=os.path.join(ROOT, "tests", "mutants.txt"), help="the mutants file")
+    ap.add_argument("--check", action="store_true", help="only check that every pattern occurs exactly once")
+    ap.add_argument("--work", default=os.environ.get("TP_MUTATION_DIR", os.path.join(ROOT, "build-mutation")))
+    ap.add_argument("--jobs", default=os.environ.get("JOBS", str(os.cpu_count() or 2)))
+    ap.add_argument("--timeout", type=int, default=1200, help="seconds per build or test command")
+    ap.add_argument("--record", default="", help="write the results as a Markdown table to this file (tests/MUTATION.md)")
+    args = ap.parse_args()
+
+    mutants = read_mutants(args.list)
+    if args.fast:
+        mutants = [m for m in mutants if m.fast]
+    if args.only:
+        wanted = set(args.only.split(","))
+        unknown = wanted - {m.id for m in mutants}
+        if unknown:
+            sys.exit(f"unknown mutant ids: {', '.join(sorted(unknown))}")
+        order = args.only.split(",")  # in the order given
+        mutants = sorted((m for m in mutants if m.id in wanted), key=lambda m: order.index(m.id))
+
+    bad = []
+    for m in mutants:
+        path = os.path.join(ROOT, m.file)
+        if not os.path.isfile(path):
+            bad.append(f"{m.id}: {m.file} does not exist")
+            continue
+        why = check_pattern(m, open(path, encoding="utf-8").read())
+        if why:
+            bad.append(f"{m.id}: {why}")
+    if bad:
+        print("mutants that no longer apply (update tests/mutants.txt):\n  " + "\n  ".join(bad), file=sys.stderr)
+        return 2
+    if args.check:
+        print(f"{len(mutants)} mutants apply")
+        return 0
+
+    work = os.path.abspath(args.work)
+    src, build = os.path.join(work, "src"), os.path.join(work, "build")
+    if os.path.commonpath([src, ROOT]) == ROOT and not os.path.relpath(src, ROOT).startswith("build"):
+        sys.exit(f"the work directory {work} must be outside the source tree or under a build* directory")
+    os.makedirs(src, exist_ok=True)
+    sync_copy(src)
+    log_path = os.path.join(work, "mutation.log")
+    log = open(log_path, "w", encoding="utf-8")
+    print(f"mutation testing: {len(mutants)} mutants; copy {src}, build {build}, log {log_path}", flush=True)
+
+    env_python = os.environ.get("TRITONPACK_PYTHON", "/work/venv/bin/python" if os.path.exists("/work/venv/bin/python")
+                                else sys.executable)
+    # -O0: every header mutant recompiles each test translation unit that includes it; unoptimised
+    # builds take about two thirds of the time, and what the tests check does not depend on it.
+    configure = ["cmake", "-S", src, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=None", "-DCMAKE_CXX_FLAGS=-O0",
+                 "-DCMAKE_C_FLAGS=-O0", f"-DTRITONPACK_PYTHON={env_python}"]
+    if shutil.which("ccache"):
+        configure += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"]
+    if run(configure, work, log, args.timeout) != 0:
+        sys.exit(f"configuring the copy failed; see {log_path}")
+
+    def build_and_test(m):
+        targets, command = SUITES[m.suite]
+        if targets and run(["cmake", "--build", build, "-j", args.jobs, "-t", *targets], work, log, args.timeout) != 0:
+            return "build failed"
+        cmd = []
+        for part in command:
+            if part == "{doctest_filter}":
+                if m.filter:
+                    cmd.append(f"--test-case={m.filter}")
+            elif part == "{pytest_filter}":
+                cmd += m.filter.split() if m.filter else ["tests/python"]
+            else:
+                cmd.append(part.replace("{python}", env_python))
+        cwd = src if m.suite == "python" else build
+        env_path = os.path.join(src, "generator", "python")
+        os.environ["PYTHONPATH"] = env_path + (":" + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
+        out_path = os.path.join(work, "last-test-output.txt")
+        with open(out_path, "w", encoding="utf-8") as out:
+            rc = run(cmd, cwd, out, args.timeout)
+        output = open(out_path, encoding="utf-8", errors="replace").read()
+        log.write(output)
+        m.killers = failing_tests(output)
+        return "tests passed" if rc == 0 else "tests failed"
+
+    # The unmutated copy must build and pass each suite used, or a "killed" would mean nothing.
+    for suite in sorted({m.suite for m in mutants}):
+        probe = Mutant(0, ["baseline", suite, "", "", "", ""])
+        log.write(f"\n=== baseline: suite {suite}\n")
+        if build_and_test(probe) != "tests passed":
+            sys.exit(f"the unmutated tree fails suite '{suite}'; fix that first (see {log_path})")
+
+    killed, survived, invalid = 0, [], []
+    for i, m in enumerate(mutants, 1):
+        path = os.path.join(src, m.file)
+        original = open(path, encoding="utf-8").read()
+        why = check_pattern(m, original)
+        if why:
+            sys.exit(f"{m.id}: {why}")
+        t0 = time.time()
+        log.write(f"\n=== mutant {m.id} ({m.file}:{m.breaks})\n")
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(original.replace(m.pattern, m.replacement))
+            outcome = build_and_test(m)
+        finally:
+            with open(path, "w", encoding="utf-8") as f:  # a new mtime: the next build recompiles
+                f.write(original)
+            if open(path, encoding="utf-8").read() != original:
+                sys.exit(f"{m.id}: restoring {path} failed; remove {work} before the next run")
+        # A mutant that does not build proves nothing about the tests: it is reported, not counted.
+        verdict = {"tests failed": "killed", "tests passed": "SURVIVED"}.get(outcome, "INVALID")
+        if verdict == "killed":
+            killed += 1
+        elif verdict == "SURVIVED":
+            survived.append(m)
+        else:
+            invalid.append(m)
+        m.verdict = verdict
+        if args.record:  # after every mutant: an interrupted run still leaves its results
+            write_record(args.record, mutants, killed, survived, invalid)
+        print(f"[{i}/{len(mutants)}] {m.id:26s} {verdict} ({outcome}, {time.time() - t0:.0f} s) — {m.breaks}"
+              + (f"; killed by: {'; '.join(m.killers)}" if verdict == "killed" else ""), flush=True)
+    print(f"{killed} killed, {len(survived)} survived")
+    if args.record:
+        write_record(args.record, mutants, killed, survived, invalid)
+    for m in survived:
+        print(f"  survived: {m.id} ({m.file}: {m.pattern!r} -> {m.replacement!r}): {m.breaks}")
+    for m in invalid:
+        print(f"  did not build (fix the mutant): {m.id} ({m.file}); see {log_path}")
+    return 0 if not survived and not invalid else 1
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("\ninterrupted; the repository was never modified, the copy is restored", file=sys.stderr)
+        sys.exit(130)
