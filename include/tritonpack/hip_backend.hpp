@@ -79,6 +79,7 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
   target.arch = props_.arch;
   target.driver_version = props_.driver_version;
   target.force_ir = env::flag(env::force_ir);
+  target.force_image = parse_forced_image(env::get(env::force_image));
   image_choice choice = select_image(info, v, target, /*explain=*/log::enabled());
   if (!choice.image) {
     choice = select_image(info, v, target, /*explain=*/true);
