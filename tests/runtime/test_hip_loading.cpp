@@ -67,6 +67,32 @@ TEST_CASE("HIP: vector_add from tests/data is loaded for the device's gfx and la
   CHECK(fake_hip::get().launch_count() == before);
 }
 
+TEST_CASE("HIP: image_loads() counts each code object loaded (one per kernel, variant and device), as on CUDA") {
+  hip_setup s;
+  const auto& bytes = tptest::fixture_container();
+  const image_load_counts before = image_loads();
+  {
+    library lib(bytes.data(), bytes.size());
+    tphip::vector_add_arrays a;
+    a.launch(lib, 16, 1.0f);  // variant 0 (aligned, n % 16 == 0): one code object
+    a.launch(lib, 16, 1.0f);  // loaded already: no count
+    const image_load_counts after = image_loads();
+    CHECK(after.binaries - before.binaries == 1);
+    CHECK(after.jit_compiled == before.jit_compiled);  // AMD IR is never JIT-compiled
+    CHECK(after.jit_cache_hits == before.jit_cache_hits);
+    lib.unload();
+    a.launch(lib, 16, 1.0f);  // loaded again after unload(): counted again
+  }
+  CHECK(image_loads().binaries - before.binaries == 2);
+  {
+    hip_setup refused("gfx942:sramecc+:xnack-", 70125424, "hipModuleLoadData=200");
+    library lib(bytes.data(), bytes.size());
+    float x[1], y[1], out[1];
+    CHECK_THROWS_AS(launch_vector_add(lib, x, y, out, 16, 1.0f), error);
+  }
+  CHECK(image_loads().binaries - before.binaries == 2);  // a refused code object is not a load
+}
+
 TEST_CASE("HIP: the gfx90a code object is chosen on a gfx90a with pinned features; the gfx name is read from either props layout") {
   // ROCm 6+ exports hipGetDevicePropertiesR0600 (the new layout); the ROCm 5 build of the double
   // has only hipGetDeviceProperties (the R0000 layout), here as a ROCm 6.2 runtime.
