@@ -18,6 +18,7 @@
 #include "tritonpack/hip_api.hpp"
 #include "tritonpack/hip_driver.hpp"
 #include "tritonpack/hip_launch_abi.hpp"
+#include "tritonpack/load_stats.hpp"
 #include "tritonpack/log.hpp"
 #include "tritonpack/selection.hpp"
 
@@ -169,6 +170,7 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
   f->shared = li.shared;
   f->cooperative = li.launch_cooperative_grid;
   guard.f = nullptr;
+  detail::count_load(&detail::image_load_counters::binaries);  // a code object, as packed (never JIT'd)
   if (log::enabled())
     log::line("kernel " + k.name + " variant " + std::to_string(variant) + " on " + props().describe() + ": image [" +
               std::to_string(*choice.image) + "] hsaco " + f->image->arch + " — " + choice.reason + "; block " +

@@ -1,11 +1,13 @@
 // fake_common.hpp — what the test-double drivers (fake_cuda/ and fake_hip/) share: the comma lists
 // of their configuration variables, the failure plan of TRITONPACK_FAKE_FAIL /
 // TRITONPACK_FAKE_HIP_FAIL ("entry=code" fails every call, "entry=code@N" only the N-th), and where
-// an address range falls among host-backed device allocations.
+// an address range falls among host-backed device allocations, and the report a double writes at
+// exit for tests that run a whole program against it.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -65,6 +67,28 @@ range_kind classify(const std::map<std::uintptr_t, Allocation>& allocations, std
   const std::uint64_t end = it->first + it->second.size;
   if (p >= end) return range_kind::host;
   return p + n <= end ? range_kind::device : range_kind::past_end;
+}
+
+// Launches per kernel name, one "launch <name> <count>" line each (sorted by name), after a
+// "launches <total>" line: what a whole-program test compares with the launches it expects.
+template <class Record>
+std::string launch_report(const std::vector<Record>& launches) {
+  std::map<std::string, std::size_t> per_kernel;
+  for (const Record& r : launches) ++per_kernel[r.name];
+  std::string text = "launches " + std::to_string(launches.size()) + "\n";
+  for (const auto& [name, n] : per_kernel) text += "launch " + name + " " + std::to_string(n) + "\n";
+  return text;
+}
+
+// A test that runs a program (not a test binary) against a double cannot call its control API, so
+// the double writes what it saw to the file named by `env_name` when the process exits, if set.
+inline void write_report(const char* env_name, const std::string& text) {
+  const char* path = std::getenv(env_name);
+  if (!path || !*path) return;
+  if (std::FILE* f = std::fopen(path, "w")) {
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+  }
 }
 
 }  // namespace tpfake_common

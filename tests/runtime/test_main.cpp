@@ -28,7 +28,7 @@ extern "C" __attribute__((visibility("default"), used)) const char* __asan_defau
 int main(int argc, char** argv) {
   setenv("TRITONPACK_CUDA_LIBRARY", TP_FAKE_CUDA_PATH, 1);
   // With TRITONPACK_BACKEND unset, a CUDA failure falls through to HIP: keep that deterministic
-  // (test_hip.cpp points it at its test double where it means to).
+  // (the test_hip_*.cpp cases point it at the test-double HIP runtime where they mean to).
   setenv("TRITONPACK_HIP_LIBRARY", "/nonexistent/libamdhip64.so", 1);
   unsetenv("TRITONPACK_FORCE_IR");
   unsetenv("TRITONPACK_BACKEND");

@@ -557,6 +557,12 @@ TP_EXPORT int tpfake_get_launch(size_t i, tpfake_launch_record* out) {
   *out = S().launches[i];
   return 0;
 }
+// TRITONPACK_FAKE_REPORT=<path>: at exit, the accepted launches per kernel, for tests that run a
+// whole program (examples/quickstart) on the double.
+__attribute__((destructor)) static void write_exit_report() {
+  std::lock_guard<std::mutex> lock(S().mutex);
+  tpfake_common::write_report("TRITONPACK_FAKE_REPORT", tpfake_common::launch_report(S().launches));
+}
 TP_EXPORT void tpfake_clear_launches(void) {
   std::lock_guard<std::mutex> lock(S().mutex);
   S().launches.clear();

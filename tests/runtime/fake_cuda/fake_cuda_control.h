@@ -16,6 +16,8 @@
  *                                  "cuName=code@N" (only the N-th call, 1-based).
  *   TRITONPACK_FAKE_MISSING        comma-separated entry names cuGetProcAddress reports missing.
  *   TRITONPACK_FAKE_LAUNCH_LOG     a file every launch is appended to, one line each (fake_cuda.cpp).
+ *   TRITONPACK_FAKE_REPORT         a path: at exit the double writes "launches N" and "launch <kernel> N"
+ *                                  per kernel there, for tests that run a whole program.
  */
 #ifndef TRITONPACK_FAKE_CUDA_CONTROL_H
 #define TRITONPACK_FAKE_CUDA_CONTROL_H

@@ -71,6 +71,9 @@ constexpr int default_version = 70125424;
 
 struct device {
   std::string arch_name;  // gcnArchName, e.g. "gfx942:sramecc+:xnack-"
+  // What the device-properties structs carry at gcnArchName (default arch_name): another string
+  // models a runtime whose struct layout a loader misreads (the attributes still say the gfx).
+  std::string props_arch_name;
   std::string gfx;        // "gfx942"
   tpfakehip::feature xnack = tpfakehip::feature::unsupported, sramecc = tpfakehip::feature::unsupported;
   unsigned lds = 65536, cu = 96, wave = 64;
@@ -169,6 +172,7 @@ device parse_device(const std::string& spec) {
     if (kv[0] == "cu") d.cu = static_cast<unsigned>(std::strtoul(kv[1].c_str(), nullptr, 10));
     if (kv[0] == "wave") d.wave = static_cast<unsigned>(std::strtoul(kv[1].c_str(), nullptr, 10));
     if (kv[0] == "name") d.name = kv[1];
+    if (kv[0] == "propsname") d.props_arch_name = kv[1];
     if (kv[0] == "mem") d.memory = static_cast<std::size_t>(std::strtoull(kv[1].c_str(), nullptr, 10));
     if (kv[0] == "coop") d.coop = kv[1] == "1";
   }
@@ -451,6 +455,17 @@ TP_EXPORT void tpfakehip_clear_launches(void) {
   S().launches.clear();
   S().rejected = 0;
 }
+// TRITONPACK_FAKE_HIP_REPORT=<path>: at exit, the accepted launches (per kernel), the refused ones
+// and the code-object loads, for tests that run a whole program (examples/quickstart) on the double.
+__attribute__((destructor)) static void write_exit_report() {
+  std::lock_guard<std::mutex> lock(S().mutex);
+  std::size_t refused_loads = 0;
+  for (const auto& l : S().loads) refused_loads += l.result != OK;
+  tpfake_common::write_report("TRITONPACK_FAKE_HIP_REPORT",
+                              tpfake_common::launch_report(S().launches) + "rejected " + std::to_string(S().rejected) +
+                                  "\nloads " + std::to_string(S().loads.size()) + "\nrefused_loads " +
+                                  std::to_string(refused_loads) + "\n");
+}
 TP_EXPORT size_t tpfakehip_load_count(void) {
   std::lock_guard<std::mutex> lock(S().mutex);
   return S().loads.size();
@@ -661,7 +676,8 @@ hipError_t fill_properties(void* p, int dev, const prop_layout& l) {
   put<int>(p, l.cooperativeLaunch, d.coop ? 1 : 0);
   put<std::size_t>(p, l.maxSharedMemoryPerMultiProcessor, d.lds);
   if (&l == &layout_r0000) put<int>(p, 392, d.major * 100 + d.minor * 10 + d.stepping);  // gcnArch (5.x only)
-  std::snprintf(static_cast<char*>(p) + l.gcnArchName, 256, "%s", d.arch_name.c_str());
+  const std::string& arch_name = d.props_arch_name.empty() ? d.arch_name : d.props_arch_name;
+  std::snprintf(static_cast<char*>(p) + l.gcnArchName, 256, "%s", arch_name.c_str());
   return OK;
 }
 }  // namespace
@@ -780,6 +796,8 @@ TP_EXPORT hipError_t hipFuncGetAttribute(int* v, int attr, ihipModuleSymbol_t* f
 // ---------------------------------------------------------------------------------------------
 // Launches
 
+// TP_FAKE_HIP_WITHOUT_MODULE_LAUNCH: a runtime lacking a required entry point (loaders must name it).
+#ifndef TP_FAKE_HIP_WITHOUT_MODULE_LAUNCH
 TP_EXPORT hipError_t hipModuleLaunchKernel(ihipModuleSymbol_t* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                            unsigned by, unsigned bz, unsigned shared, ihipStream_t* stream,
                                            void** params, void** extra) {
@@ -788,6 +806,7 @@ TP_EXPORT hipError_t hipModuleLaunchKernel(ihipModuleSymbol_t* f, unsigned gx, u
   return do_launch(f, request(gx, gy, gz, bx, by, bz, shared, params, extra), stream, TPFAKEHIP_VIA_MODULE_LAUNCH, false,
                    "hipModuleLaunchKernel");
 }
+#endif
 #ifndef TP_FAKE_HIP_ROCM5
 // 10 parameters, no `extra` (H71:6645; Triton's table declares 11, harmlessly under SysV).
 TP_EXPORT hipError_t hipModuleLaunchCooperativeKernel(ihipModuleSymbol_t* f, unsigned gx, unsigned gy, unsigned gz,

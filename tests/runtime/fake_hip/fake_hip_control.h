@@ -11,7 +11,8 @@
  *                                cu=<multiprocessors> (default 304 gfx942, 104 gfx90a, 120 gfx908, 256
  *                                gfx950, 96 otherwise), wave=<warpSize> (default 64 for gfx9, else 32),
  *                                name=<marketing name>, mem=<bytes of device memory> (default 64 GiB),
- *                                coop=0|1 (cooperative launch, default 1).
+ *                                coop=0|1 (cooperative launch, default 1), propsname=<string> (what the
+ *                                device-properties structs carry as gcnArchName: a layout misread).
  *                                "" or "none": no usable GPU (every call but the version and device-count
  *                                ones fails with hipErrorInvalidDevice, as ROCm does without /dev/kfd).
  *                                Default "gfx942:sramecc+:xnack-".
@@ -20,7 +21,11 @@
  *   TRITONPACK_FAKE_HIP_FAIL     comma-separated "hipName=code" (every call fails) or "hipName=code@N"
  *                                (only the N-th call, 1-based).
  *   TRITONPACK_FAKE_HIP_MISSING  comma-separated names hipGetProcAddress reports missing (dlsym cannot be
- *                                made to miss: use the rocm5 build for entry points really absent).
+ *                                made to miss: use the rocm5 build for entry points really absent, or a
+ *                                build with TP_FAKE_HIP_WITHOUT_MODULE_LAUNCH for a required one).
+ *   TRITONPACK_FAKE_HIP_REPORT   a path: at exit the double writes "launches N", "launch <kernel> N" per
+ *                                kernel, "rejected N", "loads N", "refused_loads N" there (one a line),
+ *                                for tests that run a whole program rather than a test binary.
  *
  * Checks (what the real runtime, or a GPU, would refuse; the reason is in tpfakehip_last_error):
  *   hipModuleLoadData(Ex): a corrupt code object (hipErrorInvalidKernelFile 218), one for another gfx

@@ -1,0 +1,99 @@
+// Which backend the run time uses and what it says about it: TRITONPACK_BACKEND unset (NVIDIA
+// first, then AMD; both diagnoses when neither has a GPU), TRITONPACK_LOG=1's account of the
+// choice, and Debian's real libamdhip64 5.2.3 (no AMD GPU here) diagnosed, never a crash.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hip_test_util.hpp"
+
+using namespace tritonpack;
+using tphip::hip_setup;
+using tptest::contains;
+
+TEST_CASE("TRITONPACK_BACKEND unset: NVIDIA first, then HIP; both diagnoses when neither has a GPU") {
+  tptest::setup("none");  // the CUDA fake: a driver without GPUs
+  {
+    hip_setup s("gfx942:sramecc+:xnack-", 70125424, "", nullptr);
+    CHECK(get_backend().kind() == backend_kind::hip);
+  }
+  {
+    hip_setup s("none", 70125424, "", nullptr);
+    auto e = tptest::expect_error([] { get_backend(); });
+    CHECK(e.code() == errc::no_device);  // the NVIDIA diagnosis's code
+    CHECK(contains(e.what(), "the NVIDIA driver is installed"));
+    CHECK(contains(e.what(), "\n  AMD: the AMD HIP runtime is installed"));
+  }
+  tptest::setup("sm_90");
+  {
+    hip_setup s("gfx942:sramecc+:xnack-", 70125424, "", nullptr);
+    CHECK(get_backend().kind() == backend_kind::cuda);
+  }
+}
+
+TEST_CASE("Debian's real libamdhip64 5.2.3 (no AMD GPU here): loaded and diagnosed, never a crash") {
+  const char* debian = "/usr/lib/x86_64-linux-gnu/libamdhip64.so.5";
+  if (access(debian, R_OK) != 0) {
+    FAIL_CHECK("libamdhip64-5 is not installed: run scripts/setup.sh (it installs the test packages)");
+    return;
+  }
+  // In a child process that ends with _exit: the real runtime maps libhsa-runtime64 and friends
+  // into the process, and their never-freed init state is not this test's to judge (LeakSanitizer).
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    close(fds[0]);
+    unsetenv("TRITONPACK_HIP_LIBRARY");  // the system search, as in production
+    setenv("TRITONPACK_BACKEND", "hip", 1);
+    tritonpack::testing::reset_backend();
+    std::string out;
+    try {
+      get_backend();
+      out = "no error";
+    } catch (const error& e) {
+      out = std::string(errc_name(e.code())) + "|" + e.what() + "|" + std::to_string(device_count());
+    }
+    const ssize_t w = write(fds[1], out.data(), out.size());
+    _exit(w == static_cast<ssize_t>(out.size()) ? 0 : 1);
+  }
+  close(fds[1]);
+  std::string got;
+  char buf[4096];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CHECK(WIFEXITED(status));
+  CAPTURE(got);
+  CHECK(got.rfind("no_device|", 0) == 0);
+  CHECK(contains(got, "the AMD HIP runtime is installed (libamdhip64.so"));
+  CHECK(contains(got, "HIP 5.2.21153) but reports no AMD GPU"));
+  CHECK(contains(got, "hipGetDeviceCount: hipErrorNoDevice (100)"));
+  CHECK(contains(got, "too old for Triton 3.6's code objects"));
+  CHECK(got.substr(got.size() - 2) == "|0");  // device_count() is 0, not an exception
+}
+
+TEST_CASE("TRITONPACK_LOG=1 says which backend was chosen and why (child process)") {
+  if (!std::getenv("TP_HIPLOG_CHILD")) {
+    const auto child = tptest::run_self("TP_HIPLOG_CHILD=1 TRITONPACK_LOG=1", "*says which backend was chosen*");
+    const std::string& out = child.output;
+    CAPTURE(out);
+    CHECK(child.status == 0);
+    CHECK(contains(out, "tritonpack: backend: CUDA unusable (the NVIDIA driver is installed"));
+    CHECK(contains(out, "); trying HIP\n"));
+    CHECK(contains(out, "tritonpack: HIP runtime " TP_FAKE_HIP_PATH ", HIP 7.1.25424, 1 device(s)\n"));
+    CHECK(contains(out, "tritonpack: backend: HIP (HIP runtime " TP_FAKE_HIP_PATH " (HIP 7.1.25424)), no usable NVIDIA GPU\n"));
+    CHECK(contains(out, "kernargs 48 bytes"));  // the load's line: block, LDS and the kernarg segment
+    return;
+  }
+  tptest::setup("none");
+  hip_setup s("gfx942:sramecc+:xnack-", 70125424, "", nullptr);
+  const auto& bytes = tptest::fixture_container();
+  library lib(bytes.data(), bytes.size());
+  tphip::vector_add_arrays a;
+  a.launch(lib, 16, 1.0f);
+  CHECK(get_backend().kind() == backend_kind::hip);
+}
