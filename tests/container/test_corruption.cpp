@@ -462,3 +462,63 @@ TEST_CASE("a zstd frame followed by extra bytes inside its stored_size is refuse
   CHECK(msg.find("zstd frame is " + std::to_string(c.frames()[z].stored_size) + " bytes, stored_size says " +
                  std::to_string(c.frames()[z].stored_size + extra)) != std::string::npos);
 }
+
+TEST_CASE("frames must follow each other: a frame starting inside the previous one is refused, naming its offset") {
+  // Only a frame after the first can start too early; frames[0].offset = 1 (a gap) is covered by
+  // the per-field sweep above. The final data-size check alone would not name the frame.
+  auto b = sample_blob();
+  const container c = container::parse(b.data(), b.size());
+  REQUIRE(c.frames().size() >= 2);
+  const std::uint64_t fr = rec(b, F::sec_frames, 1);
+  store_u64(b.data() + fr + F::frame_rec::offset, load_u64(b.data() + fr + F::frame_rec::offset) - 1);
+  fix_checksum(b);
+  const std::string msg = parse_error(b);
+  CHECK(msg.find("frames[1].offset") != std::string::npos);
+  CHECK(msg.find("frames follow each other") != std::string::npos);
+}
+
+TEST_CASE("a zstd frame made with the dictionary but flagged as not using it is refused, naming the dictionary") {
+  // A container with a trained dictionary (as in the round trip), then one dictionary frame's flag
+  // cleared with the checksum fixed: the tables are consistent, only the frame's own header (its
+  // dictionary ID) shows the damage. Without the check, zstd would fail with its own, vaguer error.
+  container_info in;
+  in.name = "dict";
+  in.triton_version = "3.6.0";
+  std::vector<std::vector<std::uint8_t>> bytes;
+  for (int k = 0; k < 40; ++k) {
+    kernel_info ki;
+    ki.name = "k" + std::to_string(k);
+    ki.args = {{"x", "*fp32", false}};
+    variant_info v;
+    v.specs = {{spec_kind::none, ""}};
+    image_info im;
+    im.arch = "sm_80";
+    im.launch = tp_test::launch("k", 32);
+    in.images.push_back(im);
+    v.images = {static_cast<std::uint32_t>(in.images.size() - 1)};
+    ki.variants = {v};
+    in.kernels.push_back(ki);
+    bytes.push_back(tp_test::pattern_bytes(3000 + 17 * k, 1000 + k));
+  }
+  pack::write_options opt;
+  opt.dictionary_size = 4096;
+  auto b = pack::write_container(in, bytes, opt);
+  const container good = container::parse(b.data(), b.size());
+  std::uint32_t z = 0;
+  while (z < good.frames().size() && !(good.frames()[z].uses_dictionary && good.frames()[z].codec == F::codec_zstd)) ++z;
+  REQUIRE(z < good.frames().size());
+  const std::uint64_t fr = rec(b, F::sec_frames, z);
+  store_u32(b.data() + fr + F::frame_rec::flags, load_u32(b.data() + fr + F::frame_rec::flags) & ~F::frame_rec::flag_dictionary);
+  fix_checksum(b);
+  REQUIRE(parse_error(b).empty());
+  const container bad = container::parse(b.data(), b.size());
+  std::string msg;
+  try {
+    (void)bad.decode_image(bad.frames()[z].first_image);
+  } catch (const error& e) {
+    CHECK(e.code() == errc::bad_container);
+    msg = e.what();
+  }
+  CHECK(msg.find("frames[" + std::to_string(z) + "]") != std::string::npos);
+  CHECK(msg.find("the frame's dictionary flag is clear") != std::string::npos);
+}
