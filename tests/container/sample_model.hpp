@@ -121,4 +121,34 @@ inline std::vector<std::vector<std::uint8_t>> sample_images() {
   return v;
 }
 
+// 40 small kernels of similar, pattern-filled images: enough like each other that a trained zstd
+// dictionary is used (the round trip with a dictionary and the dictionary-flag damage test).
+struct dictionary_sample {
+  tritonpack::container_info info;
+  std::vector<std::vector<std::uint8_t>> images;
+};
+
+inline dictionary_sample make_dictionary_sample(const std::string& name) {
+  using namespace tritonpack;
+  dictionary_sample out;
+  out.info.name = name;
+  out.info.triton_version = "3.6.0";
+  for (int k = 0; k < 40; ++k) {
+    kernel_info ki;
+    ki.name = "k" + std::to_string(k);
+    ki.args = {{"x", "*fp32", false}};
+    variant_info v;
+    v.specs = {{spec_kind::none, ""}};
+    image_info im;
+    im.arch = "sm_80";
+    im.launch = launch("k", 32);
+    out.info.images.push_back(im);
+    v.images = {static_cast<std::uint32_t>(out.info.images.size() - 1)};
+    ki.variants = {v};
+    out.info.kernels.push_back(ki);
+    out.images.push_back(pattern_bytes(3000 + 17 * k, 1000 + k));
+  }
+  return out;
+}
+
 }  // namespace tp_test

@@ -481,25 +481,9 @@ TEST_CASE("a zstd frame made with the dictionary but flagged as not using it is 
   // A container with a trained dictionary (as in the round trip), then one dictionary frame's flag
   // cleared with the checksum fixed: the tables are consistent, only the frame's own header (its
   // dictionary ID) shows the damage. Without the check, zstd would fail with its own, vaguer error.
-  container_info in;
-  in.name = "dict";
-  in.triton_version = "3.6.0";
-  std::vector<std::vector<std::uint8_t>> bytes;
-  for (int k = 0; k < 40; ++k) {
-    kernel_info ki;
-    ki.name = "k" + std::to_string(k);
-    ki.args = {{"x", "*fp32", false}};
-    variant_info v;
-    v.specs = {{spec_kind::none, ""}};
-    image_info im;
-    im.arch = "sm_80";
-    im.launch = tp_test::launch("k", 32);
-    in.images.push_back(im);
-    v.images = {static_cast<std::uint32_t>(in.images.size() - 1)};
-    ki.variants = {v};
-    in.kernels.push_back(ki);
-    bytes.push_back(tp_test::pattern_bytes(3000 + 17 * k, 1000 + k));
-  }
+  const tp_test::dictionary_sample sample = tp_test::make_dictionary_sample("dict");
+  const container_info& in = sample.info;
+  const auto& bytes = sample.images;
   pack::write_options opt;
   opt.dictionary_size = 4096;
   auto b = pack::write_container(in, bytes, opt);
