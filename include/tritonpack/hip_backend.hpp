@@ -81,16 +81,7 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
   target.driver_version = props_.driver_version;
   target.force_ir = env::flag(env::force_ir);
   target.force_image = parse_forced_image(env::get(env::force_image));
-  image_choice choice = select_image(info, v, target, /*explain=*/log::enabled());
-  if (!choice.image) {
-    choice = select_image(info, v, target, /*explain=*/true);
-    const errc code = choice.failure == selection_failure::exceeds_limits ? errc::unsupported : errc::no_image;
-    std::string msg = "kernel " + k.name + " (variant " + std::to_string(variant) + ") has no image for " +
-                      props().describe() + ": " + choice.reason + "\n" + describe_choice(info, choice, target);
-    if (!msg.empty() && msg.back() == '\n') msg.pop_back();
-    log::line(msg);
-    throw error(code, msg);
-  }
+  const image_choice choice = select_image_or_throw(info, k, variant, target, props().describe());
   auto f = std::make_unique<function>();
   f->kernel = &k;
   f->variant = &v;

@@ -30,6 +30,7 @@
 #include "tritonpack/arch.hpp"
 #include "tritonpack/arch_limits.hpp"
 #include "tritonpack/error.hpp"
+#include "tritonpack/log.hpp"
 #include "tritonpack/model.hpp"
 
 namespace tritonpack {
@@ -406,6 +407,26 @@ inline std::string describe_choice(const container_info& container, const image_
     s += std::string(indent) + "refused: [" + std::to_string(r.image) + "] " + label + " — " + r.reason + "\n";
   }
   return s;
+}
+
+// The image a backend loads for variant `variant` of kernel `k` on `device` (described as
+// `device_text` in messages), or the error both backends give when there is none: the reason,
+// every image's verdict, logged under TRITONPACK_LOG and thrown (ptx_too_new, unsupported for an
+// image beyond the GPU's limits, else no_image). Explains only on failure or when logging.
+inline image_choice select_image_or_throw(const container_info& info, const kernel_info& k, std::uint32_t variant,
+                                          const device_target& device, const std::string& device_text) {
+  const variant_info& v = k.variants.at(variant);
+  image_choice choice = select_image(info, v, device, /*explain=*/log::enabled());
+  if (choice.image) return choice;
+  choice = select_image(info, v, device, /*explain=*/true);
+  const errc code = choice.failure == selection_failure::ptx_too_new      ? errc::ptx_too_new
+                    : choice.failure == selection_failure::exceeds_limits ? errc::unsupported
+                                                                          : errc::no_image;
+  std::string msg = "kernel " + k.name + " (variant " + std::to_string(variant) + ") has no image for " + device_text +
+                    ": " + choice.reason + "\n" + describe_choice(info, choice, device);
+  if (!msg.empty() && msg.back() == '\n') msg.pop_back();
+  log::line(msg);
+  throw error(code, msg);
 }
 
 }  // namespace tritonpack
