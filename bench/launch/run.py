@@ -32,6 +32,17 @@ def run_json(cmd, env=None):
     return json.loads(out.strip().splitlines()[-1])
 
 
+def google_benchmark_medians(binary, extra_args):
+    """{benchmark name: median real time in µs} of one bench_launch process."""
+    out = subprocess.run([binary, "--benchmark_format=json", "--benchmark_enable_random_interleaving=true"] + extra_args,
+                         check=True, capture_output=True, text=True).stdout
+    res = {}
+    for b in json.loads(out)["benchmarks"]:
+        if b.get("aggregate_name") == "median":
+            res[b["run_name"].split("/")[0]] = b["real_time"] / 1000.0 if b["time_unit"] == "ns" else b["real_time"]
+    return res
+
+
 def first_launch(binary, mode, runs, env=None, warm=0):
     for _ in range(warm):
         run_json([binary, mode], env)
@@ -45,6 +56,8 @@ def main():
     ap.add_argument("--first-bin")
     ap.add_argument("--separate-bin", help="bench_launch built in separate mode (default: <bench-bin>_separate, if present)")
     ap.add_argument("--runs", type=int, default=21)
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="processes of each steady-launch binary, alternating header-only and separate mode")
     ap.add_argument("--no-triton", action="store_true", help="skip Triton's Python launcher")
     ap.add_argument("--first-alt", action="append", default=[], metavar="LABEL=PATH",
                     help="another first_launch build (e.g. packed with `tritonpack pack --frames binaries-alone`) "
@@ -60,30 +73,39 @@ def main():
     # Steady state.
     if a.first_only:
         a.no_triton = True
-    gb = "" if a.first_only else subprocess.run([bench, "--benchmark_format=json", "--benchmark_enable_random_interleaving=true"],
-                        check=True, capture_output=True, text=True).stdout
-    res = {}
-    for b in (json.loads(gb)["benchmarks"] if gb else []):
-        if b.get("aggregate_name") == "median":
-            res[b["run_name"].split("/")[0]] = b["real_time"] / 1000.0 if b["time_unit"] == "ns" else b["real_time"]
-    if res:
-        raw = res["BM_raw"]
+    # Steady state: --rounds processes of each binary, alternating header-only and separate mode so
+    # that drift (clocks, other tenants) affects both alike. Within a process Google Benchmark
+    # interleaves the repetitions of its benchmarks; each row is the median over the rounds of the
+    # per-process medians, and each ratio the median over the rounds of the ratio taken inside one
+    # process (typed and raw in the same process, the same moment).
+    separate = a.separate_bin or bench + "_separate"
+    have_separate = os.path.exists(separate)
+    rounds = {"header": [], "separate": []}
+    for r in range(0 if a.first_only else a.rounds):
+        order = [("header", bench, [])]
+        if have_separate:
+            order.append(("separate", separate, ["--benchmark_filter=BM_raw|BM_typed_separate"]))
+        for mode, binary, extra in (order if r % 2 == 0 else order[::-1]):
+            rounds[mode].append(google_benchmark_medians(binary, extra))
+
+    def med(mode, name):
+        return statistics.median(x[name] for x in rounds[mode])
+
+    def ratio(mode, name, base):
+        return statistics.median(x[name] / x[base] for x in rounds[mode])
+
+    if rounds["header"]:
+        raw = med("header", "BM_raw")
         rows.append(("steady launch", "raw cuLaunchKernel (same cubin)", raw, 1.0))
-        rows.append(("steady launch", "tritonpack typed call", res["BM_typed"], res["BM_typed"] / raw))
-        rows.append(("steady launch", "tritonpack dynamic call", res["BM_dynamic"], res["BM_dynamic"] / raw))
+        rows.append(("steady launch", "tritonpack typed call", med("header", "BM_typed"), ratio("header", "BM_typed", "BM_raw")))
+        rows.append(("steady launch", "tritonpack dynamic call", med("header", "BM_dynamic"), ratio("header", "BM_dynamic", "BM_raw")))
     # The typed call in separate mode (its own binary: one mode per program), against that
     # process's own raw launch.
-    separate = a.separate_bin or bench + "_separate"
-    if res and os.path.exists(separate):
-        sep = {}
-        out = subprocess.run([separate, "--benchmark_format=json", "--benchmark_enable_random_interleaving=true",
-                              "--benchmark_filter=BM_raw|BM_typed_separate"], check=True, capture_output=True, text=True).stdout
-        for b in json.loads(out)["benchmarks"]:
-            if b.get("aggregate_name") == "median":
-                sep[b["run_name"].split("/")[0]] = b["real_time"] / 1000.0 if b["time_unit"] == "ns" else b["real_time"]
-        rows.append(("steady launch", "raw cuLaunchKernel (separate-mode binary)", sep["BM_raw"], sep["BM_raw"] / raw))
-        rows.append(("steady launch", "tritonpack typed call, separate mode (vs its raw)", sep["BM_typed_separate"],
-                     sep["BM_typed_separate"] / sep["BM_raw"]))
+    if rounds["separate"]:
+        rows.append(("steady launch", "raw cuLaunchKernel (separate-mode binary)", med("separate", "BM_raw"),
+                     med("separate", "BM_raw") / raw))
+        rows.append(("steady launch", "tritonpack typed call, separate mode (vs its raw)", med("separate", "BM_typed_separate"),
+                     ratio("separate", "BM_typed_separate", "BM_raw")))
     if not a.no_triton:
         t = run_json([sys.executable, os.path.join(HERE, "triton_launch.py")])
         rows.append(("steady launch", "Triton Python launcher (%s)" % t["triton"], t["triton_python_us"], t["triton_python_us"] / raw))
@@ -126,13 +148,17 @@ def main():
         keys = [k for k in runs[0] if k != "mode"]
         step_tables.append((mode, [(k, statistics.median(r[k] for r in runs)) for k in keys]))
 
-    dev = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
-                         capture_output=True, text=True).stdout.strip()
+    try:
+        dev = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True).stdout.strip()
+    except FileNotFoundError:  # e.g. a dry run against the test-double driver
+        dev = ""
     lines = ["# Launch benchmarks (bench/launch)", "",
              "GPU: %s. Kernel: vector_add of tests/gpu/kernels.py, n = 4096 (4 programs of 128 threads), "
              "legacy default stream, synchronised every 100 launches (all rows alike). Steady rows: "
-             "median of 10 interleaved Google Benchmark repetitions; first-launch rows: median of fresh processes, "
-             "after driver and context initialisation." % (dev or "unknown"), "",
+             "median over %d processes (alternating header-only and separate mode) of the median of 10 interleaved "
+             "Google Benchmark repetitions, ratios taken within each process; first-launch rows: median of fresh processes, "
+             "after driver and context initialisation." % (dev or "unknown", a.rounds), "",
              "| measure | path | µs | × baseline |", "|---|---|---:|---:|"]
     for kind, name, us, ratio in rows:
         lines.append("| %s | %s | %.2f | %.3f |" % (kind, name, us, ratio))
