@@ -37,6 +37,10 @@ if [ -n "${GPU_CHECK_QUICK:-}" ]; then
            tritonpack_bench_launch tritonpack_bench_launch_separate tritonpack_first_launch tritonpack_first_launch_stored; do
     ninja -C "$BUILD" -t query "$t" >/dev/null 2>&1 && targets+=("$t")
   done
+  # GPU_CHECK_EXTRA_TARGETS: more targets whose `gpu`-labelled tests the quick run should build too
+  # (an example's GPU program, say); a name this tree does not define fails the build step.
+  read -r -a extra <<<"${GPU_CHECK_EXTRA_TARGETS:-}"
+  targets+=("${extra[@]}")
   run_step build build.log cmake --build "$BUILD" -j "$(nproc)" --target "${targets[@]}"
 else
   run_step build build.log cmake --build "$BUILD" -j "$(nproc)"
