@@ -55,9 +55,9 @@ fi
 
 rc=0
 # ctest's example.ao2mo.gpu: fused and unfused vs the FP64 CPU reference, outputs poisoned first.
-"$EXAMPLE" -n 20,40 --reps 2 --require-gpu 2>&1 | tee "$LOGS/example_check.log" || rc=1
+timeout 60 "$EXAMPLE" -n 20,40 --reps 2 --require-gpu 2>&1 | tee "$LOGS/example_check.log" || rc=1
 # The example at the benchmark's sizes, all three precisions (FP64 fused up to N = 128).
-"$EXAMPLE" -n 64,96,128,160 --reps 5 --check-max 64 2>&1 | tee "$LOGS/example_sizes.log" || rc=1
-"$BENCH" --csv "$LOGS/tensor4.csv" ${BENCH_ARGS:-} 2>&1 | tee "$LOGS/bench.log" || rc=1
+timeout 90 "$EXAMPLE" -n 64,96,128,160 --reps 5 --check-max 64 2>&1 | tee "$LOGS/example_sizes.log" || rc=1
+timeout "${BENCH_TIMEOUT:-300}" "$BENCH" --csv "$LOGS/tensor4.csv" ${BENCH_ARGS:-} 2>&1 | tee "$LOGS/bench.log" || rc=1
 "$PY" "$ROOT/bench/tensor4/plot.py" "$LOGS/tensor4.csv" "$LOGS/tensor4.png" || echo "plot.py failed (plot here from the CSV)"
 exit $rc
