@@ -188,7 +188,7 @@ std::vector<tccg_case> tccg_cases() {
   {
     // mhkn,ukvh->munv (cuTENSOR's contraction.cu): m = n = u = 96, v = h = k = 64.
     const std::int64_t m = 96, n = 96, u = 96, v = 64, h = 64, k = 64;
-    tccg_case c{"mhkn,ukvh-munv", {{m, h, k, n}}, {{u, k, v, h}}, {{m, u, n, v}}, {}, true, true, true, {}, {}, {}, 0, 0, 0};
+    tccg_case c{"munv-mhkn-ukvh", {{m, h, k, n}}, {{u, k, v, h}}, {{m, u, n, v}}, {}, true, true, true, {}, {}, {}, 0, 0, 0};
     auto& A = c.a;
     auto& B = c.b;
     auto& C = c.out;

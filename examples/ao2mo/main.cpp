@@ -155,6 +155,7 @@ bool run(const options& o, std::int64_t n, ao2mo::precision p) {
   else
     std::printf("  fused: N > %lld not covered", static_cast<long long>(ao2mo::fused_max_n(p)));
   std::printf("  %s  %s\n", verdict.c_str(), ok ? "ok" : "FAILED");
+  std::fflush(stdout);  // each line as it is measured, also into a pipe that a time limit may cut
   return ok;
 }
 
