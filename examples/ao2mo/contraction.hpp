@@ -68,15 +68,16 @@ void contract_reference(const contraction& c, const In* a, const In* b, double* 
 
 // max |got - want| / max |want|: the error relative to the result's scale (an element-wise
 // relative error is meaningless for the near-zero elements a contraction of random data has).
-template <class T>
-double max_relative_error(const std::vector<T>& got, const std::vector<double>& want) {
+template <class T, class R>
+double max_relative_error(const std::vector<T>& got, const std::vector<R>& want) {
   if (got.size() != want.size()) throw std::invalid_argument("max_relative_error: sizes differ");
   double err = 0, scale = 0;
   for (std::size_t i = 0; i < want.size(); ++i) {
-    const double d = static_cast<double>(got[i]) - want[i];
+    const double d = static_cast<double>(got[i]) - static_cast<double>(want[i]);
     if (d != d) return std::numeric_limits<double>::infinity();  // NaN: a poisoned element never written
     err = std::max(err, d < 0 ? -d : d);
-    scale = std::max(scale, want[i] < 0 ? -want[i] : want[i]);
+    const double w = static_cast<double>(want[i]);
+    scale = std::max(scale, w < 0 ? -w : w);
   }
   return scale > 0 ? err / scale : err;
 }

@@ -24,52 +24,10 @@ if int(np.__version__.split(".")[0]) >= 2:
     print(f"interpret_check: skipped, Triton 3.6's interpreter needs numpy 1.x, this is {np.__version__}")
     sys.exit(77)
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [here, os.path.dirname(here)]
 import kernels  # noqa: E402
-
-
-class HostArray:
-    """A numpy array dressed as the torch tensor the interpreter expects (host memory already)."""
-
-    def __init__(self, a):
-        self.a = a
-        self.dtype = a.dtype
-
-    def data_ptr(self):
-        return self.a.ctypes.data
-
-    def untyped_storage(self):
-        return self
-
-    def cpu(self):
-        return self
-
-    def new_empty(self, *args, **kwargs):
-        return self
-
-    def set_(self, *args):
-        return self
-
-    def copy_(self, other):
-        return self
-
-    def storage_offset(self):
-        return 0
-
-    def size(self):
-        return self.a.shape
-
-    def stride(self):
-        return tuple(s // self.a.itemsize for s in self.a.strides)
-
-    def numel(self):
-        return self.a.size
-
-    def element_size(self):
-        return self.a.itemsize
-
-    def __getattr__(self, name):
-        return getattr(self.a, name)
+from interpreter_host import HostArray  # noqa: E402
 
 
 def strides(a):

@@ -142,8 +142,7 @@ bool run(const options& o, std::int64_t n, ao2mo::precision p) {
       std::snprintf(buf, sizeof buf, "vs FP64 CPU: unfused %.1e (limit %.0e)", e_unfused, tolerance(p));
     verdict = buf;
   } else if (fused_ok) {
-    std::vector<double> unfused_as_double(got_unfused.begin(), got_unfused.end());
-    const double e = ao2mo::max_relative_error(mo_fused.to_host(), unfused_as_double);
+    const double e = ao2mo::max_relative_error(mo_fused.to_host(), got_unfused);
     ok = e <= 2 * tolerance(p);
     char buf[96];
     std::snprintf(buf, sizeof buf, "fused vs unfused: %.1e (limit %.0e)", e, 2 * tolerance(p));
