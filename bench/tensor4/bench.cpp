@@ -2,8 +2,9 @@
 //
 //   AO->MO (examples/ao2mo) for N in --sizes: the vendor path (cuBLAS: four strided-batched GEMMs,
 //   the quarter steps need no transpose), Triton unfused (four `contract` launches) and Triton
-//   fused (two `half_transform` launches), FP32 (ieee) and TF32;
-//   TCCG contractions ijkl-imjn-lnkm, abcd-ea-ebcd and mhkn,ukvh->munv (the cuTENSOR sample): the
+//   fused (two `half_transform` launches; `triton_fused_n16`: the same kernel compiled with N
+//   promised a multiple of 16, tensor4_configs.toml), FP32 (ieee) and TF32;
+//   TCCG contractions ijkl-imjn-lnkm, abcd-ea-ebcd and munv-mhkn-ukvh (the cuTENSOR sample): the
 //   vendor path TTGT (permute.cu transposes + one cuBLAS GEMM) against Triton's direct `contract`
 //   (strides, no transposes) in every compiled configuration (tensor4_configs_table.hpp).
 //
@@ -133,6 +134,10 @@ void bench_ao2mo(const bench_env& env, tensor4::cublas& blas, std::int64_t n, st
     run("triton_unfused", ao2mo::unfused_bytes(n, 4), [&] { ao2mo::transform_unfused(p, n, d_eri.data(), d_c.data(), ta.data(), tb.data(), mo.data(), s); });
     if (n <= ao2mo::fused_max_n(p))
       run("triton_fused", ao2mo::fused_bytes(n, 4), [&] { ao2mo::transform_fused(p, n, d_eri.data(), d_c.data(), ta.data(), mo.data(), s); });
+    const auto n16 = tensor4::fused_n16_kernels(tf32);
+    if (n <= ao2mo::fused_max_n(p) && n % 16 == 0)
+      run("triton_fused_n16", ao2mo::fused_bytes(n, 4),
+          [&] { ao2mo::transform_fused(p, n, d_eri.data(), d_c.data(), ta.data(), mo.data(), s, &n16); });
   }
 }
 

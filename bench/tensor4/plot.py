@@ -12,9 +12,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-IMPLS = ["cublas_unfused", "triton_unfused", "triton_fused", "cublas_ttgt", "triton_direct"]
+IMPLS = ["cublas_unfused", "triton_unfused", "triton_fused", "triton_fused_n16", "cublas_ttgt", "triton_direct"]
 COLORS = {"cublas_unfused": "#7f7f7f", "triton_unfused": "#1f77b4", "triton_fused": "#d62728",
-          "cublas_ttgt": "#7f7f7f", "triton_direct": "#1f77b4"}
+          "triton_fused_n16": "#ff9896", "cublas_ttgt": "#7f7f7f", "triton_direct": "#1f77b4"}
 
 
 def best(rows):
@@ -34,7 +34,7 @@ def main(src, dst):
     cases = list(dict.fromkeys(r["case"] for r in rows))
     fig, axes = plt.subplots(1, 2, figsize=(14, 5), sharey=False)
     for ax, prec in zip(axes, ["fp32", "tf32"]):
-        width = 0.8 / 3
+        width = 0.8 / 4
         for ci, case in enumerate(cases):
             impls = [i for i in IMPLS if (case, i, prec) in top]
             for ii, impl in enumerate(impls):

@@ -14,6 +14,7 @@
 #include <string>
 #include <tritonpack/tritonpack.hpp>
 #include <type_traits>
+#include <utility>
 
 #include "ao2mo.hpp"
 #include "contraction.hpp"
@@ -69,35 +70,58 @@ void transform_unfused(precision p, std::int64_t n, const T* eri, const T* coef,
 // Largest N the fused kernels cover (kernels.toml's row coverages).
 inline std::int64_t fused_max_n(precision p) { return p == precision::fp64 ? 128 : 160; }
 
-// One half transformation: y[r, s, b] = sum_{lam sig} C[lam, r] C[sig, s] x[b, lam, sig] for the
-// N^2 batches b, written with b fastest (the next half's input layout).
+// The compiled half_transform functions of one precision, by the rows they keep (R_HI + R_LO):
+// 64, 96, 128, 160; nullptr where not compiled (FP64: 64 and 128).
 template <class T>
-void half_transform(precision p, std::int64_t n, const T* x, const T* coef, T* y, tritonpack::stream_t stream) {
+struct half_kernels {
+  using fn = void (*)(const T*, const T*, T*, std::int32_t, std::int32_t, std::int32_t, std::int32_t, std::int32_t,
+                      std::int32_t, std::int32_t, tritonpack::stream_t);
+  fn r64 = nullptr, r96 = nullptr, r128 = nullptr, r160 = nullptr;
+
+  // The one with the fewest rows that covers n.
+  fn covering(std::int64_t n) const {
+    for (auto [rows, f] : {std::pair<std::int64_t, fn>{64, r64}, {96, r96}, {128, r128}, {160, r160}})
+      if (f && n <= rows) return f;
+    return nullptr;
+  }
+};
+
+// The example's library's functions for precision p.
+template <class T>
+half_kernels<T> library_half_kernels(precision p) {
   check_element_type<T>(p);
-  if (n < 1 || n > fused_max_n(p))
-    throw std::invalid_argument("ao2mo: the fused " + std::string(name_of(p)) + " kernels cover 1 <= N <= " +
-                                std::to_string(fused_max_n(p)) + " (rows kept in registers), not N = " + std::to_string(n) +
-                                "; use the unfused path for larger N");
+  namespace k = ao2mo_kernels;
+  if constexpr (std::is_same<T, double>::value)
+    return {&k::half_transform_fp64_r64, nullptr, &k::half_transform_fp64_r128, nullptr};
+  else if (p == precision::tf32)
+    return {&k::half_transform_tf32_r64, &k::half_transform_tf32_r96, &k::half_transform_tf32_r128, &k::half_transform_tf32_r160};
+  else
+    return {&k::half_transform_fp32_r64, &k::half_transform_fp32_r96, &k::half_transform_fp32_r128, &k::half_transform_fp32_r160};
+}
+
+// One half transformation: y[r, s, b] = sum_{lam sig} C[lam, r] C[sig, s] x[b, lam, sig] for the
+// N^2 batches b, written with b fastest (the next half's input layout), with `kernels`.
+template <class T>
+void half_transform(const half_kernels<T>& kernels, std::int64_t n, const T* x, const T* coef, T* y, tritonpack::stream_t stream) {
+  const auto fn = n >= 1 ? kernels.covering(n) : nullptr;
+  if (!fn)
+    throw std::invalid_argument("ao2mo: no fused kernel covers N = " + std::to_string(n) + " (they keep up to " +
+                                std::to_string(kernels.r160 ? 160 : 128) +
+                                " rows in registers; use the unfused path for larger N)");
   const std::int32_t n1 = i32(n), n2 = i32(n * n), n3 = i32(n * n * n);
   // x[b, lam, sig] strides (N^2, N, 1); y[r, s, b] strides (1, N^3, N^2) as (b, r, s).
-  auto launch = [&](auto fn) { fn(x, coef, y, n1, n2, n1, 1, 1, n3, n2, stream); };
-  if constexpr (std::is_same<T, double>::value) {
-    launch(n <= 64 ? &ao2mo_kernels::half_transform_fp64_r64 : &ao2mo_kernels::half_transform_fp64_r128);
-  } else if (p == precision::tf32) {
-    launch(n <= 64 ? &ao2mo_kernels::half_transform_tf32_r64 : n <= 96 ? &ao2mo_kernels::half_transform_tf32_r96
-           : n <= 128 ? &ao2mo_kernels::half_transform_tf32_r128 : &ao2mo_kernels::half_transform_tf32_r160);
-  } else {
-    launch(n <= 64 ? &ao2mo_kernels::half_transform_fp32_r64 : n <= 96 ? &ao2mo_kernels::half_transform_fp32_r96
-           : n <= 128 ? &ao2mo_kernels::half_transform_fp32_r128 : &ao2mo_kernels::half_transform_fp32_r160);
-  }
+  fn(x, coef, y, n1, n2, n1, 1, 1, n3, n2, stream);
 }
 
 // The fused transformation: two launches, (mu nu|lam sig) -> J[rs, mu nu] -> (pq|rs); the
-// quarter-transformed tensors stay on chip. J is N^4 (`half`).
+// quarter-transformed tensors stay on chip. J is N^4 (`half`). `kernels`: the example's library's
+// by default (a benchmark may pass other compiled configurations).
 template <class T>
-void transform_fused(precision p, std::int64_t n, const T* eri, const T* coef, T* half, T* mo, tritonpack::stream_t stream = nullptr) {
-  half_transform(p, n, eri, coef, half, stream);
-  half_transform(p, n, half, coef, mo, stream);
+void transform_fused(precision p, std::int64_t n, const T* eri, const T* coef, T* half, T* mo, tritonpack::stream_t stream = nullptr,
+                     const half_kernels<T>* kernels = nullptr) {
+  const half_kernels<T> chosen = kernels ? *kernels : library_half_kernels<T>(p);
+  half_transform(chosen, n, eri, coef, half, stream);
+  half_transform(chosen, n, half, coef, mo, stream);
 }
 
 }  // namespace ao2mo
