@@ -1,7 +1,22 @@
-"""interpreter_host.py — what the examples' interpreter checks (examples/*/interpret_check.py) share:
-a numpy array passed to a kernel run by Triton's interpreter (TRITON_INTERPRET=1) on the CPU."""
+"""interpreter_host.py — what the examples' interpreter checks (examples/*/interpret_check.py) share.
+Import it before triton: it turns Triton's interpreter on (TRITON_INTERPRET=1, kernels run on the CPU
+with numpy), exits 77 (ctest: skipped) without numpy 1.x, and gives `np` and HostArray, a numpy
+array passed to a kernel."""
 
-import numpy as np
+import os
+import sys
+
+os.environ["TRITON_INTERPRET"] = "1"
+_tool = os.path.basename(sys.argv[0]) or "interpret_check"
+try:
+    import numpy as np
+except ImportError:
+    print(f"{_tool}: skipped, Triton's interpreter needs numpy (pip install \"numpy<2\")")
+    sys.exit(77)
+if int(np.__version__.split(".")[0]) >= 2:
+    # Triton 3.6's interpreter turns 1-element arrays into ints, which numpy 2 refuses.
+    print(f"{_tool}: skipped, Triton 3.6's interpreter needs numpy 1.x, this is {np.__version__}")
+    sys.exit(77)
 
 
 class HostArray:

@@ -14,20 +14,12 @@ each against numpy's einsum in FP64 on random data. Exit 0: all agree; 1: a mism
 import os
 import sys
 
-os.environ["TRITON_INTERPRET"] = "1"
-try:
-    import numpy as np
-except ImportError:
-    print("interpret_check: skipped, Triton's interpreter needs numpy (pip install \"numpy<2\")")
-    sys.exit(77)
-if int(np.__version__.split(".")[0]) >= 2:
-    print(f"interpret_check: skipped, Triton 3.6's interpreter needs numpy 1.x, this is {np.__version__}")
-    sys.exit(77)
-
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [here, os.path.dirname(here)]
+# Before triton (kernels imports it): turns the interpreter on; exits 77 (skipped) without numpy 1.x.
+from interpreter_host import HostArray, np  # noqa: E402
+
 import kernels  # noqa: E402
-from interpreter_host import HostArray  # noqa: E402
 
 
 def strides(a):
