@@ -165,47 +165,57 @@ struct tccg_case {
   bool gemm_trans_a = false;               // a' read transposed (stored gk x gm)
 };
 
+// A case whose operands are 4-D tensors with one index of each pair per dimension: `*_order` lists
+// the dimension of A holding (m1, m2, k1, k2), of B holding (k1, k2, n1, n2) and of C holding (m1,
+// m2, n1, n2). The direct descriptor reads them in place; TTGT permutes A to A'[m1,m2,k1,k2] and B
+// to B'[k1,k2,n1,n2] (the same strides, as copies), multiplies into C'[m1,m2,n1,n2] and, unless C
+// is already in that order, permutes C' into C.
+tccg_case permuted_case(const std::string& name, tensor4d A, tensor4d B, tensor4d C, const int (&a_order)[4],
+                        const int (&b_order)[4], const int (&c_order)[4]) {
+  tccg_case c{name, A, B, C, {}, true, true, false, {}, {}, {}, 0, 0, 0};
+  auto ext = [](const tensor4d& t, const int (&o)[4], int i) { return t.extent[o[i]]; };
+  c.direct.m = {ext(A, a_order, 0), ext(A, a_order, 1)};
+  c.direct.k = {ext(A, a_order, 2), ext(A, a_order, 3)};
+  c.direct.n = {ext(B, b_order, 2), ext(B, b_order, 3)};
+  for (int i = 0; i < 4; ++i) {
+    c.direct.sa[i] = c.pa.in_stride[i] = A.stride(a_order[i]);
+    c.direct.sb[i] = c.pb.in_stride[i] = B.stride(b_order[i]);
+    c.direct.so[i] = C.stride(c_order[i]);
+    c.pa.out_extent[i] = ext(A, a_order, i);
+    c.pb.out_extent[i] = ext(B, b_order, i);
+    c.out_perm = c.out_perm || c_order[i] != i;
+  }
+  // C'[m1,m2,n1,n2] is row-major: C's dimension c_order[i] has C''s i-th stride.
+  const std::int64_t cp_extent[4] = {c.direct.m.outer, c.direct.m.inner, c.direct.n.outer, c.direct.n.inner};
+  for (int i = 0, stride = 1; i < 4; ++i) {
+    const int d = 3 - i;
+    c.pout.in_stride[c_order[d]] = stride;
+    stride *= static_cast<int>(cp_extent[d]);
+  }
+  for (int i = 0; i < 4; ++i) c.pout.out_extent[i] = C.extent[i];
+  c.gm = static_cast<int>(c.direct.m.extent()), c.gn = static_cast<int>(c.direct.n.extent()), c.gk = static_cast<int>(c.direct.k.extent());
+  return c;
+}
+
 std::vector<tccg_case> tccg_cases() {
   std::vector<tccg_case> cases;
-  {
-    // ijkl-imjn-lnkm (CCSD), all extents 72: C[i,j,k,l] = A[i,m,j,n] B[l,n,k,m].
-    const std::int64_t e = 72;
-    tccg_case c{"ijkl-imjn-lnkm_72", {{e, e, e, e}}, {{e, e, e, e}}, {{e, e, e, e}}, {}, true, true, false, {}, {}, {}, 0, 0, 0};
-    auto& A = c.a;
-    auto& B = c.b;
-    auto& C = c.out;
-    c.direct = {{e, e}, {e, e}, {e, e}, {A.stride(0), A.stride(2), A.stride(1), A.stride(3)},
-                {B.stride(3), B.stride(1), B.stride(2), B.stride(0)}, {C.stride(0), C.stride(1), C.stride(2), C.stride(3)}};
-    c.pa = {{e, e, e, e}, {A.stride(0), A.stride(2), A.stride(1), A.stride(3)}};  // A'[i,j,m,n]
-    c.pb = {{e, e, e, e}, {B.stride(3), B.stride(1), B.stride(2), B.stride(0)}};  // B'[m,n,k,l]
-    c.gm = c.gn = c.gk = static_cast<int>(e * e);
-    cases.push_back(c);
-  }
+  const std::int64_t e = 72;
+  // ijkl-imjn-lnkm (CCSD), all extents 72: C[i,j,k,l] = A[i,m,j,n] B[l,n,k,m].
+  cases.push_back(permuted_case("ijkl-imjn-lnkm_72", {{e, e, e, e}}, {{e, e, e, e}}, {{e, e, e, e}}, {0, 2, 1, 3}, {3, 1, 2, 0},
+                                {0, 1, 2, 3}));
   {
     // abcd-ea-ebcd, extents 72: C[a,bcd] = A[e,a]^T B[e,bcd]: one GEMM for cuBLAS, no transposes.
-    const std::int64_t e = 72;
     tccg_case c{"abcd-ea-ebcd_72", {{1, 1, e, e}}, {{e, e, e, e}}, {{e, e, e, e}}, {}, false, false, false, {}, {}, {}, 0, 0, 0};
     c.direct = {{1, e}, {e, e * e}, {1, e}, {0, 1, 0, e}, {0, e * e * e, e * e, 1}, {0, e * e * e, e * e, 1}};
     c.gm = static_cast<int>(e), c.gn = static_cast<int>(e * e * e), c.gk = static_cast<int>(e);
     c.gemm_trans_a = true;
     cases.push_back(c);
   }
-  {
-    // mhkn,ukvh->munv (cuTENSOR's contraction.cu): m = n = u = 96, v = h = k = 64.
-    const std::int64_t m = 96, n = 96, u = 96, v = 64, h = 64, k = 64;
-    tccg_case c{"munv-mhkn-ukvh", {{m, h, k, n}}, {{u, k, v, h}}, {{m, u, n, v}}, {}, true, true, true, {}, {}, {}, 0, 0, 0};
-    auto& A = c.a;
-    auto& B = c.b;
-    auto& C = c.out;
-    c.direct = {{m, n}, {u, v}, {h, k}, {A.stride(0), A.stride(3), A.stride(1), A.stride(2)},
-                {B.stride(3), B.stride(1), B.stride(0), B.stride(2)}, {C.stride(0), C.stride(2), C.stride(1), C.stride(3)}};
-    c.pa = {{m, n, h, k}, {A.stride(0), A.stride(3), A.stride(1), A.stride(2)}};  // A'[m,n,h,k]
-    c.pb = {{h, k, u, v}, {B.stride(3), B.stride(1), B.stride(0), B.stride(2)}};  // B'[h,k,u,v]
-    // C'[m,n,u,v] (row-major) -> C[m,u,n,v]: C's element (m,u,n,v) is C'[m*n*u*v...]: strides of C' by (m,u,n,v).
-    c.pout = {{m, u, n, v}, {n * u * v, v, u * v, 1}};
-    c.gm = static_cast<int>(m * n), c.gn = static_cast<int>(u * v), c.gk = static_cast<int>(h * k);
-    cases.push_back(c);
-  }
+  // munv-mhkn-ukvh (cuTENSOR's contraction.cu): C[m,u,n,v] = A[m,h,k,n] B[u,k,v,h], m = n = u = 96,
+  // v = h = k = 64; rows (m, n), columns (u, v), contracted (h, k).
+  const std::int64_t m = 96, n = 96, u = 96, v = 64, h = 64, k = 64;
+  cases.push_back(permuted_case("munv-mhkn-ukvh", {{m, h, k, n}}, {{u, k, v, h}}, {{m, u, n, v}}, {0, 3, 1, 2}, {3, 1, 0, 2},
+                                {0, 2, 1, 3}));
   return cases;
 }
 
