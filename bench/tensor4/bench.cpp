@@ -1,0 +1,341 @@
+// bench/tensor4 — 4-index tensor contractions on one GPU, side by side in one run:
+//
+//   AO->MO (examples/ao2mo) for N in --sizes: the vendor path (cuBLAS: four strided-batched GEMMs,
+//   the quarter steps need no transpose), Triton unfused (four `contract` launches) and Triton
+//   fused (two `half_transform` launches; `triton_fused_n16`: the same kernel compiled with N
+//   promised a multiple of 16, tensor4_configs.toml), FP32 (ieee) and TF32;
+//   TCCG contractions ijkl-imjn-lnkm, abcd-ea-ebcd and munv-mhkn-ukvh (the cuTENSOR sample): the
+//   vendor path TTGT (permute.cu transposes + one cuBLAS GEMM) against Triton's direct `contract`
+//   (strides, no transposes) in every compiled configuration (tensor4_configs_table.hpp).
+//
+// Times: CUDA events on one stream around each repetition, median of --reps after --warmup.
+// Errors: max |x - ref| / max |ref| against an FP64 CPU reference (all elements for AO->MO at
+// N <= --check-max, else against cuBLAS FP32; TCCG: 4096 sampled elements). cuTENSOR is not used
+// (bench/tensor4/RESULTS.md says why). CSV: one row per (case, implementation, precision, config).
+//
+//   tensor4_bench [--sizes 64,96,128,160] [--reps 20] [--warmup 3] [--cublas PATH] [--csv FILE]
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tritonpack/tritonpack.hpp>
+#include <vector>
+
+#include "ao2mo.hpp"
+#include "cublas_loader.hpp"
+#include "permute.hpp"
+#include "tensor4_configs_table.hpp"
+#include "triton_ao2mo.hpp"
+
+namespace {
+
+void cuda_check(cudaError_t r, const char* what) {
+  if (r != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(r));
+}
+
+struct timing {
+  double median = 0, p10 = 0, p90 = 0;
+};
+
+struct bench_env {
+  cudaStream_t stream = nullptr;
+  int reps = 20, warmup = 3;
+  FILE* csv = nullptr;
+};
+
+// Device time (ms) of `work` queued on env.stream: median and 10th/90th percentiles.
+timing time_it(const bench_env& env, const std::function<void()>& work) {
+  for (int i = 0; i < env.warmup; ++i) work();
+  cuda_check(cudaGetLastError(), "launch");
+  std::vector<cudaEvent_t> ev(2 * static_cast<std::size_t>(env.reps));
+  for (auto& e : ev) cuda_check(cudaEventCreate(&e), "cudaEventCreate");
+  for (int i = 0; i < env.reps; ++i) {
+    cuda_check(cudaEventRecord(ev[2 * i], env.stream), "cudaEventRecord");
+    work();
+    cuda_check(cudaEventRecord(ev[2 * i + 1], env.stream), "cudaEventRecord");
+  }
+  cuda_check(cudaEventSynchronize(ev.back()), "cudaEventSynchronize");
+  cuda_check(cudaGetLastError(), "launch");
+  std::vector<double> ms;
+  for (int i = 0; i < env.reps; ++i) {
+    float t = 0;
+    cuda_check(cudaEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1]), "cudaEventElapsedTime");
+    ms.push_back(t);
+  }
+  for (auto e : ev) cudaEventDestroy(e);
+  std::sort(ms.begin(), ms.end());
+  auto at = [&](double q) { return ms[static_cast<std::size_t>(q * static_cast<double>(ms.size() - 1) + 0.5)]; };
+  return {at(0.5), at(0.1), at(0.9)};
+}
+
+void report(const bench_env& env, const std::string& kase, const std::string& impl, const std::string& prec,
+            const std::string& config, double flops, double bytes, const timing& t, double err, const std::string& ref) {
+  const double gflops = flops / (t.median * 1e-3) * 1e-9, gbs = bytes / (t.median * 1e-3) * 1e-9;
+  std::printf("%-22s %-15s %-4s %-22s %9.3f ms %9.1f GFLOP/s %8.1f GB/s  err %.1e (%s)\n", kase.c_str(), impl.c_str(),
+              prec.c_str(), config.c_str(), t.median, gflops, gbs, err, ref.c_str());
+  if (env.csv)
+    std::fprintf(env.csv, "%s,%s,%s,%s,%.6f,%.6f,%.6f,%.6e,%.6e,%.3f,%.3f,%.3e,%s\n", kase.c_str(), impl.c_str(), prec.c_str(),
+                 config.c_str(), t.median, t.p10, t.p90, flops, bytes, gflops, gbs, err, ref.c_str());
+}
+
+template <class T>
+std::vector<T> download(const tritonpack::device_array<T>& a) {
+  cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  return a.to_host();
+}
+
+// ---- AO->MO -------------------------------------------------------------------------------------
+
+// cuBLAS: the four quarter steps (ao2mo.hpp) as strided-batched GEMMs, row-major.
+void cublas_unfused(tensor4::cublas& blas, std::int64_t n, const float* eri, const float* c, float* ta, float* tb, float* mo, bool tf32) {
+  const int N = static_cast<int>(n), N2 = N * N, N3 = N2 * N;
+  blas.gemm_row_major(false, false, N3, N, N, eri, N, 0, c, N, 0, ta, N, 0, 1, tf32);            // T1 = I . C
+  blas.gemm_row_major(true, false, N, N, N, c, N, 0, ta, N, N2, tb, N, N2, N2, tf32);            // T2[b] = C^T . T1[b]
+  blas.gemm_row_major(true, false, N, N2, N, c, N, 0, tb, N2, N3, ta, N2, N3, N, tf32);          // T3[mu] = C^T . T2[mu]
+  blas.gemm_row_major(true, false, N, N3, N, c, N, 0, ta, N3, 0, mo, N3, 0, 1, tf32);            // MO = C^T . T3
+}
+
+void bench_ao2mo(const bench_env& env, tensor4::cublas& blas, std::int64_t n, std::int64_t check_max) {
+  const std::size_t count = ao2mo::pow4(n);
+  const auto eri = ao2mo::random_integrals<float>(n, 1000 + static_cast<std::uint64_t>(n));
+  const auto coef = ao2mo::random_coefficients<float>(n, 2000 + static_cast<std::uint64_t>(n));
+  tritonpack::device_array<float> d_eri(eri), d_c(coef), ta(count), tb(count), mo(count), ref_mo(count);
+  const std::string kase = "ao2mo_N" + std::to_string(n);
+  const double flops = ao2mo::transform_flops(n);
+  auto s = reinterpret_cast<tritonpack::stream_t>(env.stream);
+
+  // The reference: FP64 on the CPU where affordable, else cuBLAS in FP32 (checked itself at small N).
+  std::vector<double> want;
+  std::string ref;
+  if (n <= check_max) {
+    want = ao2mo::reference_transform(n, eri, coef);
+    ref = "fp64 cpu";
+  } else {
+    cublas_unfused(blas, n, d_eri.data(), d_c.data(), ta.data(), tb.data(), ref_mo.data(), false);
+    const auto r = download(ref_mo);
+    want.assign(r.begin(), r.end());
+    ref = "cublas fp32";
+  }
+  for (bool tf32 : {false, true}) {
+    const char* prec = tf32 ? "tf32" : "fp32";
+    const auto p = tf32 ? ao2mo::precision::tf32 : ao2mo::precision::fp32;
+    auto run = [&](const char* impl, double bytes, const std::function<void()>& work) {
+      mo.fill_bytes(0xFF);
+      work();
+      const double err = ao2mo::max_relative_error(download(mo), want);
+      report(env, kase, impl, prec, "-", flops, bytes, time_it(env, work), err, ref);
+    };
+    run("cublas_unfused", ao2mo::unfused_bytes(n, 4), [&] { cublas_unfused(blas, n, d_eri.data(), d_c.data(), ta.data(), tb.data(), mo.data(), tf32); });
+    run("triton_unfused", ao2mo::unfused_bytes(n, 4), [&] { ao2mo::transform_unfused(p, n, d_eri.data(), d_c.data(), ta.data(), tb.data(), mo.data(), s); });
+    if (n <= ao2mo::fused_max_n(p))
+      run("triton_fused", ao2mo::fused_bytes(n, 4), [&] { ao2mo::transform_fused(p, n, d_eri.data(), d_c.data(), ta.data(), mo.data(), s); });
+    const auto n16 = tensor4::fused_n16_kernels(tf32);
+    if (n <= ao2mo::fused_max_n(p) && n % 16 == 0)
+      run("triton_fused_n16", ao2mo::fused_bytes(n, 4),
+          [&] { ao2mo::transform_fused(p, n, d_eri.data(), d_c.data(), ta.data(), mo.data(), s, &n16); });
+  }
+}
+
+// ---- TCCG contractions --------------------------------------------------------------------------
+
+struct tensor4d {
+  std::int64_t extent[4];
+  std::int64_t stride(int d) const {
+    std::int64_t s = 1;
+    for (int i = 3; i > d; --i) s *= extent[i];
+    return s;
+  }
+  std::size_t count() const { return static_cast<std::size_t>(extent[0] * extent[1] * extent[2] * extent[3]); }
+};
+
+// A TCCG case: out = a . b as `contract` reads it (strides), plus the vendor path's TTGT plan:
+// permute a (if a_perm), permute b (if b_perm), one GEMM, permute the result (if out_perm).
+struct tccg_case {
+  std::string name;
+  tensor4d a, b, out;
+  ao2mo::contraction direct;
+  bool a_perm, b_perm, out_perm;
+  tensor4::permute4_shape pa, pb, pout;  // a -> a', b -> b', c' -> out
+  int gm, gn, gk;                          // the GEMM c'[gm, gn] = a'[gm, gk] . b'[gk, gn]
+  bool gemm_trans_a = false;               // a' read transposed (stored gk x gm)
+};
+
+// A case whose operands are 4-D tensors with one index of each pair per dimension: `*_order` lists
+// the dimension of A holding (m1, m2, k1, k2), of B holding (k1, k2, n1, n2) and of C holding (m1,
+// m2, n1, n2). The direct descriptor reads them in place; TTGT permutes A to A'[m1,m2,k1,k2] and B
+// to B'[k1,k2,n1,n2] (the same strides, as copies), multiplies into C'[m1,m2,n1,n2] and, unless C
+// is already in that order, permutes C' into C.
+tccg_case permuted_case(const std::string& name, tensor4d A, tensor4d B, tensor4d C, const int (&a_order)[4],
+                        const int (&b_order)[4], const int (&c_order)[4]) {
+  tccg_case c{name, A, B, C, {}, true, true, false, {}, {}, {}, 0, 0, 0};
+  auto ext = [](const tensor4d& t, const int (&o)[4], int i) { return t.extent[o[i]]; };
+  c.direct.m = {ext(A, a_order, 0), ext(A, a_order, 1)};
+  c.direct.k = {ext(A, a_order, 2), ext(A, a_order, 3)};
+  c.direct.n = {ext(B, b_order, 2), ext(B, b_order, 3)};
+  for (int i = 0; i < 4; ++i) {
+    c.direct.sa[i] = c.pa.in_stride[i] = A.stride(a_order[i]);
+    c.direct.sb[i] = c.pb.in_stride[i] = B.stride(b_order[i]);
+    c.direct.so[i] = C.stride(c_order[i]);
+    c.pa.out_extent[i] = ext(A, a_order, i);
+    c.pb.out_extent[i] = ext(B, b_order, i);
+    c.out_perm = c.out_perm || c_order[i] != i;
+  }
+  // C'[m1,m2,n1,n2] is row-major: C's dimension c_order[i] has C''s i-th stride.
+  const std::int64_t cp_extent[4] = {c.direct.m.outer, c.direct.m.inner, c.direct.n.outer, c.direct.n.inner};
+  for (int i = 0, stride = 1; i < 4; ++i) {
+    const int d = 3 - i;
+    c.pout.in_stride[c_order[d]] = stride;
+    stride *= static_cast<int>(cp_extent[d]);
+  }
+  for (int i = 0; i < 4; ++i) c.pout.out_extent[i] = C.extent[i];
+  c.gm = static_cast<int>(c.direct.m.extent()), c.gn = static_cast<int>(c.direct.n.extent()), c.gk = static_cast<int>(c.direct.k.extent());
+  return c;
+}
+
+std::vector<tccg_case> tccg_cases() {
+  std::vector<tccg_case> cases;
+  const std::int64_t e = 72;
+  // ijkl-imjn-lnkm (CCSD), all extents 72: C[i,j,k,l] = A[i,m,j,n] B[l,n,k,m].
+  cases.push_back(permuted_case("ijkl-imjn-lnkm_72", {{e, e, e, e}}, {{e, e, e, e}}, {{e, e, e, e}}, {0, 2, 1, 3}, {3, 1, 2, 0},
+                                {0, 1, 2, 3}));
+  {
+    // abcd-ea-ebcd, extents 72: C[a,bcd] = A[e,a]^T B[e,bcd]: one GEMM for cuBLAS, no transposes.
+    tccg_case c{"abcd-ea-ebcd_72", {{1, 1, e, e}}, {{e, e, e, e}}, {{e, e, e, e}}, {}, false, false, false, {}, {}, {}, 0, 0, 0};
+    c.direct = {{1, e}, {e, e * e}, {1, e}, {0, 1, 0, e}, {0, e * e * e, e * e, 1}, {0, e * e * e, e * e, 1}};
+    c.gm = static_cast<int>(e), c.gn = static_cast<int>(e * e * e), c.gk = static_cast<int>(e);
+    c.gemm_trans_a = true;
+    cases.push_back(c);
+  }
+  // munv-mhkn-ukvh (cuTENSOR's contraction.cu): C[m,u,n,v] = A[m,h,k,n] B[u,k,v,h], m = n = u = 96,
+  // v = h = k = 64; rows (m, n), columns (u, v), contracted (h, k).
+  const std::int64_t m = 96, n = 96, u = 96, v = 64, h = 64, k = 64;
+  cases.push_back(permuted_case("munv-mhkn-ukvh", {{m, h, k, n}}, {{u, k, v, h}}, {{m, u, n, v}}, {0, 3, 1, 2}, {3, 1, 0, 2},
+                                {0, 2, 1, 3}));
+  return cases;
+}
+
+void bench_tccg(const bench_env& env, tensor4::cublas& blas, const tccg_case& c) {
+  std::mt19937_64 gen(77);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> a(c.a.count()), b(c.b.count());
+  for (auto& x : a) x = u(gen);
+  for (auto& x : b) x = u(gen);
+  tritonpack::device_array<float> d_a(a), d_b(b), d_out(c.out.count()), pa(c.a_perm ? a.size() : 1),
+      pb(c.b_perm ? b.size() : 1), pc(c.out_perm ? c.out.count() : 1);
+  auto s = reinterpret_cast<tritonpack::stream_t>(env.stream);
+  c.direct.check_fits_int32(c.name);
+
+  // FP64 reference at 4096 sampled output elements (by the direct descriptor).
+  std::vector<std::size_t> sample;
+  std::vector<double> want;
+  std::uniform_int_distribution<std::int64_t> pick_m(0, c.direct.m.extent() - 1), pick_n(0, c.direct.n.extent() - 1);
+  const auto& d = c.direct;
+  for (int i = 0; i < 4096; ++i) {
+    const std::int64_t m = pick_m(gen), n = pick_n(gen);
+    const std::int64_t m1 = m / d.m.inner, m2 = m % d.m.inner, n1 = n / d.n.inner, n2 = n % d.n.inner;
+    double sum = 0;
+    for (std::int64_t k1 = 0; k1 < d.k.outer; ++k1)
+      for (std::int64_t k2 = 0; k2 < d.k.inner; ++k2)
+        sum += static_cast<double>(a[m1 * d.sa[0] + m2 * d.sa[1] + k1 * d.sa[2] + k2 * d.sa[3]]) *
+               static_cast<double>(b[k1 * d.sb[0] + k2 * d.sb[1] + n1 * d.sb[2] + n2 * d.sb[3]]);
+    sample.push_back(static_cast<std::size_t>(m1 * d.so[0] + m2 * d.so[1] + n1 * d.so[2] + n2 * d.so[3]));
+    want.push_back(sum);
+  }
+  auto sampled_error = [&] {
+    const auto got = download(d_out);
+    std::vector<float> picked;
+    for (std::size_t i : sample) picked.push_back(got[i]);
+    return ao2mo::max_relative_error(picked, want);
+  };
+
+  const double flops = c.direct.flops();
+  const double direct_bytes = 4.0 * static_cast<double>(c.a.count() + c.b.count() + c.out.count());
+  // TTGT: every transpose reads and writes its tensor once more.
+  const double ttgt_bytes = direct_bytes + 8.0 * static_cast<double>((c.a_perm ? c.a.count() : 0) + (c.b_perm ? c.b.count() : 0) +
+                                                                     (c.out_perm ? c.out.count() : 0));
+  for (bool tf32 : {false, true}) {
+    const char* prec = tf32 ? "tf32" : "fp32";
+    auto ttgt = [&] {
+      const float* ga = d_a.data();
+      const float* gb = d_b.data();
+      if (c.a_perm) tensor4::permute4(d_a.data(), pa.data(), c.pa, env.stream), ga = pa.data();
+      if (c.b_perm) tensor4::permute4(d_b.data(), pb.data(), c.pb, env.stream), gb = pb.data();
+      float* gc = c.out_perm ? pc.data() : d_out.data();
+      blas.gemm_row_major(c.gemm_trans_a, false, c.gm, c.gn, c.gk, ga, c.gemm_trans_a ? c.gm : c.gk, 0, gb, c.gn, 0, gc, c.gn, 0, 1, tf32);
+      if (c.out_perm) tensor4::permute4(pc.data(), d_out.data(), c.pout, env.stream);
+    };
+    d_out.fill_bytes(0xFF);
+    ttgt();
+    report(env, c.name, "cublas_ttgt", prec, "-", flops, ttgt_bytes, time_it(env, ttgt), sampled_error(), "fp64 cpu sample");
+    for (const auto& cfg : tensor4::contract_configs) {
+      if (cfg.tf32 != tf32) continue;
+      auto direct = [&] { cfg.fn(d_a.data(), d_b.data(), d_out.data(), c.direct, s); };
+      d_out.fill_bytes(0xFF);
+      direct();
+      report(env, c.name, "triton_direct", prec, cfg.name, flops, direct_bytes, time_it(env, direct), sampled_error(), "fp64 cpu sample");
+    }
+  }
+}
+
+std::vector<std::int64_t> parse_sizes(const std::string& s) {
+  std::vector<std::int64_t> v;
+  std::size_t start = 0;
+  while (start < s.size()) {
+    const std::size_t comma = std::min(s.find(',', start), s.size());
+    const long long n = std::atoll(s.substr(start, comma - start).c_str());
+    if (n < 1 || n > 212) throw std::invalid_argument("--sizes: '" + s.substr(start, comma - start) + "' is not an N in [1, 212]");
+    v.push_back(n);
+    start = comma + 1;
+  }
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  bench_env env;
+  std::vector<std::int64_t> sizes{64, 96, 128, 160};
+  std::string cublas_path, csv_path;
+  std::int64_t check_max = 64;
+  bool tccg = true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--sizes") sizes = parse_sizes(value());
+    else if (a == "--reps") env.reps = std::max(1, std::atoi(value().c_str()));
+    else if (a == "--warmup") env.warmup = std::max(0, std::atoi(value().c_str()));
+    else if (a == "--cublas") cublas_path = value();
+    else if (a == "--csv") csv_path = value();
+    else if (a == "--check-max") check_max = std::atoll(value().c_str());
+    else if (a == "--no-tccg") tccg = false;
+    else throw std::invalid_argument("unknown option '" + a + "' (see bench.cpp's header)");
+  }
+  cudaDeviceProp prop{};
+  cuda_check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  cuda_check(cudaStreamCreate(&env.stream), "cudaStreamCreate");
+  tensor4::cublas blas(cublas_path);
+  blas.set_stream(env.stream);
+  std::printf("tensor4_bench on %s; cuBLAS %s; cuTENSOR: not used; %d reps (median), %d warm-up\n", prop.name,
+              blas.path().c_str(), env.reps, env.warmup);
+  if (!csv_path.empty()) {
+    env.csv = std::fopen(csv_path.c_str(), "w");
+    if (!env.csv) throw std::runtime_error("cannot write " + csv_path);
+    std::fprintf(env.csv, "case,impl,precision,config,ms_median,ms_p10,ms_p90,flops,model_bytes,gflops,gbs,max_rel_err,reference\n");
+  }
+  for (std::int64_t n : sizes) bench_ao2mo(env, blas, n, check_max);
+  if (tccg)
+    for (const auto& c : tccg_cases()) bench_tccg(env, blas, c);
+  if (env.csv) std::fclose(env.csv);
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "tensor4_bench: %s\n", e.what());
+  return 1;
+}

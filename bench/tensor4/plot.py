@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""plot.py — bench/tensor4's CSV (tensor4_bench --csv) as a PNG: GFLOP/s per case, FP32 (ieee) and
+TF32 side by side, one bar per implementation (Triton's direct contraction at its best config).
+
+    python3 plot.py tensor4.csv tensor4.png
+"""
+import csv
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+IMPLS = ["cublas_unfused", "triton_unfused", "triton_fused", "triton_fused_n16", "cublas_ttgt", "triton_direct"]
+COLORS = {"cublas_unfused": "#7f7f7f", "triton_unfused": "#1f77b4", "triton_fused": "#d62728",
+          "triton_fused_n16": "#ff9896", "cublas_ttgt": "#7f7f7f", "triton_direct": "#1f77b4"}
+
+
+def best(rows):
+    """(case, impl, precision) -> the row with the highest GFLOP/s (over configs)."""
+    out = {}
+    for r in rows:
+        key = (r["case"], r["impl"], r["precision"])
+        if key not in out or float(r["gflops"]) > float(out[key]["gflops"]):
+            out[key] = r
+    return out
+
+
+def main(src, dst):
+    with open(src) as f:
+        rows = list(csv.DictReader(f))
+    top = best(rows)
+    cases = list(dict.fromkeys(r["case"] for r in rows))
+    fig, axes = plt.subplots(1, 2, figsize=(14, 5), sharey=False)
+    for ax, prec in zip(axes, ["fp32", "tf32"]):
+        width = 0.8 / 4
+        for ci, case in enumerate(cases):
+            impls = [i for i in IMPLS if (case, i, prec) in top]
+            for ii, impl in enumerate(impls):
+                v = float(top[(case, impl, prec)]["gflops"]) / 1000
+                ax.bar(ci + (ii - (len(impls) - 1) / 2) * width, v, width, color=COLORS[impl],
+                       label=impl if ci == 0 or impl not in ax.get_legend_handles_labels()[1] else None)
+        ax.set_xticks(range(len(cases)))
+        ax.set_xticklabels(cases, rotation=30, ha="right", fontsize=8)
+        ax.set_ylabel("TFLOP/s (useful flops / median time)")
+        ax.set_title(f"{prec.upper()}{' (input_precision=ieee)' if prec == 'fp32' else ''}, H200")
+        handles, labels = ax.get_legend_handles_labels()
+        uniq = dict(zip(labels, handles))
+        ax.legend(uniq.values(), uniq.keys(), fontsize=8)
+        ax.grid(axis="y", alpha=0.3)
+    fig.suptitle("bench/tensor4: AO->MO (unfused/fused) and TCCG contractions, Triton via tritonpack vs cuBLAS")
+    fig.tight_layout()
+    fig.savefig(dst, dpi=110)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2])

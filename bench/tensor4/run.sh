@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# bench/tensor4/run.sh — the whole tensor4 benchmark in one call on a machine with an NVIDIA GPU:
+# builds tensor4_bench and the ao2mo example (or uses prebuilt ones: PREBUILT=dir holding both,
+# built on another machine, which saves the GPU lease the Triton compiles), runs the example's GPU
+# check (the command of ctest's example.ao2mo.gpu), the example at the benchmark's sizes, the
+# benchmark, and plot.py.
+#
+#   bash bench/tensor4/run.sh           # CSV, logs and the PNG in $OUT, else <build>/logs
+# cuBLAS: TENSOR4_CUBLAS=/path/libcublas.so.N, else found in python3's nvidia-cublas package.
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUILD=${BUILD:-$ROOT/build-tensor4}
+LOGS=${OUT:-$BUILD/logs}
+mkdir -p "$LOGS"
+PY=${TRITONPACK_PYTHON:-$(command -v python3)}
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader
+date -u
+
+if [ -z "${TENSOR4_CUBLAS:-}" ]; then
+  TENSOR4_CUBLAS=$("$PY" - <<'PY'
+import glob, os, site, sys
+roots = site.getsitepackages() + [site.getusersitepackages()]
+for r in roots:
+    for p in sorted(glob.glob(os.path.join(r, "nvidia", "**", "libcublas.so*"), recursive=True)):
+        if "Lt" not in os.path.basename(p):
+            print(p); sys.exit()
+PY
+)
+  export TENSOR4_CUBLAS
+fi
+echo "cuBLAS: ${TENSOR4_CUBLAS:-not found (the bench will say what it tried)}"
+
+if [ -n "${PREBUILT:-}" ]; then
+  BENCH=$PREBUILT/tensor4_bench
+  EXAMPLE=$PREBUILT/ao2mo
+  [ -d "$PREBUILT/lib" ] && export LD_LIBRARY_PATH="$PREBUILT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  # A program that cannot start here (other system libraries) exits 127: build instead.
+  "$EXAMPLE" -n 0 >/dev/null 2>&1
+  if [ $? -ne 2 ]; then echo "prebuilt programs do not run here: building"; PREBUILT=; fi
+fi
+if [ -z "${PREBUILT:-}" ]; then
+  t0=$SECONDS
+  if ! { cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRITONPACK_PYTHON="$PY" \
+           -DTRITONPACK_BENCH_TENSOR4=ON -DCMAKE_CUDA_COMPILER="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" \
+           -DTRITONPACK_BUILD_TESTS=OFF -DTRITONPACK_FUZZ=OFF &&
+         cmake --build "$BUILD" -j "${JOBS:-16}" -t tensor4_bench ao2mo; } >"$LOGS/build.log" 2>&1; then
+    tail -40 "$LOGS/build.log"
+    echo "build FAILED after $((SECONDS - t0)) s"
+    exit 1
+  fi
+  echo "build: $((SECONDS - t0)) s"
+  BENCH=$BUILD/bench/tensor4/tensor4_bench
+  EXAMPLE=$BUILD/examples/ao2mo/ao2mo
+fi
+
+rc=0
+# ctest's example.ao2mo.gpu: fused and unfused vs the FP64 CPU reference, outputs poisoned first.
+timeout 60 "$EXAMPLE" -n 20,40 --reps 2 --require-gpu 2>&1 | tee "$LOGS/example_check.log" || rc=1
+# The example at the benchmark's sizes, all three precisions (FP64 fused up to N = 128).
+timeout 90 "$EXAMPLE" -n 64,96,128,160 --reps 5 --check-max 64 2>&1 | tee "$LOGS/example_sizes.log" || rc=1
+timeout "${BENCH_TIMEOUT:-300}" "$BENCH" --csv "$LOGS/tensor4.csv" ${BENCH_ARGS:-} 2>&1 | tee "$LOGS/bench.log" || rc=1
+"$PY" "$ROOT/bench/tensor4/plot.py" "$LOGS/tensor4.csv" "$LOGS/tensor4.png" || echo "plot.py failed (plot here from the CSV)"
+exit $rc

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""interpret_check.py — the AO->MO kernels (kernels.py) in Triton's interpreter, on the CPU:
+
+* `contract` as each of the four quarter steps of AO->MO and as the three TCCG contractions of
+  bench/tensor4 (ijkl-imjn-lnkm, abcd-ea-ebcd, mhkn,ukvh->munv) at small, non-multiple-of-tile
+  extents, with the strides main.cpp and bench/tensor4 pass;
+* `half_transform` twice (transposed writes) as the fused transformation, with both accumulators
+  (R_LO > 0) and with one;
+
+each against numpy's einsum in FP64 on random data. Exit 0: all agree; 1: a mismatch; 77: numpy
+1.x missing (Triton 3.6's interpreter needs it; ctest reports the test as skipped).
+"""
+
+import os
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [here, os.path.dirname(here)]
+# Before triton (kernels imports it): turns the interpreter on; exits 77 (skipped) without numpy 1.x.
+from interpreter_host import HostArray, np  # noqa: E402
+
+import kernels  # noqa: E402
+
+
+def strides(a):
+    return [s // a.itemsize for s in a.strides]
+
+
+failures = 0
+
+
+def check(name, got, want, tol):
+    global failures
+    err = np.max(np.abs(got - want)) / max(np.max(np.abs(want)), 1e-300)
+    ok = err <= tol
+    failures += not ok
+    print(f"{'ok  ' if ok else 'FAIL'} {name}: max error / max |value| = {err:.2e} (limit {tol:.0e})")
+
+
+def run_contract(a, b, out, m, n, k, sa, sb, so, block=(16, 16, 16), precision="ieee"):
+    """m, n, k: (outer, inner) extents; sa = (m1, m2, k1, k2), sb = (k1, k2, n1, n2), so = (m1, m2, n1, n2)."""
+    bm, bn, bk = block
+    grid = (-(-m[0] * m[1] // bm) * -(-n[0] * n[1] // bn),)
+    kernels.contract[grid](HostArray(a), HostArray(b), HostArray(out), m[0], m[1], n[0], n[1], k[0], k[1],
+                           *sa, *sb, *so, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=2, PRECISION=precision)
+
+
+def quarter_steps(rng, n, dtype, block=(32, 128, 32)):
+    ao = rng.standard_normal((n, n, n, n)).astype(dtype)
+    c = rng.standard_normal((n, n)).astype(dtype)
+    want = np.einsum("ijkl,ip,jq,kr,ls->pqrs", ao.astype(np.float64), *[c.astype(np.float64)] * 4, optimize=True)
+    n2, n3 = n * n, n * n * n
+    t1, t2, t3, t4 = (np.full((n, n, n, n), np.nan, dtype) for _ in range(4))
+    # The same four calls as main.cpp's quarter_step() (ao2mo.hpp's quarter_step_shape).
+    run_contract(ao, c, t1, (1, n3), (1, n), (1, n), (0, n, 0, 1), (0, n, 0, 1), (0, n, 0, 1), block)
+    run_contract(c, t1, t2, (1, n), (n2, n), (1, n), (0, 1, 0, n), (0, n, n2, 1), (0, n, n2, 1), block)
+    run_contract(c, t2, t3, (1, n), (n, n2), (1, n), (0, 1, 0, n), (0, n2, n3, 1), (0, n2, n3, 1), block)
+    run_contract(c, t3, t4, (1, n), (1, n3), (1, n), (0, 1, 0, n), (0, n3, 0, 1), (0, n3, 0, 1), block)
+    check(f"contract: four quarter steps, N={n}, {np.dtype(dtype).name}", t4, want, 1e-5 if dtype == np.float32 else 1e-12)
+
+    # Both accumulators where N > 16; one (R_LO = 0) where N <= 16.
+    for r_hi, r_lo in (((16, 16),) if n > 16 else ((16, 0),)):
+        j, mo = np.full((n, n, n, n), np.nan, dtype), np.full((n, n, n, n), np.nan, dtype)
+        for x, y in ((ao, j), (j, mo)):
+            # x read as [b, lam, sig], y written as y[r, s, b]: b fastest (transposed).
+            kernels.half_transform[(n2, -(-n // 32))](HostArray(x), HostArray(c), HostArray(y), n, n2, n, 1, 1, n3, n2,
+                                                       R_HI=r_hi, R_LO=r_lo, BLOCK_S=32, BLOCK_L=16, BLOCK_K=16,
+                                                       PRECISION="ieee")
+        check(f"half_transform twice (R_HI={r_hi}, R_LO={r_lo}), N={n}, {np.dtype(dtype).name}", mo, want,
+              1e-5 if dtype == np.float32 else 1e-12)
+
+
+def tccg(rng):
+    f = np.float32
+
+    def rand(*shape):
+        return rng.standard_normal(shape).astype(f)
+
+    # ijkl-imjn-lnkm: C[i,j,k,l] = A[i,m,j,n] B[l,n,k,m]; rows (i,j), cols (k,l), contracted (m,n).
+    i, j, k, l, m, n = 5, 7, 6, 9, 4, 11
+    A, B = rand(i, m, j, n), rand(l, n, k, m)
+    C = np.full((i, j, k, l), np.nan, f)
+    sA, sB, sC = strides(A), strides(B), strides(C)
+    run_contract(A, B, C, (i, j), (k, l), (m, n), (sA[0], sA[2], sA[1], sA[3]), (sB[3], sB[1], sB[2], sB[0]),
+                 (sC[0], sC[1], sC[2], sC[3]))
+    check("contract: ijkl-imjn-lnkm", C, np.einsum("imjn,lnkm->ijkl", A.astype(float), B.astype(float)), 1e-5)
+
+    # abcd-ea-ebcd: C[a,(b,cd)] = A[e,a] B[e,b,c,d]; one contracted index (K1 = 1).
+    a, b, c, d, e = 13, 6, 5, 7, 19
+    A, B = rand(e, a), rand(e, b, c, d)
+    C = np.full((a, b, c, d), np.nan, f)
+    run_contract(A, B, C, (1, a), (b, c * d), (1, e), (0, 1, 0, a), (0, b * c * d, c * d, 1), (0, b * c * d, c * d, 1))
+    check("contract: abcd-ea-ebcd", C, np.einsum("ea,ebcd->abcd", A.astype(float), B.astype(float)), 1e-5)
+
+    # mhkn,ukvh->munv: C[m,u,n,v] = A[m,h,k,n] B[u,k,v,h]; rows (m,n), cols (u,v), contracted (h,k).
+    m, h, k, n, u, v = 6, 5, 7, 9, 10, 3
+    A, B = rand(m, h, k, n), rand(u, k, v, h)
+    C = np.full((m, u, n, v), np.nan, f)
+    sA, sB, sC = strides(A), strides(B), strides(C)
+    run_contract(A, B, C, (m, n), (u, v), (h, k), (sA[0], sA[3], sA[1], sA[2]), (sB[3], sB[1], sB[0], sB[2]),
+                 (sC[0], sC[2], sC[1], sC[3]), precision="tf32")
+    check("contract: mhkn,ukvh->munv (tf32 in the interpreter is exact)", C,
+          np.einsum("mhkn,ukvh->munv", A.astype(float), B.astype(float)), 1e-5)
+
+
+rng = np.random.default_rng(13)
+quarter_steps(rng, 18, np.float32)  # N > 16: partial tiles everywhere, both fused accumulators
+quarter_steps(rng, 10, np.float64)
+tccg(rng)
+print("interpret_check:", "all agree" if not failures else f"{failures} mismatch(es)")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,101 @@
+// The AO->MO program's host logic without a GPU: the quarter steps' index maps against a direct
+// four-index sum, the integrals' symmetry, the models, and the checks that refuse bad input.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "ao2mo.hpp"
+#include "contraction.hpp"
+
+using namespace ao2mo;
+
+namespace {
+
+// (pq|rs) by the definition, one element at a time: O(N^8), for tiny N only.
+double direct_element(std::int64_t n, const std::vector<double>& eri, const std::vector<double>& c, std::int64_t p,
+                      std::int64_t q, std::int64_t r, std::int64_t s) {
+  double sum = 0;
+  for (std::int64_t a = 0; a < n; ++a)
+    for (std::int64_t b = 0; b < n; ++b)
+      for (std::int64_t l = 0; l < n; ++l)
+        for (std::int64_t g = 0; g < n; ++g)
+          sum += c[a * n + p] * c[b * n + q] * c[l * n + r] * c[g * n + s] * eri[((a * n + b) * n + l) * n + g];
+  return sum;
+}
+
+}  // namespace
+
+TEST_CASE("the four quarter steps make the whole transformation, element by element") {
+  const std::int64_t n = 5;
+  const auto eri = random_integrals<double>(n, 7);
+  const auto c = random_coefficients<double>(n, 8);
+  const auto mo = reference_transform(n, eri, c);
+  for (std::int64_t p = 0; p < n; ++p)
+    for (std::int64_t q = 0; q < n; ++q)
+      for (std::int64_t r = 0; r < n; ++r)
+        for (std::int64_t s = 0; s < n; ++s)
+          REQUIRE(mo[((p * n + q) * n + r) * n + s] == doctest::Approx(direct_element(n, eri, c, p, q, r, s)).epsilon(1e-12));
+}
+
+TEST_CASE("the fast reference and the kernels' descriptors run on the CPU agree") {
+  const std::int64_t n = 7;
+  const auto eri = random_integrals<float>(n, 21);
+  const auto c = random_coefficients<float>(n, 22);
+  const auto fast = reference_transform(n, eri, c);
+  const auto by_descriptors = transform_by_descriptors(n, eri, c);
+  REQUIRE(fast.size() == by_descriptors.size());
+  for (std::size_t i = 0; i < fast.size(); ++i) REQUIRE(fast[i] == doctest::Approx(by_descriptors[i]).epsilon(1e-12));
+  CHECK_THROWS_WITH_AS(reference_transform(n, eri, std::vector<float>(3)), doctest::Contains("N^2 coefficients"), std::invalid_argument);
+}
+
+TEST_CASE("a non-symmetric input is transformed too (the steps rely on no symmetry)") {
+  const std::int64_t n = 4;
+  std::vector<double> eri(pow4(n));
+  for (std::size_t i = 0; i < eri.size(); ++i) eri[i] = std::sin(0.7 * static_cast<double>(i) + 0.3);
+  const auto c = random_coefficients<double>(n, 3);
+  const auto mo = reference_transform(n, eri, c);
+  CHECK(mo[((1 * n + 2) * n + 3) * n + 0] == doctest::Approx(direct_element(n, eri, c, 1, 2, 3, 0)).epsilon(1e-12));
+  CHECK(mo[((3 * n + 0) * n + 1) * n + 2] == doctest::Approx(direct_element(n, eri, c, 3, 0, 1, 2)).epsilon(1e-12));
+}
+
+TEST_CASE("random integrals have the 8-fold symmetry and are not trivial") {
+  const std::int64_t n = 6;
+  const auto eri = random_integrals<float>(n, 11);
+  auto at = [&](std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t d) { return eri[((a * n + b) * n + c) * n + d]; };
+  std::size_t nonzero = 0;
+  for (std::int64_t a = 0; a < n; ++a)
+    for (std::int64_t b = 0; b < n; ++b)
+      for (std::int64_t c = 0; c < n; ++c)
+        for (std::int64_t d = 0; d < n; ++d) {
+          const float v = at(a, b, c, d);
+          nonzero += v != 0.0f;
+          REQUIRE(v == at(b, a, c, d));
+          REQUIRE(v == at(a, b, d, c));
+          REQUIRE(v == at(c, d, a, b));
+        }
+  CHECK(nonzero > pow4(n) * 9 / 10);
+  CHECK(random_integrals<float>(n, 11) == eri);  // seeded: the same problem every run
+  CHECK(random_integrals<float>(n, 12) != eri);
+}
+
+TEST_CASE("contraction descriptors: flops, 32-bit limits") {
+  const contraction q1 = quarter_step(1, 10);
+  CHECK(q1.flops() == doctest::Approx(2.0 * 1e5));
+  CHECK(transform_flops(10) == doctest::Approx(8e5));
+  CHECK(unfused_bytes(10, 4) == doctest::Approx(2 * fused_bytes(10, 4)));
+  CHECK_NOTHROW(quarter_step(4, 212));
+  CHECK_THROWS_WITH_AS(quarter_step(4, 216), doctest::Contains("does not fit the kernel's 32-bit indexing"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(quarter_step(5, 8), doctest::Contains("the steps are 1 to 4"), std::invalid_argument);
+}
+
+TEST_CASE("max_relative_error: scale-relative, NaN (a poisoned element) is infinite") {
+  const std::vector<double> want{1.0, 4.0};
+  CHECK(max_relative_error(std::vector<float>{1.0f, 2.0f}, want) == doctest::Approx(0.5));
+  CHECK(max_relative_error(std::vector<float>{1.0f, 2.0f}, std::vector<float>{1.0f, 4.0f}) == doctest::Approx(0.5));
+  CHECK(max_relative_error(std::vector<double>{1.0, std::nan("")}, want) == std::numeric_limits<double>::infinity());
+  CHECK_THROWS_AS(max_relative_error(std::vector<double>{1.0}, want), std::invalid_argument);
+}

@@ -1,0 +1,127 @@
+// triton_ao2mo.hpp — the AO->MO transformation on the GPU through the typed functions tritonpack
+// generates from kernels.toml (ao2mo_kernels.hpp): a quarter step (any `contraction`) and the
+// fused transformation (two half_transform launches). bench/tensor4 times these same calls.
+#pragma once
+
+#ifdef AO2MO_KERNELS_HEADER
+#include AO2MO_KERNELS_HEADER
+#else
+#include <ao2mo_kernels.hpp>
+#endif
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <tritonpack/tritonpack.hpp>
+#include <type_traits>
+#include <utility>
+
+#include "ao2mo.hpp"
+#include "contraction.hpp"
+
+namespace ao2mo {
+
+// The dot product's arithmetic: true FP32 products (input_precision = "ieee"), TF32 tensor-core
+// products with FP32 sums, or FP64.
+enum class precision { fp32, tf32, fp64 };
+
+inline const char* name_of(precision p) { return p == precision::fp32 ? "fp32" : p == precision::tf32 ? "tf32" : "fp64"; }
+
+template <class T>
+void check_element_type(precision p) {
+  if ((p == precision::fp64) != std::is_same<T, double>::value)
+    throw std::invalid_argument(std::string("ao2mo: precision ") + name_of(p) + " needs " +
+                                (p == precision::fp64 ? "double" : "float") + " data");
+}
+
+inline std::int32_t i32(std::int64_t v) { return static_cast<std::int32_t>(v); }  // contraction::check_fits_int32 checked
+
+// Launches a generated `contract` function (any compiled configuration: they share one
+// signature) for contraction c, queued on `stream`.
+template <class Fn, class T>
+void launch_contract(Fn fn, const contraction& c, const T* a, const T* b, T* out, tritonpack::stream_t stream) {
+  c.check_fits_int32("ao2mo::contract");
+  fn(a, b, out, i32(c.m.outer), i32(c.m.inner), i32(c.n.outer), i32(c.n.inner), i32(c.k.outer), i32(c.k.inner),
+     i32(c.sa[0]), i32(c.sa[1]), i32(c.sa[2]), i32(c.sa[3]), i32(c.sb[0]), i32(c.sb[1]), i32(c.sb[2]), i32(c.sb[3]),
+     i32(c.so[0]), i32(c.so[1]), i32(c.so[2]), i32(c.so[3]), stream);
+}
+
+// out = contraction of a and b (kernels.py's `contract`) in precision p, queued on `stream`.
+template <class T>
+void contract(precision p, const contraction& c, const T* a, const T* b, T* out, tritonpack::stream_t stream = nullptr) {
+  check_element_type<T>(p);
+  if constexpr (std::is_same<T, double>::value)
+    launch_contract(&ao2mo_kernels::contract_fp64, c, a, b, out, stream);
+  else
+    launch_contract(p == precision::tf32 ? &ao2mo_kernels::contract_tf32 : &ao2mo_kernels::contract_fp32, c, a, b, out, stream);
+}
+
+// The unfused transformation: four quarter steps, T1, T2 and T3 in memory (t_a, t_b: N^4 each;
+// the result ends in `mo`).
+template <class T>
+void transform_unfused(precision p, std::int64_t n, const T* eri, const T* coef, T* t_a, T* t_b, T* mo,
+                       tritonpack::stream_t stream = nullptr) {
+  contract(p, quarter_step(1, n), eri, coef, t_a, stream);
+  contract(p, quarter_step(2, n), coef, t_a, t_b, stream);
+  contract(p, quarter_step(3, n), coef, t_b, t_a, stream);
+  contract(p, quarter_step(4, n), coef, t_a, mo, stream);
+}
+
+// Largest N the fused kernels cover (kernels.toml's row coverages).
+inline std::int64_t fused_max_n(precision p) { return p == precision::fp64 ? 128 : 160; }
+
+// The compiled half_transform functions of one precision, by the rows they keep (R_HI + R_LO):
+// 64, 96, 128, 160; nullptr where not compiled (FP64: 64 and 128).
+template <class T>
+struct half_kernels {
+  using fn = void (*)(const T*, const T*, T*, std::int32_t, std::int32_t, std::int32_t, std::int32_t, std::int32_t,
+                      std::int32_t, std::int32_t, tritonpack::stream_t);
+  fn r64 = nullptr, r96 = nullptr, r128 = nullptr, r160 = nullptr;
+
+  // The one with the fewest rows that covers n.
+  fn covering(std::int64_t n) const {
+    for (auto [rows, f] : {std::pair<std::int64_t, fn>{64, r64}, {96, r96}, {128, r128}, {160, r160}})
+      if (f && n <= rows) return f;
+    return nullptr;
+  }
+};
+
+// The example's library's functions for precision p.
+template <class T>
+half_kernels<T> library_half_kernels(precision p) {
+  check_element_type<T>(p);
+  namespace k = ao2mo_kernels;
+  if constexpr (std::is_same<T, double>::value)
+    return {&k::half_transform_fp64_r64, nullptr, &k::half_transform_fp64_r128, nullptr};
+  else if (p == precision::tf32)
+    return {&k::half_transform_tf32_r64, &k::half_transform_tf32_r96, &k::half_transform_tf32_r128, &k::half_transform_tf32_r160};
+  else
+    return {&k::half_transform_fp32_r64, &k::half_transform_fp32_r96, &k::half_transform_fp32_r128, &k::half_transform_fp32_r160};
+}
+
+// One half transformation: y[r, s, b] = sum_{lam sig} C[lam, r] C[sig, s] x[b, lam, sig] for the
+// N^2 batches b, written with b fastest (the next half's input layout), with `kernels`.
+template <class T>
+void half_transform(const half_kernels<T>& kernels, std::int64_t n, const T* x, const T* coef, T* y, tritonpack::stream_t stream) {
+  const auto fn = n >= 1 ? kernels.covering(n) : nullptr;
+  if (!fn)
+    throw std::invalid_argument("ao2mo: no fused kernel covers N = " + std::to_string(n) + " (they keep up to " +
+                                std::to_string(kernels.r160 ? 160 : 128) +
+                                " rows in registers; use the unfused path for larger N)");
+  const std::int32_t n1 = i32(n), n2 = i32(n * n), n3 = i32(n * n * n);
+  // x[b, lam, sig] strides (N^2, N, 1); y[r, s, b] strides (1, N^3, N^2) as (b, r, s).
+  fn(x, coef, y, n1, n2, n1, 1, 1, n3, n2, stream);
+}
+
+// The fused transformation: two launches, (mu nu|lam sig) -> J[rs, mu nu] -> (pq|rs); the
+// quarter-transformed tensors stay on chip. J is N^4 (`half`). `kernels`: the example's library's
+// by default (a benchmark may pass other compiled configurations).
+template <class T>
+void transform_fused(precision p, std::int64_t n, const T* eri, const T* coef, T* half, T* mo, tritonpack::stream_t stream = nullptr,
+                     const half_kernels<T>* kernels = nullptr) {
+  const half_kernels<T> chosen = kernels ? *kernels : library_half_kernels<T>(p);
+  half_transform(chosen, n, eri, coef, half, stream);
+  half_transform(chosen, n, half, coef, mo, stream);
+}
+
+}  // namespace ao2mo
