@@ -1,0 +1,167 @@
+"""Runs the XSBench kernels of kernels.py on the CPU, in Triton's interpreter, on tiny problems, and
+compares every lookup's verification value with the C++ CPU lookup's (cpu_lookup.hpp): a check
+of the kernels themselves (sampling, bisections, masks, the counting sort and the launch
+sequences of all three variants) on a machine without a GPU.
+
+    python examples/xsbench/interpret_check.py build/examples/xsbench/xsbench /tmp/xsbench-interpret
+
+The program writes each problem with `xsbench --dump` (its arrays, the kernels' scalar arguments
+and the CPU's results); the kernels' tile sizes are kernels.toml's. Exit status: 0 all matched,
+1 a mismatch, 77 numpy (1.x) is missing (ctest reports the test as skipped).
+"""
+import os
+import subprocess
+import sys
+import tomllib
+
+os.environ["TRITON_INTERPRET"] = "1"
+
+try:
+    import numpy as np
+except ImportError:
+    print("interpret_check: skipped, Triton's interpreter needs numpy (pip install \"numpy<2\")")
+    sys.exit(77)
+if int(np.__version__.split(".")[0]) >= 2:
+    print(f"interpret_check: skipped, Triton 3.6's interpreter needs numpy 1.x, this is {np.__version__}")
+    sys.exit(77)
+np.seterr(all="ignore")  # 64-bit products wrap, as on the GPU; masked lanes may divide by zero
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import kernels  # noqa: E402
+
+# (program options, what it exercises): both sizes' material tables, both grids.
+PROBLEMS = [
+    (["-s", "small", "-g", "60", "-l", "1500"], "small, unionized"),
+    (["-s", "small", "-g", "60", "-h", "40", "-l", "1500", "-G", "hash"], "small, hash"),
+    (["-s", "large", "-g", "16", "-l", "700"], "large, unionized"),
+    (["-s", "large", "-g", "16", "-h", "12", "-l", "700", "-G", "hash"], "large, hash"),
+]
+
+
+class HostArray:
+    """A numpy array dressed as the torch tensor the interpreter expects (host memory already)."""
+
+    def __init__(self, a):
+        self.a = np.ascontiguousarray(a)
+        self.dtype = self.a.dtype
+
+    def data_ptr(self):
+        return self.a.ctypes.data
+
+    def untyped_storage(self):
+        return self
+
+    def cpu(self):
+        return self
+
+    def new_empty(self, *args, **kwargs):
+        return self
+
+    def set_(self, *args):
+        return self
+
+    def storage_offset(self):
+        return 0
+
+    def size(self):
+        return self.a.shape
+
+    def stride(self):
+        return (1,)
+
+    def copy_(self, other):
+        pass
+
+
+def compiled_constexprs():
+    """Each C++ kernel name's constexprs (GRID, BLOCK) as kernels.toml compiles it."""
+    with open(os.path.join(HERE, "kernels.toml"), "rb") as f:
+        spec = tomllib.load(f)
+    return {k["name"]: (k["source"].split(":")[1], k.get("constexprs", {})) for k in spec["kernel"]}
+
+
+KERNELS = compiled_constexprs()
+
+
+def launch(name, count, *args):
+    if count == 0:
+        return
+    source, consts = KERNELS[name]
+    getattr(kernels, source)[(-(-count // consts["BLOCK"]),)](*args, **consts)
+
+
+def load(directory):
+    meta = dict(line.split() for line in open(os.path.join(directory, "meta.txt")))
+    meta = {k: int(v) for k, v in meta.items()}
+    arr = {}
+    for name in ("nuclide_grid.f64", "unionized_energy.f64", "concs.f64", "thresholds.f64"):
+        arr[name.split(".")[0]] = np.fromfile(os.path.join(directory, name), dtype=np.float64)
+    for name in ("index_grid.i32", "num_nucs.i32", "mats.i32"):
+        arr[name.split(".")[0]] = np.fromfile(os.path.join(directory, name), dtype=np.int32)
+    arr["cpu"] = np.fromfile(os.path.join(directory, "cpu_verification.u8"), dtype=np.uint8).astype(np.int32)
+    if arr["unionized_energy"].size == 0:
+        arr["unionized_energy"] = np.zeros(1)  # as device_problem: one unused element
+    return meta, arr
+
+
+def run_variants(meta, arr):
+    """Every variant's verification values, as triton_lookups.hpp launches them."""
+    grid = "unionized" if meta["grid"] == 0 else "hash"
+    n = meta["lookups"]
+    h = {k: HostArray(v) for k, v in arr.items() if k != "cpu"}
+    table = (h["nuclide_grid"], h["unionized_energy"], h["index_grid"], h["num_nucs"], h["mats"], h["concs"])
+    scalars = (meta["n_isotopes"], meta["n_gridpoints"], meta["search_steps"], meta["hash_bins"], meta["hash_steps"],
+               meta["max_num_nucs"])
+    results = {}
+
+    out = HostArray(np.full(n, -1, np.int32))
+    launch(f"lookup_fused_{grid}", n, *table, h["thresholds"], out, n, meta["skip_bits"], *scalars)
+    results["fused"] = out.a
+
+    energies, materials = HostArray(np.full(n, np.nan)), HostArray(np.full(n, -1, np.int32))
+    launch("sample_lookups", n, energies, materials, h["thresholds"], n, meta["skip_bits"])
+    out = HostArray(np.full(n, -1, np.int32))
+    launch(f"lookup_split_{grid}", n, energies, materials, *table, out, n, *scalars)
+    results["split"] = out.a
+
+    counts = HostArray(np.zeros(12, np.int32))
+    launch("material_histogram", n, materials, counts, n)
+    if counts.a.sum() != n or np.any(counts.a != np.bincount(materials.a, minlength=12)):
+        raise SystemExit(f"material_histogram: counts {counts.a.tolist()}, expected {np.bincount(materials.a).tolist()}")
+    first = np.concatenate([[0], np.cumsum(counts.a)[:-1]]).astype(np.int32)
+    cursor = HostArray(first.copy())
+    sorted_energies, sorted_lookups = HostArray(np.full(n, np.nan)), HostArray(np.full(n, -1, np.int32))
+    launch("material_scatter", n, energies, materials, cursor, sorted_energies, sorted_lookups, n)
+    if sorted(sorted_lookups.a.tolist()) != list(range(n)):
+        raise SystemExit("material_scatter: the sorted order is not a permutation of the lookups")
+    if np.any(materials.a[sorted_lookups.a] != np.repeat(np.arange(12), counts.a)):
+        raise SystemExit("material_scatter: a lookup landed in another material's range")
+    out = HostArray(np.full(n, -1, np.int32))
+    for m in range(12):
+        launch(f"lookup_material_{grid}", int(counts.a[m]), sorted_energies, sorted_lookups, int(first[m]),
+               int(counts.a[m]), m, *table, out, *scalars)
+    results["sorted"] = out.a
+    return results
+
+
+def main():
+    if len(sys.argv) != 3:
+        raise SystemExit("usage: interpret_check.py XSBENCH_PROGRAM WORK_DIR")
+    program, work = sys.argv[1], sys.argv[2]
+    failed = 0
+    for i, (args, label) in enumerate(PROBLEMS):
+        directory = os.path.join(work, f"problem{i}")
+        subprocess.run([program, *args, "--dump", directory], check=True, stdout=subprocess.DEVNULL)
+        meta, arr = load(directory)
+        for variant, values in run_variants(meta, arr).items():
+            differ = int(np.count_nonzero(values != arr["cpu"]))
+            print(f"{label:18s} {variant:6s}: {differ} of {meta['lookups']} lookups differ from the CPU's"
+                  f" (checksum {int(values.astype(np.int64).sum()) % 999983}, CPU {int(arr['cpu'].sum()) % 999983})")
+            failed += differ != 0
+    print("interpret_check:", "FAILED" if failed else "all variants match the CPU lookup for lookup")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

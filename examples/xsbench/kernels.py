@@ -1,0 +1,295 @@
+"""XSBench's event-based macroscopic cross-section lookups as Triton kernels, FP64.
+
+One lookup per lane. A lookup samples an energy and a material from its own random stream (the
+reference's LCG, skipped ahead to draw 2i), finds the energy's interval in every nuclide of the
+material through the acceleration structure (GRID: unionized energy grid or hash grid), sums the
+interpolated cross sections weighted by concentration (5 channels), and writes the index (1..5)
+of the largest channel: the host sums those into the verification checksum (cpu_lookup.hpp does
+the same on the CPU, lookup for lookup).
+
+Three ways to run them (main.cpp / triton_lookups.hpp):
+  fused     lookup_fused: sampling and lookup in one kernel (the reference's baseline);
+  split     sample_lookups, then lookup_split over the sampled energies and materials;
+  sorted    sample_lookups; material_histogram and material_scatter (a counting sort by material);
+            then lookup_material once per material, so every tile runs the same nuclide loop.
+
+Why a tile-uniform language loses here: every per-lane loop runs to the tile's largest trip
+count with masks (the nuclide loop: 321 nuclides for a fuel lookup of the large problem, 4 for
+water; the hash grid's bisection; the skip-ahead's bit loop), and a tile is 32-1024 lanes where a
+CUDA warp is 32 and finishes on its own. bench/xsbench measures it.
+
+Layout: nuclide_grid is the reference's array of structures, 6 doubles a point (energy, total,
+elastic, absorption, fission, nu-fission); index_grid is int32 [rows, n_isotopes]; mats and concs
+are [12, max_num_nucs].
+"""
+import triton
+import triton.language as tl
+
+GRID_UNIONIZED = tl.constexpr(0)
+GRID_HASH = tl.constexpr(1)
+
+LCG_MULTIPLIER = tl.constexpr(2806196910506780709)
+LCG_MASK = tl.constexpr(0x7FFFFFFFFFFFFFFF)  # x mod 2^63
+TWO_POW_63 = tl.constexpr(9223372036854775808.0)
+STARTING_SEED = tl.constexpr(1070)
+NUM_MATERIALS = tl.constexpr(12)
+POINT = tl.constexpr(6)  # doubles per grid point
+
+
+# ---- sampling ----------------------------------------------------------------------------------
+# 64-bit integers throughout: a product wraps modulo 2^64 as the reference's uint64_t does, and
+# every seed is below 2^63, so int64 and uint64 agree (also in the conversion to double).
+
+@triton.jit
+def lcg_draw(seed):
+    seed = (seed * LCG_MULTIPLIER + 1) & LCG_MASK
+    return seed, seed.to(tl.float64) / TWO_POW_63
+
+
+@triton.jit
+def skip_ahead(steps, skip_bits):
+    """The seed after `steps` (int64 tensor) draws from STARTING_SEED: the reference's binary
+    skip-ahead, its bit loop run to `skip_bits`, the bit length of the largest `steps` (every
+    lane the same count: the loop has no per-lane exit)."""
+    a = tl.full([], LCG_MULTIPLIER, tl.int64)
+    c = tl.full([], 1, tl.int64)
+    a_total = tl.full(steps.shape, 1, tl.int64)
+    c_total = tl.zeros(steps.shape, tl.int64)
+    for b in range(skip_bits):
+        take = ((steps >> b) & 1) != 0
+        a_total = tl.where(take, a_total * a, a_total)
+        c_total = tl.where(take, c_total * a + c, c_total)
+        c = c * (a + 1)
+        a = a * a
+    return (a_total * STARTING_SEED + c_total) & LCG_MASK
+
+
+@triton.jit
+def pick_material(roll, thresholds):
+    """Material 1..11 when roll is below its threshold and no earlier one, else 0 (fuel)."""
+    material = tl.zeros(roll.shape, tl.int32)
+    found = roll != roll  # all false
+    for m in tl.static_range(1, NUM_MATERIALS):
+        hit = (roll < tl.load(thresholds + m)) & ~found
+        material = tl.where(hit, m, material)
+        found = found | hit
+    return material
+
+
+@triton.jit
+def sample(lookup, thresholds, skip_bits):
+    seed = skip_ahead(2 * lookup.to(tl.int64), skip_bits)
+    seed, energy = lcg_draw(seed)
+    seed, roll = lcg_draw(seed)
+    return energy, pick_material(roll, thresholds)
+
+
+# ---- the lookup ---------------------------------------------------------------------------------
+
+@triton.jit
+def grid_row(energy, unionized_energy, n_union, search_steps, hash_bins, active, GRID: tl.constexpr):
+    """The acceleration structure's row for `energy`: the last unionized energy <= it (a
+    bisection of fixed length, `search_steps`), or its hash bin."""
+    if GRID == GRID_UNIONIZED:
+        low = tl.zeros(energy.shape, tl.int64)
+        high = tl.zeros(energy.shape, tl.int64) + (n_union - 1)
+        for _ in range(search_steps):
+            length = high - low
+            go = active & (length > 1)
+            mid = low + length // 2
+            above = tl.load(unionized_energy + mid, mask=go, other=0.0) > energy
+            high = tl.where(go & above, mid, high)
+            low = tl.where(go & ~above, mid, low)
+        return low
+    else:
+        return (energy / (1.0 / hash_bins.to(tl.float64))).to(tl.int64)
+
+
+@triton.jit
+def nuclide_interval(energy, nuc, row, nuclide_grid, index_grid, n_isotopes, n_gridpoints, hash_bins, hash_steps,
+                     active, GRID: tl.constexpr):
+    """The lower point of nuclide `nuc`'s interval holding `energy` (never the grid's last point)."""
+    grid_base = nuc.to(tl.int64) * n_gridpoints
+    entry = row * n_isotopes + nuc
+    if GRID == GRID_UNIONIZED:
+        lower = tl.load(index_grid + entry, mask=active, other=0).to(tl.int64)
+    else:
+        u_low = tl.load(index_grid + entry, mask=active, other=0).to(tl.int64)
+        last_bin = row == hash_bins - 1
+        u_high = tl.load(index_grid + entry + n_isotopes, mask=active & ~last_bin, other=0).to(tl.int64) + 1
+        u_high = tl.where(last_bin, n_gridpoints - 1, u_high)
+        e_low = tl.load(nuclide_grid + (grid_base + u_low) * POINT, mask=active, other=0.0)
+        e_high = tl.load(nuclide_grid + (grid_base + u_high) * POINT, mask=active, other=0.0)
+        low = u_low
+        high = u_high
+        for _ in range(hash_steps):  # to the longest bin range of all: no lane leaves early
+            length = high - low
+            go = active & (length > 1)
+            mid = low + length // 2
+            above = tl.load(nuclide_grid + (grid_base + mid) * POINT, mask=go, other=0.0) > energy
+            high = tl.where(go & above, mid, high)
+            low = tl.where(go & ~above, mid, low)
+        lower = tl.where(energy <= e_low, 0, tl.where(energy >= e_high, n_gridpoints - 1, low))
+    return tl.where(lower == n_gridpoints - 1, lower - 1, lower)
+
+
+@triton.jit
+def add_nuclide(acc0, acc1, acc2, acc3, acc4, energy, nuc, conc, row, nuclide_grid, index_grid, n_isotopes,
+                n_gridpoints, hash_bins, hash_steps, active, GRID: tl.constexpr):
+    """The accumulators plus conc x nuclide `nuc`'s five cross sections interpolated at `energy`."""
+    lower = nuclide_interval(energy, nuc, row, nuclide_grid, index_grid, n_isotopes, n_gridpoints, hash_bins,
+                             hash_steps, active, GRID)
+    low = nuclide_grid + (nuc.to(tl.int64) * n_gridpoints + lower) * POINT
+    high = low + POINT
+    e_low = tl.load(low, mask=active, other=0.0)
+    e_high = tl.load(high, mask=active, other=1.0)
+    f = (e_high - energy) / (e_high - e_low)
+    h = tl.load(high + 1, mask=active, other=0.0)
+    acc0 += tl.where(active, (h - f * (h - tl.load(low + 1, mask=active, other=0.0))) * conc, 0.0)
+    h = tl.load(high + 2, mask=active, other=0.0)
+    acc1 += tl.where(active, (h - f * (h - tl.load(low + 2, mask=active, other=0.0))) * conc, 0.0)
+    h = tl.load(high + 3, mask=active, other=0.0)
+    acc2 += tl.where(active, (h - f * (h - tl.load(low + 3, mask=active, other=0.0))) * conc, 0.0)
+    h = tl.load(high + 4, mask=active, other=0.0)
+    acc3 += tl.where(active, (h - f * (h - tl.load(low + 4, mask=active, other=0.0))) * conc, 0.0)
+    h = tl.load(high + 5, mask=active, other=0.0)
+    acc4 += tl.where(active, (h - f * (h - tl.load(low + 5, mask=active, other=0.0))) * conc, 0.0)
+    return acc0, acc1, acc2, acc3, acc4
+
+
+@triton.jit
+def largest_channel(acc0, acc1, acc2, acc3, acc4):
+    """1 + the index of the largest channel, the first of equal ones (the reference's argmax)."""
+    best = acc0
+    at = tl.full(acc0.shape, 1, tl.int32)
+    up = acc1 > best
+    best = tl.where(up, acc1, best)
+    at = tl.where(up, 2, at)
+    up = acc2 > best
+    best = tl.where(up, acc2, best)
+    at = tl.where(up, 3, at)
+    up = acc3 > best
+    best = tl.where(up, acc3, best)
+    at = tl.where(up, 4, at)
+    up = acc4 > best
+    at = tl.where(up, 5, at)
+    return at
+
+
+@triton.jit
+def macro_xs_lookup(energy, material, active, nuclide_grid, unionized_energy, index_grid, num_nucs, mats, concs,
+                    n_isotopes, n_gridpoints, search_steps, hash_bins, hash_steps, max_num_nucs,
+                    GRID: tl.constexpr):
+    """Per lane: the verification value of the lookup (energy, material); the nuclide loop runs to
+    the tile's largest nuclide count, lanes of smaller materials masked off."""
+    n_union = n_isotopes.to(tl.int64) * n_gridpoints
+    row = grid_row(energy, unionized_energy, n_union, search_steps, hash_bins, active, GRID)
+    count = tl.load(num_nucs + material, mask=active, other=0)
+    acc0 = tl.zeros(energy.shape, tl.float64)
+    acc1 = tl.zeros(energy.shape, tl.float64)
+    acc2 = tl.zeros(energy.shape, tl.float64)
+    acc3 = tl.zeros(energy.shape, tl.float64)
+    acc4 = tl.zeros(energy.shape, tl.float64)
+    table = material * max_num_nucs
+    for j in range(tl.max(count, axis=0)):
+        live = active & (j < count)
+        nuc = tl.load(mats + table + j, mask=live, other=0)
+        conc = tl.load(concs + table + j, mask=live, other=0.0)
+        acc0, acc1, acc2, acc3, acc4 = add_nuclide(acc0, acc1, acc2, acc3, acc4, energy, nuc, conc, row, nuclide_grid,
+                                                   index_grid, n_isotopes, n_gridpoints, hash_bins, hash_steps, live,
+                                                   GRID)
+    return largest_channel(acc0, acc1, acc2, acc3, acc4)
+
+
+@triton.jit
+def lookup_fused(nuclide_grid, unionized_energy, index_grid, num_nucs, mats, concs, thresholds, verification,
+                 n_lookups, skip_bits, n_isotopes, n_gridpoints, search_steps, hash_bins, hash_steps, max_num_nucs,
+                 GRID: tl.constexpr, BLOCK: tl.constexpr):
+    """The reference's baseline: lookup i = program * BLOCK + lane samples and looks up."""
+    lookup = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    active = lookup < n_lookups
+    energy, material = sample(lookup, thresholds, skip_bits)
+    value = macro_xs_lookup(energy, material, active, nuclide_grid, unionized_energy, index_grid, num_nucs, mats,
+                            concs, n_isotopes, n_gridpoints, search_steps, hash_bins, hash_steps, max_num_nucs, GRID)
+    tl.store(verification + lookup, value, mask=active)
+
+
+@triton.jit
+def sample_lookups(energies, materials, thresholds, n_lookups, skip_bits, BLOCK: tl.constexpr):
+    lookup = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    active = lookup < n_lookups
+    energy, material = sample(lookup, thresholds, skip_bits)
+    tl.store(energies + lookup, energy, mask=active)
+    tl.store(materials + lookup, material, mask=active)
+
+
+@triton.jit
+def lookup_split(energies, materials, nuclide_grid, unionized_energy, index_grid, num_nucs, mats, concs,
+                 verification, n_lookups, n_isotopes, n_gridpoints, search_steps, hash_bins, hash_steps,
+                 max_num_nucs, GRID: tl.constexpr, BLOCK: tl.constexpr):
+    """The lookups of sample_lookups' energies and materials."""
+    lookup = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    active = lookup < n_lookups
+    energy = tl.load(energies + lookup, mask=active, other=0.0)
+    material = tl.load(materials + lookup, mask=active, other=0)
+    value = macro_xs_lookup(energy, material, active, nuclide_grid, unionized_energy, index_grid, num_nucs, mats,
+                            concs, n_isotopes, n_gridpoints, search_steps, hash_bins, hash_steps, max_num_nucs, GRID)
+    tl.store(verification + lookup, value, mask=active)
+
+
+# ---- grouping by material: a counting sort ----------------------------------------------------
+
+@triton.jit
+def material_histogram(materials, counts, n_lookups, BLOCK: tl.constexpr):
+    """counts[m] += the number of lookups of material m (counts zeroed by the caller)."""
+    lookup = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    material = tl.load(materials + lookup, mask=lookup < n_lookups, other=NUM_MATERIALS)
+    tile = tl.histogram(material, 16)  # bin 12: the padding lanes
+    bins = tl.arange(0, 16)
+    tl.atomic_add(counts + bins, tile, mask=bins < NUM_MATERIALS)
+
+
+@triton.jit
+def material_scatter(energies, materials, cursor, sorted_energies, sorted_lookups, n_lookups, BLOCK: tl.constexpr):
+    """Each lookup's energy and index to its material's next free slot. cursor[m] starts at
+    material m's first slot (the exclusive prefix sum of material_histogram's counts); a tile
+    takes its slots with one atomic add per material, and ranks its lanes among those of the same
+    material by a prefix count over the tile."""
+    lookup = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    active = lookup < n_lookups
+    material = tl.load(materials + lookup, mask=active, other=NUM_MATERIALS)
+    bins = tl.arange(0, 16)
+    one_hot = (material[:, None] == bins[None, :]).to(tl.int32)  # [BLOCK, 16]
+    tile = tl.sum(one_hot, axis=0)
+    first = tl.atomic_add(cursor + bins, tile, mask=bins < NUM_MATERIALS)
+    rank = tl.sum((tl.cumsum(one_hot, axis=0) - one_hot) * one_hot, axis=1)
+    slot = tl.sum(one_hot * first[None, :], axis=1) + rank
+    tl.store(sorted_energies + slot, tl.load(energies + lookup, mask=active, other=0.0), mask=active)
+    tl.store(sorted_lookups + slot, lookup, mask=active)
+
+
+@triton.jit
+def lookup_material(sorted_energies, sorted_lookups, first, count, material, nuclide_grid, unionized_energy,
+                    index_grid, num_nucs, mats, concs, verification, n_isotopes, n_gridpoints, search_steps,
+                    hash_bins, hash_steps, max_num_nucs, GRID: tl.constexpr, BLOCK: tl.constexpr):
+    """The `count` lookups of one material from slot `first` on: the nuclide loop is the same for
+    every lane (one count, nuclide ids and concentrations loaded once per tile, not per lane)."""
+    slot = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    active = slot < count
+    energy = tl.load(sorted_energies + first + slot, mask=active, other=0.0)
+    lookup = tl.load(sorted_lookups + first + slot, mask=active, other=0)
+    n_union = n_isotopes.to(tl.int64) * n_gridpoints
+    row = grid_row(energy, unionized_energy, n_union, search_steps, hash_bins, active, GRID)
+    acc0 = tl.zeros(energy.shape, tl.float64)
+    acc1 = tl.zeros(energy.shape, tl.float64)
+    acc2 = tl.zeros(energy.shape, tl.float64)
+    acc3 = tl.zeros(energy.shape, tl.float64)
+    acc4 = tl.zeros(energy.shape, tl.float64)
+    table = material * max_num_nucs
+    for j in range(tl.load(num_nucs + material)):
+        nuc = tl.load(mats + table + j)
+        conc = tl.load(concs + table + j)
+        acc0, acc1, acc2, acc3, acc4 = add_nuclide(acc0, acc1, acc2, acc3, acc4, energy, nuc, conc, row, nuclide_grid,
+                                                   index_grid, n_isotopes, n_gridpoints, hash_bins, hash_steps, active,
+                                                   GRID)
+    tl.store(verification + lookup, largest_channel(acc0, acc1, acc2, acc3, acc4), mask=active)
