@@ -8,7 +8,7 @@
 // from the sampled materials, and the CUDA kernels' registers.
 //
 //   xsbench_bench [--sizes small,large] [--grids unionized,hash] [--lookups 1000000,4000000,17000000]
-//                 [--reps 3] [--csv FILE] [--analysis FILE]
+//                 [--reps 3] [--csv FILE] [--analysis FILE] [--only impl/variant/config,...]
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -49,6 +49,7 @@ struct settings {
   std::vector<std::int64_t> lookups = {1000000, 4000000, 17000000};
   int reps = 3;
   std::string csv = "xsbench_bench.csv", analysis = "xsbench_tiles.csv";
+  std::vector<std::string> only;  // --only impl/variant/config,...: just these (e.g. under ncu)
 };
 
 settings parse(int argc, char **argv) {
@@ -65,7 +66,8 @@ settings parse(int argc, char **argv) {
     } else if (a == "--reps") s.reps = std::stoi(v);
     else if (a == "--csv") s.csv = v;
     else if (a == "--analysis") s.analysis = v;
-    else throw std::invalid_argument("unknown option " + a + " (--sizes --grids --lookups --reps --csv --analysis)");
+    else if (a == "--only") s.only = split_list(v);
+    else throw std::invalid_argument("unknown option " + a + " (--sizes --grids --lookups --reps --csv --analysis --only)");
   }
   if (s.reps < 1) throw std::invalid_argument("--reps must be at least 1");
   return s;
@@ -163,9 +165,19 @@ int run(const settings &s) {
               {"b1024w8", &xsbench_kernels::lookup_fused_unionized_b1024w8}};
           for (const auto &[config, fn] : tiles_tried)
             runs.push_back({"triton", "fused", config, [&d, &b, tp_stream, fn = fn] { run_fused(d, b, tp_stream, fn); }});
+          runs.push_back({"triton", "sorted", "b256w8-packed", [&] {
+                            run_sorted(d, b, tp_stream, &xsbench_kernels::lookup_material_unionized_packed);
+                          }});
         }
         std::vector<std::int32_t> reference;  // the CUDA baseline's values
         const std::uint64_t published = published_checksum(size, n, g);
+        if (!s.only.empty())
+          runs.erase(std::remove_if(runs.begin(), runs.end(),
+                                    [&](const candidate &c) {
+                                      const std::string id = c.impl + "/" + c.variant + "/" + c.config;
+                                      return std::find(s.only.begin(), s.only.end(), id) == s.only.end();
+                                    }),
+                     runs.end());
         for (const candidate &c : runs) {
           b.verification.fill_bytes(0xFF);
           const timing t = time_runs(stream, s.reps, c.run);
@@ -185,7 +197,7 @@ int run(const settings &s) {
           std::fflush(stdout);
           csv << size_name << ',' << grid_name_s << ',' << n << ',' << c.impl << ',' << c.variant << ',' << c.config << ','
               << t.median_ms << ',' << t.p10_ms << ',' << t.p90_ms << ',' << rate << ',' << sum << ','
-              << (published ? std::to_string(published) : "") << ',' << mismatches << '\n';
+              << (published ? std::to_string(published) : "") << ',' << mismatches << std::endl;  // a cut-off run keeps its rows
         }
         // Useful lanes per tile, from the sampled materials (the split run left them in b.materials).
         bool &analysed = size_name == "small" ? analysed_small : analysed_large;
@@ -200,7 +212,7 @@ int run(const settings &s) {
             std::printf("  %5d  %7.1f %4d  %.3f | %.3f\n", tile, f.mean_trips, f.max_trips, f.useful_fraction,
                         so.useful_fraction);
             tiles << size_name << ',' << n << ',' << tile << ',' << f.mean_trips << ',' << f.max_trips << ','
-                  << f.useful_fraction << ',' << so.useful_fraction << '\n';
+                  << f.useful_fraction << ',' << so.useful_fraction << std::endl;
           }
         }
       }

@@ -88,6 +88,7 @@ def launch(name, count, *args):
     if count == 0:
         return
     source, consts = KERNELS[name]
+    consts = {k: v for k, v in consts.items() if k != "PACKED" or v}
     getattr(kernels, source)[(-(-count // consts["BLOCK"]),)](*args, **consts)
 
 
@@ -137,11 +138,14 @@ def run_variants(meta, arr):
         raise SystemExit("material_scatter: the sorted order is not a permutation of the lookups")
     if np.any(materials.a[sorted_lookups.a] != np.repeat(np.arange(12), counts.a)):
         raise SystemExit("material_scatter: a lookup landed in another material's range")
-    out = HostArray(np.full(n, -1, np.int32))
-    for m in range(12):
-        launch(f"lookup_material_{grid}", int(counts.a[m]), sorted_energies, sorted_lookups, int(first[m]),
-               int(counts.a[m]), m, *table, out, *scalars)
-    results["sorted"] = out.a
+    for variant, kernel in (("sorted", f"lookup_material_{grid}"), ("sorted, packed", f"lookup_material_{grid}_packed")):
+        if kernel not in KERNELS:
+            continue
+        out = HostArray(np.full(n, -1, np.int32))
+        for m in range(12):
+            launch(kernel, int(counts.a[m]), sorted_energies, sorted_lookups, int(first[m]), int(counts.a[m]), m, *table,
+                   out, *scalars)
+        results[variant] = out.a
     return results
 
 
@@ -156,7 +160,7 @@ def main():
         meta, arr = load(directory)
         for variant, values in run_variants(meta, arr).items():
             differ = int(np.count_nonzero(values != arr["cpu"]))
-            print(f"{label:18s} {variant:6s}: {differ} of {meta['lookups']} lookups differ from the CPU's"
+            print(f"{label:18s} {variant:14s}: {differ} of {meta['lookups']} lookups differ from the CPU's"
                   f" (checksum {int(values.astype(np.int64).sum()) % 999983}, CPU {int(arr['cpu'].sum()) % 999983})")
             failed += differ != 0
     print("interpret_check:", "FAILED" if failed else "all variants match the CPU lookup for lookup")

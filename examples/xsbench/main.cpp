@@ -118,6 +118,7 @@ int run(const options &o) {
 }  // namespace
 
 int main(int argc, char **argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows as it happens, also through a pipe
   options o;
   try {
     o = parse_options(argc, argv);

@@ -89,12 +89,18 @@ inline material_ranges sort_by_material(lookup_buffers &b, tritonpack::stream_t 
   return r;
 }
 
-inline void run_sorted(const device_problem &d, lookup_buffers &b, tritonpack::stream_t stream = nullptr) {
+// The per-material kernel's launch function: the library's default, or an experiment's (the packed
+// reads of bench/xsbench) — same arguments.
+using material_function = decltype(&xsbench_kernels::lookup_material_unionized);
+
+inline void run_sorted(const device_problem &d, lookup_buffers &b, tritonpack::stream_t stream = nullptr,
+                       material_function fn = nullptr) {
   run_sampling(d, b, stream);
   const material_ranges r = sort_by_material(b, stream);
   const lookup_parameters &p = d.params;
-  auto fn = d.grid == grid_type::unionized ? &xsbench_kernels::lookup_material_unionized
-                                           : &xsbench_kernels::lookup_material_hash;
+  if (!fn)
+    fn = d.grid == grid_type::unionized ? &xsbench_kernels::lookup_material_unionized
+                                        : &xsbench_kernels::lookup_material_hash;
   for (int m = 0; m < num_materials; ++m) {
     if (r.count[m] == 0) continue;
     fn(b.sorted_energies.data(), b.sorted_lookups.data(), r.first[m], r.count[m], m, d.nuclide_grid.data(),
