@@ -148,15 +148,27 @@ int run(const settings &s) {
         lookup_buffers b(n);
         const auto pv = view_of(d);
         const auto bv = view_of(b);
+        const bool u = g == grid_type::unionized;
+        const fused_function fused_packed =
+            u ? &xsbench_kernels::lookup_fused_unionized_packed : &xsbench_kernels::lookup_fused_hash_packed;
+        const material_function material_packed =
+            u ? &xsbench_kernels::lookup_material_unionized_packed : &xsbench_kernels::lookup_material_hash_packed;
         std::vector<candidate> runs = {
             {"cuda", "fused", "256 threads", [&] { xsbench_cuda::run_baseline(pv, bv, stream); }},
             {"cuda", "fused", "32 threads", [&] { xsbench_cuda::run_baseline(pv, bv, stream, 32); }},
+            {"cuda", "fused", "256 threads-packed", [&] { xsbench_cuda::run_baseline(pv, bv, stream, 256, true); }},
             {"cuda", "sorted", "256 threads", [&] { xsbench_cuda::run_sorted(pv, bv, stream); }},
+            {"cuda", "energy", "256 threads", [&] { xsbench_cuda::run_sorted(pv, bv, stream, energy_bins); }},
+            {"cuda", "energy", "256 threads-packed", [&] { xsbench_cuda::run_sorted(pv, bv, stream, energy_bins, true); }},
             {"triton", "fused", "b256w8", [&] { run_fused(d, b, tp_stream); }},
             {"triton", "split", "b256w8", [&] { run_split(d, b, tp_stream); }},
             {"triton", "sorted", "b256w8", [&] { run_sorted(d, b, tp_stream); }},
+            {"triton", "energy", "b256w8", [&] { run_sorted_by_energy(d, b, tp_stream); }},
+            {"triton", "fused", "b256w8-packed", [&] { run_fused(d, b, tp_stream, fused_packed); }},
+            {"triton", "sorted", "b256w8-packed", [&] { run_sorted(d, b, tp_stream, material_packed); }},
+            {"triton", "energy", "b256w8-packed", [&] { run_sorted_by_energy(d, b, tp_stream, material_packed); }},
         };
-        if (g == grid_type::unionized) {
+        if (u) {
           const std::vector<std::pair<const char *, fused_function>> tiles_tried = {
               {"b32w1", &xsbench_kernels::lookup_fused_unionized_b32w1},
               {"b64w2", &xsbench_kernels::lookup_fused_unionized_b64w2},
@@ -165,9 +177,6 @@ int run(const settings &s) {
               {"b1024w8", &xsbench_kernels::lookup_fused_unionized_b1024w8}};
           for (const auto &[config, fn] : tiles_tried)
             runs.push_back({"triton", "fused", config, [&d, &b, tp_stream, fn = fn] { run_fused(d, b, tp_stream, fn); }});
-          runs.push_back({"triton", "sorted", "b256w8-packed", [&] {
-                            run_sorted(d, b, tp_stream, &xsbench_kernels::lookup_material_unionized_packed);
-                          }});
         }
         std::vector<std::int32_t> reference;  // the CUDA baseline's values
         const std::uint64_t published = published_checksum(size, n, g);

@@ -3,6 +3,7 @@
 // per-thread loops that end when the thread is done (a warp runs to its own slowest lane).
 #include "cuda_lookups.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -90,11 +91,25 @@ __device__ std::int64_t interval(const problem_view &p, int nuc, std::int64_t ro
   return lower == n_grid - 1 ? lower - 1 : lower;
 }
 
+// PACKED: the two points' 12 doubles read as 6 16-byte loads (a point starts 48-byte, hence
+// 16-byte, aligned), instead of 12 8-byte loads as the reference's structure reads compile to.
+template <bool PACKED>
 __device__ void add_nuclide(const problem_view &p, int nuc, double conc, std::int64_t row, double e, double acc[5]) {
   const double *low = p.nuclide_grid + (nuc * static_cast<std::int64_t>(p.n_gridpoints) + interval(p, nuc, row, e)) * point;
-  const double *high = low + point;
-  const double f = (high[0] - e) / (high[0] - low[0]);
-  for (int k = 0; k < 5; ++k) acc[k] += (high[k + 1] - f * (high[k + 1] - low[k + 1])) * conc;
+  double v[2 * point];
+  if (PACKED) {
+    const double2 *pair = reinterpret_cast<const double2 *>(low);
+    for (int k = 0; k < point; ++k) {
+      const double2 x = __ldg(pair + k);
+      v[2 * k] = x.x;
+      v[2 * k + 1] = x.y;
+    }
+  } else {
+    for (int k = 0; k < 2 * point; ++k) v[k] = low[k];
+  }
+  const double *lo = v, *hi = v + point;
+  const double f = (hi[0] - e) / (hi[0] - lo[0]);
+  for (int k = 0; k < 5; ++k) acc[k] += (hi[k + 1] - f * (hi[k + 1] - lo[k + 1])) * conc;
 }
 
 __device__ int largest_channel(const double acc[5]) {
@@ -108,6 +123,7 @@ __device__ int largest_channel(const double acc[5]) {
   return at + 1;
 }
 
+template <bool PACKED>
 __global__ void baseline_kernel(problem_view p, std::int32_t *verification, std::int32_t lookups) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= lookups) return;
@@ -118,7 +134,7 @@ __global__ void baseline_kernel(problem_view p, std::int32_t *verification, std:
   double acc[5] = {0, 0, 0, 0, 0};
   const int count = p.num_nucs[mat];
   for (int j = 0; j < count; ++j)
-    add_nuclide(p, p.mats[mat * p.max_num_nucs + j], p.concs[mat * p.max_num_nucs + j], row, e, acc);
+    add_nuclide<PACKED>(p, p.mats[mat * p.max_num_nucs + j], p.concs[mat * p.max_num_nucs + j], row, e, acc);
   verification[i] = largest_channel(acc);
 }
 
@@ -166,6 +182,26 @@ __global__ void scatter_kernel(const double *energies, const std::int32_t *mater
   }
 }
 
+__device__ int energy_bucket(double e, int mat, int bins) { return mat * bins + min(static_cast<int>(e * bins), bins - 1); }
+
+__global__ void bucket_histogram_kernel(const double *energies, const std::int32_t *materials, std::int32_t *counts,
+                                        std::int32_t lookups, int bins) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < lookups) atomicAdd(&counts[energy_bucket(energies[i], materials[i], bins)], 1);
+}
+
+__global__ void bucket_scatter_kernel(const double *energies, const std::int32_t *materials, std::int32_t *cursor,
+                                      double *sorted_energies, std::int32_t *sorted_lookups, std::int32_t lookups,
+                                      int bins) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= lookups) return;
+  const double e = energies[i];
+  const int slot = atomicAdd(&cursor[energy_bucket(e, materials[i], bins)], 1);
+  sorted_energies[slot] = e;
+  sorted_lookups[slot] = static_cast<std::int32_t>(i);
+}
+
+template <bool PACKED>
 __global__ void material_kernel(problem_view p, int mat, const double *sorted_energies, const std::int32_t *sorted_lookups,
                                 std::int32_t first, std::int32_t count, std::int32_t *verification) {
   const std::int64_t s = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -175,7 +211,7 @@ __global__ void material_kernel(problem_view p, int mat, const double *sorted_en
   double acc[5] = {0, 0, 0, 0, 0};
   const int n = p.num_nucs[mat];
   for (int j = 0; j < n; ++j)
-    add_nuclide(p, p.mats[mat * p.max_num_nucs + j], p.concs[mat * p.max_num_nucs + j], row, e, acc);
+    add_nuclide<PACKED>(p, p.mats[mat * p.max_num_nucs + j], p.concs[mat * p.max_num_nucs + j], row, e, acc);
   verification[sorted_lookups[first + s]] = largest_channel(acc);
 }
 
@@ -189,44 +225,61 @@ kernel_resources resources_of(const void *kernel) {
 
 }  // namespace
 
-void run_baseline(const problem_view &p, const buffers_view &b, cudaStream_t stream, int threads_per_block) {
-  baseline_kernel<<<blocks_for(b.lookups, threads_per_block), threads_per_block, 0, stream>>>(p, b.verification, b.lookups);
+void run_baseline(const problem_view &p, const buffers_view &b, cudaStream_t stream, int threads_per_block, bool packed) {
+  const unsigned blocks = blocks_for(b.lookups, threads_per_block);
+  if (packed)
+    baseline_kernel<true><<<blocks, threads_per_block, 0, stream>>>(p, b.verification, b.lookups);
+  else
+    baseline_kernel<false><<<blocks, threads_per_block, 0, stream>>>(p, b.verification, b.lookups);
   check(cudaGetLastError(), "baseline_kernel launch");
 }
 
-void run_sorted(const problem_view &p, const buffers_view &b, cudaStream_t stream) {
+void run_sorted(const problem_view &p, const buffers_view &b, cudaStream_t stream, int energy_bins, bool packed) {
   const int t = 256;
+  const int buckets = num_materials * std::max(energy_bins, 1);
   sample_kernel<<<blocks_for(b.lookups, t), t, 0, stream>>>(p.thresholds, b.energies, b.materials, b.lookups);
   check(cudaGetLastError(), "sample_kernel launch");
-  check(cudaMemsetAsync(b.counts, 0, num_materials * sizeof(std::int32_t), stream), "cudaMemsetAsync");
-  histogram_kernel<<<blocks_for(b.lookups, t), t, 0, stream>>>(b.materials, b.counts, b.lookups);
-  check(cudaGetLastError(), "histogram_kernel launch");
-  std::vector<std::int32_t> counts(num_materials), first(num_materials);
-  check(cudaMemcpyAsync(counts.data(), b.counts, num_materials * sizeof(std::int32_t), cudaMemcpyDeviceToHost, stream),
+  check(cudaMemsetAsync(b.counts, 0, buckets * sizeof(std::int32_t), stream), "cudaMemsetAsync");
+  if (energy_bins > 0)
+    bucket_histogram_kernel<<<blocks_for(b.lookups, t), t, 0, stream>>>(b.energies, b.materials, b.counts, b.lookups,
+                                                                        energy_bins);
+  else
+    histogram_kernel<<<blocks_for(b.lookups, t), t, 0, stream>>>(b.materials, b.counts, b.lookups);
+  check(cudaGetLastError(), "histogram launch");
+  std::vector<std::int32_t> counts(buckets), first(buckets), per_material(num_materials, 0);
+  check(cudaMemcpyAsync(counts.data(), b.counts, buckets * sizeof(std::int32_t), cudaMemcpyDeviceToHost, stream),
         "cudaMemcpyAsync counts");
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   std::int64_t next = 0;
-  for (int m = 0; m < num_materials; ++m) {
-    first[m] = static_cast<std::int32_t>(next);
-    next += counts[m];
+  for (int k = 0; k < buckets; ++k) {
+    first[k] = static_cast<std::int32_t>(next);
+    next += counts[k];
+    per_material[k / std::max(energy_bins, 1)] += counts[k];
   }
-  if (next != b.lookups) throw std::runtime_error("xsbench CUDA: the material histogram counted " + std::to_string(next) + " lookups");
-  check(cudaMemcpyAsync(b.cursor, first.data(), num_materials * sizeof(std::int32_t), cudaMemcpyHostToDevice, stream),
+  if (next != b.lookups) throw std::runtime_error("xsbench CUDA: the histogram counted " + std::to_string(next) + " lookups");
+  check(cudaMemcpyAsync(b.cursor, first.data(), buckets * sizeof(std::int32_t), cudaMemcpyHostToDevice, stream),
         "cudaMemcpyAsync cursor");
-  scatter_kernel<<<blocks_for(b.lookups, t), t, 0, stream>>>(b.energies, b.materials, b.cursor, b.sorted_energies,
-                                                             b.sorted_lookups, b.lookups);
-  check(cudaGetLastError(), "scatter_kernel launch");
+  if (energy_bins > 0)
+    bucket_scatter_kernel<<<blocks_for(b.lookups, t), t, 0, stream>>>(b.energies, b.materials, b.cursor, b.sorted_energies,
+                                                                      b.sorted_lookups, b.lookups, energy_bins);
+  else
+    scatter_kernel<<<blocks_for(b.lookups, t), t, 0, stream>>>(b.energies, b.materials, b.cursor, b.sorted_energies,
+                                                               b.sorted_lookups, b.lookups);
+  check(cudaGetLastError(), "scatter launch");
+  std::vector<std::int32_t> material_first(num_materials, 0);
+  for (int m = 1; m < num_materials; ++m) material_first[m] = material_first[m - 1] + per_material[m - 1];
   for (int m = 0; m < num_materials; ++m) {
-    if (counts[m] == 0) continue;
-    material_kernel<<<blocks_for(counts[m], t), t, 0, stream>>>(p, m, b.sorted_energies, b.sorted_lookups, first[m],
-                                                                counts[m], b.verification);
+    if (per_material[m] == 0) continue;
+    auto kernel = packed ? &material_kernel<true> : &material_kernel<false>;
+    kernel<<<blocks_for(per_material[m], t), t, 0, stream>>>(p, m, b.sorted_energies, b.sorted_lookups, material_first[m],
+                                                             per_material[m], b.verification);
     check(cudaGetLastError(), "material_kernel launch");
   }
 }
 
-kernel_resources baseline_resources() { return resources_of(reinterpret_cast<const void *>(&baseline_kernel)); }
+kernel_resources baseline_resources() { return resources_of(reinterpret_cast<const void *>(&baseline_kernel<false>)); }
 kernel_resources material_kernel_resources() {
-  return resources_of(reinterpret_cast<const void *>(&material_kernel));
+  return resources_of(reinterpret_cast<const void *>(&material_kernel<false>));
 }
 
 }  // namespace xsbench_cuda

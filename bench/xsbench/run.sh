@@ -59,9 +59,9 @@ if [ -z "${NO_NCU:-}" ] && [ $((SECONDS - T0)) -lt "${NCU_BEFORE_S:-200}" ] && c
   t=$SECONDS
   timeout "${NCU_TIMEOUT_S:-60}" ncu --clock-control none --csv \
     -k "regex:baseline_kernel|material_kernel|lookup_fused|lookup_material" \
-    --metrics gpu__time_duration.sum,smsp__thread_inst_executed_per_inst_executed.ratio,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,launch__registers_per_thread \
+    --metrics gpu__time_duration.sum,smsp__thread_inst_executed_per_inst_executed.ratio,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct,launch__registers_per_thread \
     "$BENCH" --sizes small --grids unionized --lookups 1000000 --reps 1 \
-    --only "cuda/fused/256 threads,cuda/sorted/256 threads,triton/fused/b256w8,triton/sorted/b256w8,triton/fused/b32w1" \
+    --only "${NCU_ONLY:-cuda/fused/256 threads,cuda/fused/256 threads-packed,cuda/energy/256 threads,triton/fused/b256w8,triton/fused/b256w8-packed,triton/energy/b256w8,triton/energy/b256w8-packed}" \
     --csv /tmp/ncu_bench.csv --analysis /tmp/ncu_tiles.csv >"$LOGS/ncu.csv" 2>&1
   echo "ncu: exit $?, $((SECONDS - t)) s"
 fi

@@ -1,64 +1,78 @@
-"""Markdown tables from xsbench_bench's CSVs (RESULTS.md): lookups/s per variant, the Triton/CUDA
-time ratios, the tile-size and packed-read experiments, and the tile occupancy counts.
+"""Markdown tables from xsbench_bench's CSVs (RESULTS.md): lookups/s per variant, Triton/CUDA time
+ratios, the packed-read, tile-size and sorting experiments, and the tile occupancy counts.
 
-  python bench/xsbench/summarize.py xsbench_bench.csv xsbench_tiles.csv
+  python bench/xsbench/summarize.py xsbench_bench.csv [xsbench_tiles.csv]
 """
 import csv
 import sys
 
-MAIN = [("cuda", "fused", "256 threads"), ("cuda", "sorted", "256 threads"), ("triton", "fused", "b256w8"),
-        ("triton", "split", "b256w8"), ("triton", "sorted", "b256w8")]
-
 
 def load(path):
-    return {(r["size"], r["grid"], int(r["lookups"]), r["impl"], r["variant"], r["config"]): r for r in csv.DictReader(open(path))}
+    return {(r["size"], r["grid"], int(r["lookups"]), r["impl"], r["variant"], r["config"]): r
+            for r in csv.DictReader(open(path))}
+
+
+def cases_of(rows):
+    return sorted({k[:3] for k in rows}, key=lambda c: (c[0] != "small", c[1] != "unionized", c[2]))
+
+
+def rate_table(rows, title, columns, ratios=()):
+    """One row per case: lookups/s of each (label, impl, variant, config), then time ratios a/b."""
+    print(title + "\n")
+    print("| size | grid | lookups | " + " | ".join(c[0] for c in columns) + "".join(f" | {r[0]}" for r in ratios) + " |")
+    print("|---|---|---:|" + "---:|" * (len(columns) + len(ratios)))
+    for case in cases_of(rows):
+        got = {c[0]: rows.get(case + c[1:]) for c in columns}
+        if not any(got.values()):
+            continue
+        cells = ["%.3g" % float(got[c[0]]["lookups_per_s"]) if got[c[0]] else "—" for c in columns]
+        for _, a, b in ratios:
+            ra, rb = got.get(a), got.get(b)
+            cells.append("%.2f" % (float(ra["median_ms"]) / float(rb["median_ms"])) if ra and rb else "—")
+        print(f"| {case[0]} | {case[1]} | {case[2]:,} | " + " | ".join(cells) + " |")
+    print()
+
+
+def verification(rows):
+    bad = [k for k, r in rows.items() if r["mismatches"] != "0" or (r["published"] and r["checksum"] != r["published"])]
+    published = sorted({(k[0], r["checksum"]) for k, r in rows.items() if r["published"]})
+    print(f"Verification: {len(rows) - len(bad)} of {len(rows)} runs agree with the CUDA baseline lookup for lookup;"
+          " published checksums met: " + ", ".join(f"{s} {c}" for s, c in published) + ".")
+    for k in bad:
+        print("  MISMATCH:", k)
+    print()
 
 
 def main():
     rows = load(sys.argv[1])
-    cases = sorted({k[:3] for k in rows}, key=lambda c: (c[0] != "small", c[1] != "unionized", c[2]))
-    print("Lookups/s (median of the timed runs; device time of all the variant's launches).\n")
-    print("| size | grid | lookups | CUDA fused | CUDA sorted | Triton fused | Triton split | Triton sorted |"
-          " Triton/CUDA fused | Triton sorted/CUDA fused | fused/sorted (Triton) | checksums |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-    for c in cases:
-        got = [rows.get(c + m) for m in MAIN]
-        rate = ["%.3g" % float(r["lookups_per_s"]) if r else "—" for r in got]
-        ms = [float(r["median_ms"]) if r else None for r in got]
-        ratio = lambda a, b: "%.2f" % (ms[a] / ms[b]) if ms[a] and ms[b] else "—"  # noqa: E731
-        ok = all(r and r["mismatches"] == "0" and (not r["published"] or r["checksum"] == r["published"]) for r in got if r)
-        pub = next((r["published"] for r in got if r and r["published"]), "")
-        check = ("all " + (got[0]["checksum"] + (" = published" if pub else ""))) if ok and got[0] else "MISMATCH"
-        print(f"| {c[0]} | {c[1]} | {c[2]:,} | " + " | ".join(rate) + f" | {ratio(2, 0)} | {ratio(4, 0)} | {ratio(2, 4)} | {check} |")
-
-    print("\nTriton experiments (unionized grid): time relative to the default fused kernel (b256w8) of the same case.\n")
-    configs = sorted({k[5] for k in rows if k[3] == "triton" and k[1] == "unionized" and k[5] != "b256w8"} |
-                     {"b256w8"}, key=lambda s: (("packed" in s), int(s[1:].split("w")[0]) if s[1:].split("w")[0].isdigit() else 0))
-    head = [f"fused {cfg}" for cfg in configs if "packed" not in cfg] + ["sorted b256w8", "sorted packed"]
-    print("| size | lookups | " + " | ".join(head) + " | CUDA fused 32 threads/256 |")
-    print("|---|---:|" + "---:|" * (len(head) + 1))
-    for c in cases:
-        if c[1] != "unionized":
-            continue
-        base = rows.get(c + ("triton", "fused", "b256w8"))
-        if not base:
-            continue
-        b = float(base["median_ms"])
-        cells = []
-        for cfg in configs:
-            if "packed" in cfg:
-                continue
-            r = rows.get(c + ("triton", "fused", cfg))
-            cells.append("%.2f" % (float(r["median_ms"]) / b) if r else "—")
-        for key in (("triton", "sorted", "b256w8"), ("triton", "sorted", "b256w8-packed")):
-            r = rows.get(c + key)
-            cells.append("%.2f" % (float(r["median_ms"]) / b) if r else "—")
-        c32, c256 = rows.get(c + ("cuda", "fused", "32 threads")), rows.get(c + ("cuda", "fused", "256 threads"))
-        cells.append("%.2f" % (float(c32["median_ms"]) / float(c256["median_ms"])) if c32 and c256 else "—")
-        print(f"| {c[0]} | {c[2]:,} | " + " | ".join(cells) + " |")
-
+    verification(rows)
+    rate_table(rows, "Lookups/s (median of the timed runs; device time of all the variant's launches).", [
+        ("CUDA fused", "cuda", "fused", "256 threads"),
+        ("CUDA sorted", "cuda", "sorted", "256 threads"),
+        ("CUDA energy", "cuda", "energy", "256 threads"),
+        ("Triton fused", "triton", "fused", "b256w8"),
+        ("Triton split", "triton", "split", "b256w8"),
+        ("Triton sorted", "triton", "sorted", "b256w8"),
+        ("Triton energy", "triton", "energy", "b256w8"),
+    ], ratios=[("T/C fused", "Triton fused", "CUDA fused"), ("T sorted/C fused", "Triton sorted", "CUDA fused"),
+               ("T/C energy", "Triton energy", "CUDA energy")])
+    rate_table(rows, "Packed reads (each nuclide's two grid points as 16-byte loads): lookups/s.", [
+        ("CUDA fused", "cuda", "fused", "256 threads"),
+        ("CUDA fused packed", "cuda", "fused", "256 threads-packed"),
+        ("Triton fused packed", "triton", "fused", "b256w8-packed"),
+        ("Triton sorted packed", "triton", "sorted", "b256w8-packed"),
+        ("CUDA energy packed", "cuda", "energy", "256 threads-packed"),
+        ("Triton energy packed", "triton", "energy", "b256w8-packed"),
+    ], ratios=[("T/C fused packed", "Triton fused packed", "CUDA fused packed"),
+               ("T/C energy packed", "Triton energy packed", "CUDA energy packed"),
+               ("T energy packed/C fused", "Triton energy packed", "CUDA fused")])
+    tiles = [("b32w1", "32/1"), ("b64w2", "64/2"), ("b128w4", "128/4"), ("b256w8", "256/8"), ("b512w8", "512/8"),
+             ("b1024w8", "1024/8")]
+    rate_table(rows, "Tile size (lanes/warps) of the Triton fused kernel, unionized grid: lookups/s.",
+               [(f"Triton {label}", "triton", "fused", cfg) for cfg, label in tiles] +
+               [("CUDA 32 threads", "cuda", "fused", "32 threads"), ("CUDA 256 threads", "cuda", "fused", "256 threads")])
     if len(sys.argv) > 2:
-        print("\nNuclide-loop trips per tile and useful lanes, counted from the sampled materials.\n")
+        print("Nuclide-loop trips per tile and useful lanes, counted from the sampled materials.\n")
         print("| size | lookups | tile (lanes) | mean trips per tile | max | useful lanes, fused | useful lanes, sorted |")
         print("|---|---:|---:|---:|---:|---:|---:|")
         for r in csv.DictReader(open(sys.argv[2])):

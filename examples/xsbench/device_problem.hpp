@@ -53,8 +53,12 @@ struct device_problem {
         }()) {}
 };
 
+// Energy buckets per material of the sort by material, then energy (kernels.py bucket_histogram).
+inline constexpr std::int32_t energy_bins = 1024;
+
 // Per-lookup arrays: the samples of the split and sorted variants, the sorted order, the
-// verification values; counts/cursor: the counting sort's 12 per-material counters.
+// verification values; counts/cursor: the counting sorts' counters (12 materials, or 12 x
+// energy_bins buckets).
 struct lookup_buffers {
   std::int32_t lookups;
   tritonpack::device_array<double> energies, sorted_energies;
@@ -67,8 +71,8 @@ struct lookup_buffers {
         materials(n),
         sorted_lookups(n),
         verification(n),
-        counts(num_materials),
-        cursor(num_materials) {}
+        counts(num_materials * energy_bins),
+        cursor(num_materials * energy_bins) {}
 };
 
 }  // namespace xsbench

@@ -33,10 +33,10 @@ import kernels  # noqa: E402
 # (program options, what it exercises): both sizes' material tables, both grids.
 # Sizes: a few tiles each (the interpreter's cost is tiles x loop trips), under a minute in all.
 PROBLEMS = [
-    (["-s", "small", "-g", "60", "-l", "700"], "small, unionized"),
-    (["-s", "small", "-g", "60", "-h", "40", "-l", "700", "-G", "hash"], "small, hash"),
-    (["-s", "large", "-g", "16", "-l", "300"], "large, unionized"),
-    (["-s", "large", "-g", "16", "-h", "12", "-l", "300", "-G", "hash"], "large, hash"),
+    (["-s", "small", "-g", "60", "-l", "512"], "small, unionized"),
+    (["-s", "small", "-g", "60", "-h", "40", "-l", "512", "-G", "hash"], "small, hash"),
+    (["-s", "large", "-g", "16", "-l", "256"], "large, unionized"),
+    (["-s", "large", "-g", "16", "-h", "12", "-l", "256", "-G", "hash"], "large, hash"),
 ]
 
 
@@ -117,9 +117,10 @@ def run_variants(meta, arr):
                meta["max_num_nucs"])
     results = {}
 
-    out = HostArray(np.full(n, -1, np.int32))
-    launch(f"lookup_fused_{grid}", n, *table, h["thresholds"], out, n, meta["skip_bits"], *scalars)
-    results["fused"] = out.a
+    for variant, kernel in (("fused", f"lookup_fused_{grid}"), ("fused, packed", f"lookup_fused_{grid}_packed")):
+        out = HostArray(np.full(n, -1, np.int32))
+        launch(kernel, n, *table, h["thresholds"], out, n, meta["skip_bits"], *scalars)
+        results[variant] = out.a
 
     energies, materials = HostArray(np.full(n, np.nan)), HostArray(np.full(n, -1, np.int32))
     launch("sample_lookups", n, energies, materials, h["thresholds"], n, meta["skip_bits"])
@@ -139,15 +140,33 @@ def run_variants(meta, arr):
         raise SystemExit("material_scatter: the sorted order is not a permutation of the lookups")
     if np.any(materials.a[sorted_lookups.a] != np.repeat(np.arange(12), counts.a)):
         raise SystemExit("material_scatter: a lookup landed in another material's range")
-    for variant, kernel in (("sorted", f"lookup_material_{grid}"), ("sorted, packed", f"lookup_material_{grid}_packed")):
-        if kernel not in KERNELS:
-            continue
+    per_material(results, "sorted", grid, counts.a, first, sorted_energies, sorted_lookups, table, scalars, n)
+
+    # by material, then energy bucket (triton_lookups.hpp: energy_bins = 1024)
+    bins = 1024
+    buckets = HostArray(np.zeros(12 * bins, np.int32))
+    launch("bucket_histogram", n, energies, materials, buckets, n, bins)
+    key = materials.a * bins + np.minimum((energies.a * bins).astype(np.int32), bins - 1)
+    if np.any(buckets.a != np.bincount(key, minlength=12 * bins)):
+        raise SystemExit("bucket_histogram: counts differ from numpy's")
+    starts = np.concatenate([[0], np.cumsum(buckets.a)[:-1]]).astype(np.int32)
+    cursor = HostArray(starts.copy())
+    sorted_energies, sorted_lookups = HostArray(np.full(n, np.nan)), HostArray(np.full(n, -1, np.int32))
+    launch("bucket_scatter", n, energies, materials, cursor, sorted_energies, sorted_lookups, n, bins)
+    if np.any(np.diff(key[sorted_lookups.a]) < 0) or sorted(sorted_lookups.a.tolist()) != list(range(n)):
+        raise SystemExit("bucket_scatter: not a permutation sorted by material, then energy bucket")
+    per_material(results, "energy", grid, counts.a, first, sorted_energies, sorted_lookups, table, scalars, n)
+    return results
+
+
+def per_material(results, label, grid, counts, first, sorted_energies, sorted_lookups, table, scalars, n):
+    """One launch per material of lookup_material (and of its packed twin, where compiled)."""
+    for variant, kernel in ((label, f"lookup_material_{grid}"), (label + ", packed", f"lookup_material_{grid}_packed")):
         out = HostArray(np.full(n, -1, np.int32))
         for m in range(12):
-            launch(kernel, int(counts.a[m]), sorted_energies, sorted_lookups, int(first[m]), int(counts.a[m]), m, *table,
+            launch(kernel, int(counts[m]), sorted_energies, sorted_lookups, int(first[m]), int(counts[m]), m, *table,
                    out, *scalars)
         results[variant] = out.a
-    return results
 
 
 def main():

@@ -11,7 +11,10 @@ Three ways to run them (main.cpp / triton_lookups.hpp):
   fused     lookup_fused: sampling and lookup in one kernel (the reference's baseline);
   split     sample_lookups, then lookup_split over the sampled energies and materials;
   sorted    sample_lookups; material_histogram and material_scatter (a counting sort by material);
-            then lookup_material once per material, so every tile runs the same nuclide loop.
+            then lookup_material once per material, so every tile runs the same nuclide loop;
+  energy    as sorted, but bucket_histogram and bucket_scatter sort by material and then energy
+            (the reference's best variant), so neighbouring lanes read neighbouring grid points.
+PACKED = 1 (an experiment, bench/xsbench): each nuclide's two grid points read as one tile.
 
 Why a tile-uniform language loses here: every per-lane loop runs to the tile's largest trip
 count with masks (the nuclide loop: 321 nuclides for a fuel lookup of the large problem, 4 for
@@ -202,6 +205,19 @@ def add_nuclide_packed(acc0, acc1, acc2, acc3, acc4, energy, nuc, conc, row, nuc
 
 
 @triton.jit
+def add_nuclide_reads(acc0, acc1, acc2, acc3, acc4, energy, nuc, conc, row, nuclide_grid, index_grid, n_isotopes,
+                      n_gridpoints, hash_bins, hash_steps, active, GRID: tl.constexpr, BLOCK: tl.constexpr,
+                      PACKED: tl.constexpr):
+    """add_nuclide with the grid points read field by field (PACKED = 0) or as one tile (1)."""
+    if PACKED:
+        return add_nuclide_packed(acc0, acc1, acc2, acc3, acc4, energy, nuc, conc, row, nuclide_grid, index_grid,
+                                  n_isotopes, n_gridpoints, hash_bins, hash_steps, active, GRID, BLOCK)
+    else:
+        return add_nuclide(acc0, acc1, acc2, acc3, acc4, energy, nuc, conc, row, nuclide_grid, index_grid, n_isotopes,
+                           n_gridpoints, hash_bins, hash_steps, active, GRID)
+
+
+@triton.jit
 def largest_channel(acc0, acc1, acc2, acc3, acc4):
     """1 + the index of the largest channel, the first of equal ones (the reference's argmax)."""
     best = acc0
@@ -223,7 +239,7 @@ def largest_channel(acc0, acc1, acc2, acc3, acc4):
 @triton.jit
 def macro_xs_lookup(energy, material, active, nuclide_grid, unionized_energy, index_grid, num_nucs, mats, concs,
                     n_isotopes, n_gridpoints, search_steps, hash_bins, hash_steps, max_num_nucs,
-                    GRID: tl.constexpr):
+                    GRID: tl.constexpr, BLOCK: tl.constexpr, PACKED: tl.constexpr):
     """Per lane: the verification value of the lookup (energy, material); the nuclide loop runs to
     the tile's largest nuclide count, lanes of smaller materials masked off."""
     n_union = n_isotopes.to(tl.int64) * n_gridpoints
@@ -239,22 +255,23 @@ def macro_xs_lookup(energy, material, active, nuclide_grid, unionized_energy, in
         live = active & (j < count)
         nuc = tl.load(mats + table + j, mask=live, other=0)
         conc = tl.load(concs + table + j, mask=live, other=0.0)
-        acc0, acc1, acc2, acc3, acc4 = add_nuclide(acc0, acc1, acc2, acc3, acc4, energy, nuc, conc, row, nuclide_grid,
-                                                   index_grid, n_isotopes, n_gridpoints, hash_bins, hash_steps, live,
-                                                   GRID)
+        acc0, acc1, acc2, acc3, acc4 = add_nuclide_reads(acc0, acc1, acc2, acc3, acc4, energy, nuc, conc, row,
+                                                         nuclide_grid, index_grid, n_isotopes, n_gridpoints, hash_bins,
+                                                         hash_steps, live, GRID, BLOCK, PACKED)
     return largest_channel(acc0, acc1, acc2, acc3, acc4)
 
 
 @triton.jit
 def lookup_fused(nuclide_grid, unionized_energy, index_grid, num_nucs, mats, concs, thresholds, verification,
                  n_lookups, skip_bits, n_isotopes, n_gridpoints, search_steps, hash_bins, hash_steps, max_num_nucs,
-                 GRID: tl.constexpr, BLOCK: tl.constexpr):
+                 GRID: tl.constexpr, BLOCK: tl.constexpr, PACKED: tl.constexpr = 0):
     """The reference's baseline: lookup i = program * BLOCK + lane samples and looks up."""
     lookup = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     active = lookup < n_lookups
     energy, material = sample(lookup, thresholds, skip_bits)
     value = macro_xs_lookup(energy, material, active, nuclide_grid, unionized_energy, index_grid, num_nucs, mats,
-                            concs, n_isotopes, n_gridpoints, search_steps, hash_bins, hash_steps, max_num_nucs, GRID)
+                            concs, n_isotopes, n_gridpoints, search_steps, hash_bins, hash_steps, max_num_nucs, GRID,
+                            BLOCK, PACKED)
     tl.store(verification + lookup, value, mask=active)
 
 
@@ -277,7 +294,8 @@ def lookup_split(energies, materials, nuclide_grid, unionized_energy, index_grid
     energy = tl.load(energies + lookup, mask=active, other=0.0)
     material = tl.load(materials + lookup, mask=active, other=0)
     value = macro_xs_lookup(energy, material, active, nuclide_grid, unionized_energy, index_grid, num_nucs, mats,
-                            concs, n_isotopes, n_gridpoints, search_steps, hash_bins, hash_steps, max_num_nucs, GRID)
+                            concs, n_isotopes, n_gridpoints, search_steps, hash_bins, hash_steps, max_num_nucs, GRID,
+                            BLOCK, 0)
     tl.store(verification + lookup, value, mask=active)
 
 
@@ -313,6 +331,40 @@ def material_scatter(energies, materials, cursor, sorted_energies, sorted_lookup
 
 
 @triton.jit
+def energy_bucket(energies, materials, lookup, active, energy_bins):
+    """Material-major bucket of each lookup: material * energy_bins + its energy's bin."""
+    energy = tl.load(energies + lookup, mask=active, other=0.0)
+    material = tl.load(materials + lookup, mask=active, other=0)
+    energy_bin = tl.minimum((energy * energy_bins).to(tl.int32), energy_bins - 1)
+    return material * energy_bins + energy_bin, energy
+
+
+@triton.jit
+def bucket_histogram(energies, materials, counts, n_lookups, energy_bins, BLOCK: tl.constexpr):
+    """counts[material * energy_bins + energy bin] += 1 per lookup (counts zeroed by the caller):
+    the counting sort by material, then energy, of the reference's best variant (there a full sort;
+    energy_bins buckets are enough to make neighbouring lanes read neighbouring grid points)."""
+    lookup = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    active = lookup < n_lookups
+    bucket, _ = energy_bucket(energies, materials, lookup, active, energy_bins)
+    tl.atomic_add(counts + bucket, tl.full([BLOCK], 1, tl.int32), mask=active)
+
+
+@triton.jit
+def bucket_scatter(energies, materials, cursor, sorted_energies, sorted_lookups, n_lookups, energy_bins,
+                   BLOCK: tl.constexpr):
+    """Each lookup's energy and index to the next free slot of its bucket (cursor: the exclusive
+    prefix sum of bucket_histogram's counts); one atomic per lookup: the order inside a bucket is
+    the atomics' order, which the checksum does not depend on."""
+    lookup = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    active = lookup < n_lookups
+    bucket, energy = energy_bucket(energies, materials, lookup, active, energy_bins)
+    slot = tl.atomic_add(cursor + bucket, tl.full([BLOCK], 1, tl.int32), mask=active)
+    tl.store(sorted_energies + slot, energy, mask=active)
+    tl.store(sorted_lookups + slot, lookup, mask=active)
+
+
+@triton.jit
 def lookup_material(sorted_energies, sorted_lookups, first, count, material, nuclide_grid, unionized_energy,
                     index_grid, num_nucs, mats, concs, verification, n_isotopes, n_gridpoints, search_steps,
                     hash_bins, hash_steps, max_num_nucs, GRID: tl.constexpr, BLOCK: tl.constexpr,
@@ -335,12 +387,7 @@ def lookup_material(sorted_energies, sorted_lookups, first, count, material, nuc
     for j in range(tl.load(num_nucs + material)):
         nuc = tl.load(mats + table + j)
         conc = tl.load(concs + table + j)
-        if PACKED:
-            acc0, acc1, acc2, acc3, acc4 = add_nuclide_packed(acc0, acc1, acc2, acc3, acc4, energy, nuc, conc, row,
-                                                              nuclide_grid, index_grid, n_isotopes, n_gridpoints,
-                                                              hash_bins, hash_steps, active, GRID, BLOCK)
-        else:
-            acc0, acc1, acc2, acc3, acc4 = add_nuclide(acc0, acc1, acc2, acc3, acc4, energy, nuc, conc, row,
-                                                       nuclide_grid, index_grid, n_isotopes, n_gridpoints, hash_bins,
-                                                       hash_steps, active, GRID)
+        acc0, acc1, acc2, acc3, acc4 = add_nuclide_reads(acc0, acc1, acc2, acc3, acc4, energy, nuc, conc, row,
+                                                         nuclide_grid, index_grid, n_isotopes, n_gridpoints, hash_bins,
+                                                         hash_steps, active, GRID, BLOCK, PACKED)
     tl.store(verification + lookup, largest_channel(acc0, acc1, acc2, acc3, acc4), mask=active)

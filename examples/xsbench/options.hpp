@@ -20,7 +20,7 @@ struct options {
   std::int64_t lookups = 17000000;           // -l
   std::int64_t gridpoints = 0;               // -g: points per nuclide (0: the size's 11303)
   std::int64_t hash_bins = 0;                // -h: hash bins (0: the size's 10000)
-  std::vector<variant> variants = {variant::fused};  // --variant fused|split|sorted|all
+  std::vector<variant> variants = {variant::fused};  // --variant fused|split|sorted|energy|all
   bool verify_cpu = false;                   // --verify-cpu: compare every lookup with the CPU's
   int repeat = 1;                            // --repeat: timed runs of each variant
   bool require_gpu = false;                  // --require-gpu
@@ -35,7 +35,8 @@ inline const char *usage_text() {
          " -l <lookups>     : lookups (default 17000000)\n"
          " -g <gridpoints>  : points per nuclide (default 11303)\n"
          " -h <bins>        : hash bins (default 10000)\n"
-         " --variant <v>    : fused (the baseline, default), split, sorted, or all; may repeat\n"
+         " --variant <v>    : fused (the baseline, default), split, sorted (by material), energy (by\n"
+         "                    material, then energy), or all; may repeat\n"
          " --verify-cpu     : also run the lookups on the CPU and compare every lookup's result\n"
          " --repeat <n>     : timed runs of each variant (default 1; the median is reported)\n"
          " --require-gpu    : fail (exit 1) when no GPU can be used, instead of explaining why\n"
@@ -86,11 +87,11 @@ inline options parse_options(int argc, char **argv) {
       o.hash_bins = parse_count(a, next, 1, 1 << 24);
       ++i;
     } else if (a == "--variant") {
-      if (!next) throw usage_error("--variant needs fused, split, sorted or all");
+      if (!next) throw usage_error("--variant needs fused, split, sorted, energy or all");
       if (!variant_given) o.variants.clear();
       variant_given = true;
       if (std::string(next) == "all") {
-        o.variants = {variant::fused, variant::split, variant::sorted};
+        o.variants = {variant::fused, variant::split, variant::sorted, variant::energy};
       } else {
         try {
           o.variants.push_back(variant_named(next));

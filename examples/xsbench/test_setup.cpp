@@ -263,13 +263,13 @@ TEST_CASE("command line: sizes, grids, variants and bad input") {
   CHECK(o.size == "small");
   CHECK(o.grid == grid_type::hash);
   CHECK(o.lookups == 1000);
-  CHECK(o.variants.size() == 3);
+  CHECK(o.variants.size() == 4);
   CHECK(size_of(o).n_gridpoints == 100);
   CHECK(size_of(o).n_isotopes == 68);
   CHECK_THROWS_WITH_AS(parse({"-s", "medium"}), doctest::Contains("small or large"), usage_error);
   CHECK_THROWS_WITH_AS(parse({"-G", "nuclide"}), doctest::Contains("unionized or hash"), usage_error);
   CHECK_THROWS_WITH_AS(parse({"-l", "0"}), doctest::Contains("-l needs an integer"), usage_error);
   CHECK_THROWS_WITH_AS(parse({"-l", "12x"}), doctest::Contains("'12x'"), usage_error);
-  CHECK_THROWS_WITH_AS(parse({"--variant", "fast"}), doctest::Contains("fused, split or sorted"), usage_error);
+  CHECK_THROWS_WITH_AS(parse({"--variant", "fast"}), doctest::Contains("fused, split, sorted or energy"), usage_error);
   CHECK_THROWS_WITH_AS(parse({"--frobnicate"}), doctest::Contains("unknown option"), usage_error);
 }

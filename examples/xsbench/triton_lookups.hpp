@@ -3,7 +3,9 @@
 //   fused   one kernel: sample and look up (the reference's baseline);
 //   split   sample_lookups, then lookup_split;
 //   sorted  sample_lookups, a counting sort by material (material_histogram, the 12 counts to the
-//           host for the launch sizes, material_scatter), then lookup_material once per material.
+//           host for the launch sizes, material_scatter), then lookup_material once per material;
+//   energy  as sorted, the counting sort by material and then energy bucket (bucket_histogram,
+//           bucket_scatter): the reference's best variant.
 // Each writes every lookup's verification value (1..5) to buffers.verification, by lookup index.
 #pragma once
 
@@ -93,10 +95,8 @@ inline material_ranges sort_by_material(lookup_buffers &b, tritonpack::stream_t 
 // reads of bench/xsbench) — same arguments.
 using material_function = decltype(&xsbench_kernels::lookup_material_unionized);
 
-inline void run_sorted(const device_problem &d, lookup_buffers &b, tritonpack::stream_t stream = nullptr,
-                       material_function fn = nullptr) {
-  run_sampling(d, b, stream);
-  const material_ranges r = sort_by_material(b, stream);
+inline void launch_per_material(const device_problem &d, lookup_buffers &b, const material_ranges &r,
+                                tritonpack::stream_t stream, material_function fn) {
   const lookup_parameters &p = d.params;
   if (!fn)
     fn = d.grid == grid_type::unionized ? &xsbench_kernels::lookup_material_unionized
@@ -110,11 +110,48 @@ inline void run_sorted(const device_problem &d, lookup_buffers &b, tritonpack::s
   }
 }
 
+inline void run_sorted(const device_problem &d, lookup_buffers &b, tritonpack::stream_t stream = nullptr,
+                       material_function fn = nullptr) {
+  run_sampling(d, b, stream);
+  launch_per_material(d, b, sort_by_material(b, stream), stream, fn);
+}
+
+// The buckets' counts to the host (12 x energy_bins: the launch sizes and every bucket's first
+// slot), then the scatter; material m's range is its buckets'.
+inline material_ranges sort_by_material_and_energy(lookup_buffers &b, tritonpack::stream_t stream) {
+  const std::size_t buckets = b.counts.size();
+  tritonpack::memset_device_async(b.counts.data(), 0, b.counts.bytes(), stream);
+  xsbench_kernels::bucket_histogram(b.energies.data(), b.materials.data(), b.counts.data(), b.lookups, energy_bins,
+                                    stream);
+  std::vector<std::int32_t> counts(buckets), first(buckets);
+  b.counts.download_async(counts.data(), buckets, stream);
+  tritonpack::synchronize(stream);
+  std::vector<std::int32_t> per_material(num_materials, 0);
+  std::int64_t next = 0;
+  for (std::size_t k = 0; k < buckets; ++k) {
+    first[k] = static_cast<std::int32_t>(next);
+    next += counts[k];
+    per_material[k / energy_bins] += counts[k];
+  }
+  const material_ranges r = ranges_from_counts(per_material, b.lookups);
+  b.cursor.upload_async(first.data(), buckets, stream);
+  xsbench_kernels::bucket_scatter(b.energies.data(), b.materials.data(), b.cursor.data(), b.sorted_energies.data(),
+                                  b.sorted_lookups.data(), b.lookups, energy_bins, stream);
+  return r;
+}
+
+inline void run_sorted_by_energy(const device_problem &d, lookup_buffers &b, tritonpack::stream_t stream = nullptr,
+                                 material_function fn = nullptr) {
+  run_sampling(d, b, stream);
+  launch_per_material(d, b, sort_by_material_and_energy(b, stream), stream, fn);
+}
+
 inline void run_variant(variant v, const device_problem &d, lookup_buffers &b, tritonpack::stream_t stream = nullptr) {
   switch (v) {
     case variant::fused: return run_fused(d, b, stream);
     case variant::split: return run_split(d, b, stream);
     case variant::sorted: return run_sorted(d, b, stream);
+    case variant::energy: return run_sorted_by_energy(d, b, stream);
   }
 }
 

@@ -6,13 +6,15 @@
 
 namespace xsbench {
 
-enum class variant { fused, split, sorted };
+// sorted: by material; energy: by material, then energy (buckets).
+enum class variant { fused, split, sorted, energy };
 
 inline const char *variant_name(variant v) {
   switch (v) {
     case variant::fused: return "fused";
     case variant::split: return "split";
     case variant::sorted: return "sorted";
+    case variant::energy: return "energy";
   }
   return "?";
 }
@@ -21,7 +23,8 @@ inline variant variant_named(const std::string &name) {
   if (name == "fused" || name == "baseline") return variant::fused;
   if (name == "split") return variant::split;
   if (name == "sorted") return variant::sorted;
-  throw std::invalid_argument("xsbench: unknown variant '" + name + "' (fused, split or sorted)");
+  if (name == "energy") return variant::energy;
+  throw std::invalid_argument("xsbench: unknown variant '" + name + "' (fused, split, sorted or energy)");
 }
 
 }  // namespace xsbench
