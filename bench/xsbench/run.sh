@@ -10,6 +10,7 @@
 # (cmake, ninja, nvcc and a python3 with Triton 3.6).
 #
 #   PREBUILT=prebuilt bash bench/xsbench/run.sh       # logs and CSVs in $OUT, else ./xsbench-logs
+#   TEST_GRIDS= BENCH_ARGS="--lookups 17000000" ...   # no GPU tests, the benchmark at 17M only
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 LOGS=${OUT:-$ROOT/xsbench-logs}
@@ -41,7 +42,7 @@ echo "binaries ready: $((SECONDS - T0)) s"
 
 # The example's GPU tests (CMakeLists.txt: example.xsbench.gpu.*), run directly.
 rc=0
-for grid in unionized hash; do
+for grid in ${TEST_GRIDS-unionized hash}; do
   "$XS" -s small -G $grid -l 1000000 --variant all --verify-cpu --require-gpu 2>&1 | tee "$LOGS/gpu_test_$grid.log" | grep -E "checksum|differ|Runtime|rror"
   st=${PIPESTATUS[0]}
   echo "gpu test small/$grid/1M: exit $st"

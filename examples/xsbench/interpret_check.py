@@ -31,12 +31,14 @@ sys.path.insert(0, HERE)
 import kernels  # noqa: E402
 
 # (program options, what it exercises): both sizes' material tables, both grids.
-# Sizes: a few tiles each (the interpreter's cost is tiles x loop trips), under a minute in all.
+# Sizes: a few tiles each (the interpreter's cost is tiles x loop trips). The large problems (a
+# 321-iteration fuel loop per tile) run the three basic variants only, to keep the check near a
+# minute; the packed and energy-sorted kernels are the same code on either size.
 PROBLEMS = [
-    (["-s", "small", "-g", "60", "-l", "512"], "small, unionized"),
-    (["-s", "small", "-g", "60", "-h", "40", "-l", "512", "-G", "hash"], "small, hash"),
-    (["-s", "large", "-g", "16", "-l", "256"], "large, unionized"),
-    (["-s", "large", "-g", "16", "-h", "12", "-l", "256", "-G", "hash"], "large, hash"),
+    (["-s", "small", "-g", "60", "-l", "512"], "small, unionized", True),
+    (["-s", "small", "-g", "60", "-h", "40", "-l", "512", "-G", "hash"], "small, hash", True),
+    (["-s", "large", "-g", "16", "-l", "256"], "large, unionized", False),
+    (["-s", "large", "-g", "16", "-h", "12", "-l", "256", "-G", "hash"], "large, hash", False),
 ]
 
 
@@ -107,8 +109,9 @@ def load(directory):
     return meta, arr
 
 
-def run_variants(meta, arr):
-    """Every variant's verification values, as triton_lookups.hpp launches them."""
+def run_variants(meta, arr, experiments):
+    """Every variant's verification values, as triton_lookups.hpp launches them (experiments: also
+    the packed kernels and the sort by material, then energy)."""
     grid = "unionized" if meta["grid"] == 0 else "hash"
     n = meta["lookups"]
     h = {k: HostArray(v) for k, v in arr.items() if k != "cpu"}
@@ -117,7 +120,7 @@ def run_variants(meta, arr):
                meta["max_num_nucs"])
     results = {}
 
-    for variant, kernel in (("fused", f"lookup_fused_{grid}"), ("fused, packed", f"lookup_fused_{grid}_packed")):
+    for variant, kernel in (("fused", f"lookup_fused_{grid}"), ("fused, packed", f"lookup_fused_{grid}_packed"))[:1 + experiments]:
         out = HostArray(np.full(n, -1, np.int32))
         launch(kernel, n, *table, h["thresholds"], out, n, meta["skip_bits"], *scalars)
         results[variant] = out.a
@@ -140,7 +143,9 @@ def run_variants(meta, arr):
         raise SystemExit("material_scatter: the sorted order is not a permutation of the lookups")
     if np.any(materials.a[sorted_lookups.a] != np.repeat(np.arange(12), counts.a)):
         raise SystemExit("material_scatter: a lookup landed in another material's range")
-    per_material(results, "sorted", grid, counts.a, first, sorted_energies, sorted_lookups, table, scalars, n)
+    per_material(results, "sorted", grid, counts.a, first, sorted_energies, sorted_lookups, table, scalars, n, experiments)
+    if not experiments:
+        return results
 
     # by material, then energy bucket (triton_lookups.hpp: energy_bins = 1024)
     bins = 1024
@@ -155,13 +160,13 @@ def run_variants(meta, arr):
     launch("bucket_scatter", n, energies, materials, cursor, sorted_energies, sorted_lookups, n, bins)
     if np.any(np.diff(key[sorted_lookups.a]) < 0) or sorted(sorted_lookups.a.tolist()) != list(range(n)):
         raise SystemExit("bucket_scatter: not a permutation sorted by material, then energy bucket")
-    per_material(results, "energy", grid, counts.a, first, sorted_energies, sorted_lookups, table, scalars, n)
+    per_material(results, "energy", grid, counts.a, first, sorted_energies, sorted_lookups, table, scalars, n, True)
     return results
 
 
-def per_material(results, label, grid, counts, first, sorted_energies, sorted_lookups, table, scalars, n):
-    """One launch per material of lookup_material (and of its packed twin, where compiled)."""
-    for variant, kernel in ((label, f"lookup_material_{grid}"), (label + ", packed", f"lookup_material_{grid}_packed")):
+def per_material(results, label, grid, counts, first, sorted_energies, sorted_lookups, table, scalars, n, packed):
+    """One launch per material of lookup_material (and of its packed twin)."""
+    for variant, kernel in ((label, f"lookup_material_{grid}"), (label + ", packed", f"lookup_material_{grid}_packed"))[:1 + packed]:
         out = HostArray(np.full(n, -1, np.int32))
         for m in range(12):
             launch(kernel, int(counts[m]), sorted_energies, sorted_lookups, int(first[m]), int(counts[m]), m, *table,
@@ -174,11 +179,11 @@ def main():
         raise SystemExit("usage: interpret_check.py XSBENCH_PROGRAM WORK_DIR")
     program, work = sys.argv[1], sys.argv[2]
     failed = 0
-    for i, (args, label) in enumerate(PROBLEMS):
+    for i, (args, label, experiments) in enumerate(PROBLEMS):
         directory = os.path.join(work, f"problem{i}")
         subprocess.run([program, *args, "--dump", directory], check=True, stdout=subprocess.DEVNULL)
         meta, arr = load(directory)
-        for variant, values in run_variants(meta, arr).items():
+        for variant, values in run_variants(meta, arr, experiments).items():
             differ = int(np.count_nonzero(values != arr["cpu"]))
             print(f"{label:18s} {variant:14s}: {differ} of {meta['lookups']} lookups differ from the CPU's"
                   f" (checksum {int(values.astype(np.int64).sum()) % 999983}, CPU {int(arr['cpu'].sum()) % 999983})")
