@@ -1,8 +1,9 @@
 """Markdown tables from xsbench_bench's CSVs (RESULTS.md): lookups/s per variant, Triton/CUDA time
 ratios, the packed-read, tile-size and sorting experiments, and the tile occupancy counts.
 
-  python bench/xsbench/summarize.py xsbench_bench.csv [xsbench_tiles.csv]
+  python bench/xsbench/summarize.py xsbench_bench.csv [xsbench_tiles.csv [ncu.csv]]
 """
+import collections
 import csv
 import sys
 
@@ -78,6 +79,50 @@ def main():
         for r in csv.DictReader(open(sys.argv[2])):
             print(f"| {r['size']} | {int(r['lookups']):,} | {r['tile']} | {float(r['mean_trips']):.1f} | {r['max_trips']} |"
                   f" {float(r['useful_lane_fraction']):.3f} | {float(r['sorted_useful_lane_fraction']):.3f} |")
+        print()
+    if len(sys.argv) > 3:
+        ncu_table(sys.argv[3])
+
+
+def ncu_table(path):
+    """Nsight Compute's metrics per lookup kernel (run.sh's ncu step: every launch of a warm-up and
+    one timed run, so each kernel twice), summed over a variant's launches and halved."""
+    lines = [line for line in open(path) if line.startswith('"')]
+    rows = list(csv.reader(lines))
+    head, rows = rows[0], rows[1:]
+    col = {name: head.index(name) for name in ("ID", "Kernel Name", "Block Size", "Metric Name", "Metric Value")}
+    launches = collections.OrderedDict()
+    for r in rows:
+        key = r[col["ID"]]
+        kernel = r[col["Kernel Name"]].split("(")[0].split("::")[-1].split("<")[0]
+        launch = launches.setdefault(key, {"kernel": f"{kernel} ({r[col['Block Size']].split(',')[0].strip('(')} threads)"})
+        launch[r[col["Metric Name"]]] = float(r[col["Metric Value"]].replace(",", ""))
+    total = collections.OrderedDict()
+    for launch in launches.values():
+        t = total.setdefault(launch["kernel"], collections.Counter())
+        t["launches"] += 1
+        for m in ("gpu__time_duration.sum", "smsp__inst_executed.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                  "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "dram__bytes_read.sum"):
+            t[m] += launch.get(m, 0.0)
+        inst = launch.get("smsp__inst_executed.sum", 0.0)
+        t["threads x inst"] += inst * launch.get("smsp__thread_inst_executed_per_inst_executed.ratio", 0.0)
+        t["warps active x time"] += launch.get("gpu__time_duration.sum", 0.0) * launch.get(
+            "sm__warps_active.avg.pct_of_peak_sustained_active", 0.0)
+        t["registers"] = launch.get("launch__registers_per_thread", 0.0)
+    print("Nsight Compute, small problem, unionized grid, 1M lookups (per run: all launches of the kernel).\n")
+    print("| kernel | time (us) | warp instructions (M) | active threads per instruction | warps active (% of peak) |"
+          " global load requests (M) | L1 sectors (M) | DRAM read (MB) | registers |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for kernel, t in total.items():
+        runs = 2  # warm-up + one timed run
+        inst = t["smsp__inst_executed.sum"]
+        req = t["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]
+        print(f"| {kernel} | {t['gpu__time_duration.sum'] / runs / 1e3:.0f} | {inst / runs / 1e6:.1f} |"
+              f" {t['threads x inst'] / inst if inst else 0:.1f} |"
+              f" {t['warps active x time'] / t['gpu__time_duration.sum']:.0f} |"
+              f" {req / runs / 1e6 if req else float('nan'):.1f} |"
+              f" {t['l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum'] / runs / 1e6:.1f} |"
+              f" {t['dram__bytes_read.sum'] / runs / 1e6:.0f} | {t['registers']:.0f} |")
 
 
 if __name__ == "__main__":
