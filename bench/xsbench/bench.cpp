@@ -10,6 +10,7 @@
 //   xsbench_bench [--sizes small,large] [--grids unionized,hash] [--lookups 1000000,4000000,17000000]
 //                 [--reps 3] [--csv FILE] [--analysis FILE] [--only impl/variant/config,...]
 #include <cuda_runtime_api.h>
+#include <xsbench_experiments.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -150,9 +151,9 @@ int run(const settings &s) {
         const auto bv = view_of(b);
         const bool u = g == grid_type::unionized;
         const fused_function fused_packed =
-            u ? &xsbench_kernels::lookup_fused_unionized_packed : &xsbench_kernels::lookup_fused_hash_packed;
+            u ? &xsbench_experiments::lookup_fused_unionized_packed : &xsbench_experiments::lookup_fused_hash_packed;
         const material_function material_packed =
-            u ? &xsbench_kernels::lookup_material_unionized_packed : &xsbench_kernels::lookup_material_hash_packed;
+            u ? &xsbench_experiments::lookup_material_unionized_packed : &xsbench_experiments::lookup_material_hash_packed;
         std::vector<candidate> runs = {
             {"cuda", "fused", "256 threads", [&] { xsbench_cuda::run_baseline(pv, bv, stream); }},
             {"cuda", "fused", "32 threads", [&] { xsbench_cuda::run_baseline(pv, bv, stream, 32); }},
@@ -170,11 +171,11 @@ int run(const settings &s) {
         };
         if (u) {
           const std::vector<std::pair<const char *, fused_function>> tiles_tried = {
-              {"b32w1", &xsbench_kernels::lookup_fused_unionized_b32w1},
-              {"b64w2", &xsbench_kernels::lookup_fused_unionized_b64w2},
-              {"b128w4", &xsbench_kernels::lookup_fused_unionized_b128w4},
-              {"b512w8", &xsbench_kernels::lookup_fused_unionized_b512w8},
-              {"b1024w8", &xsbench_kernels::lookup_fused_unionized_b1024w8}};
+              {"b32w1", &xsbench_experiments::lookup_fused_unionized_b32w1},
+              {"b64w2", &xsbench_experiments::lookup_fused_unionized_b64w2},
+              {"b128w4", &xsbench_experiments::lookup_fused_unionized_b128w4},
+              {"b512w8", &xsbench_experiments::lookup_fused_unionized_b512w8},
+              {"b1024w8", &xsbench_experiments::lookup_fused_unionized_b1024w8}};
           for (const auto &[config, fn] : tiles_tried)
             runs.push_back({"triton", "fused", config, [&d, &b, tp_stream, fn = fn] { run_fused(d, b, tp_stream, fn); }});
         }

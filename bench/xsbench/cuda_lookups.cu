@@ -3,6 +3,8 @@
 // per-thread loops that end when the thread is done (a warp runs to its own slowest lane).
 #include "cuda_lookups.hpp"
 
+#include "rng.hpp"  // examples/xsbench: the same generator on the device
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -13,36 +15,15 @@ namespace {
 
 constexpr int num_materials = 12;
 constexpr int point = 6;  // doubles per grid point
-constexpr std::uint64_t lcg_a = 2806196910506780709ULL;
-constexpr std::uint64_t lcg_mask = (1ULL << 63) - 1;
 
 void check(cudaError_t r, const char *what) {
   if (r != cudaSuccess) throw std::runtime_error(std::string("xsbench CUDA: ") + what + ": " + cudaGetErrorString(r));
 }
 
-__device__ double lcg_draw(std::uint64_t &seed) {
-  seed = (lcg_a * seed + 1) & lcg_mask;
-  return static_cast<double>(seed) / 9223372036854775808.0;
-}
-
-__device__ std::uint64_t skip_ahead(std::uint64_t seed, std::uint64_t n) {
-  std::uint64_t a = lcg_a, c = 1, a_total = 1, c_total = 0;
-  while (n > 0) {
-    if (n & 1) {
-      a_total *= a;
-      c_total = c_total * a + c;
-    }
-    c *= a + 1;
-    a *= a;
-    n >>= 1;
-  }
-  return (a_total * seed + c_total) & lcg_mask;
-}
-
 __device__ void sample(std::int64_t i, const double *__restrict__ thresholds, double &energy, int &material) {
-  std::uint64_t seed = skip_ahead(1070, 2 * static_cast<std::uint64_t>(i));
-  energy = lcg_draw(seed);
-  const double roll = lcg_draw(seed);
+  std::uint64_t seed = xsbench::lcg_skip_ahead(xsbench::lookup_starting_seed, 2 * static_cast<std::uint64_t>(i));
+  energy = xsbench::lcg_random_double(seed);
+  const double roll = xsbench::lcg_random_double(seed);
   material = 0;
   for (int m = 1; m < num_materials; ++m)
     if (roll < thresholds[m]) {

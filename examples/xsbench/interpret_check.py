@@ -28,6 +28,8 @@ np.seterr(all="ignore")  # 64-bit products wrap, as on the GPU; masked lanes may
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(1, os.path.dirname(HERE))  # examples/: the interpreter's HostArray
+from interpreter_host_array import HostArray  # noqa: E402
 import kernels  # noqa: E402
 
 # (program options, what it exercises): both sizes' material tables, both grids.
@@ -42,46 +44,20 @@ PROBLEMS = [
 ]
 
 
-class HostArray:
-    """A numpy array dressed as the torch tensor the interpreter expects (host memory already)."""
-
-    def __init__(self, a):
-        self.a = np.ascontiguousarray(a)
-        self.dtype = self.a.dtype
-
-    def data_ptr(self):
-        return self.a.ctypes.data
-
-    def untyped_storage(self):
-        return self
-
-    def cpu(self):
-        return self
-
-    def new_empty(self, *args, **kwargs):
-        return self
-
-    def set_(self, *args):
-        return self
-
-    def storage_offset(self):
-        return 0
-
-    def size(self):
-        return self.a.shape
-
-    def stride(self):
-        return (1,)
-
-    def copy_(self, other):
-        pass
+# bench/xsbench's experiments (packed reads) on the same kernels.py, checked here too when present.
+EXPERIMENTS = os.path.join(HERE, "..", "..", "bench", "xsbench", "experiments.toml")
 
 
 def compiled_constexprs():
-    """Each C++ kernel name's constexprs (GRID, BLOCK) as kernels.toml compiles it."""
-    with open(os.path.join(HERE, "kernels.toml"), "rb") as f:
-        spec = tomllib.load(f)
-    return {k["name"]: (k["source"].split(":")[1], k.get("constexprs", {})) for k in spec["kernel"]}
+    """Each C++ kernel name's constexprs (GRID, BLOCK, PACKED) as kernels.toml (and the bench's
+    experiments.toml) compile it."""
+    kernels = {}
+    for path in (os.path.join(HERE, "kernels.toml"), EXPERIMENTS):
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                kernels.update({k["name"]: (k["source"].split(":")[1], k.get("constexprs", {}))
+                                for k in tomllib.load(f)["kernel"]})
+    return kernels
 
 
 KERNELS = compiled_constexprs()
@@ -121,6 +97,8 @@ def run_variants(meta, arr, experiments):
     results = {}
 
     for variant, kernel in (("fused", f"lookup_fused_{grid}"), ("fused, packed", f"lookup_fused_{grid}_packed"))[:1 + experiments]:
+        if kernel not in KERNELS:
+            continue
         out = HostArray(np.full(n, -1, np.int32))
         launch(kernel, n, *table, h["thresholds"], out, n, meta["skip_bits"], *scalars)
         results[variant] = out.a
@@ -167,6 +145,8 @@ def run_variants(meta, arr, experiments):
 def per_material(results, label, grid, counts, first, sorted_energies, sorted_lookups, table, scalars, n, packed):
     """One launch per material of lookup_material (and of its packed twin)."""
     for variant, kernel in ((label, f"lookup_material_{grid}"), (label + ", packed", f"lookup_material_{grid}_packed"))[:1 + packed]:
+        if kernel not in KERNELS:
+            continue
         out = HostArray(np.full(n, -1, np.int32))
         for m in range(12):
             launch(kernel, int(counts[m]), sorted_energies, sorted_lookups, int(first[m]), int(counts[m]), m, *table,

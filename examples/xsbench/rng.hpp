@@ -7,6 +7,13 @@
 
 #include <cstdint>
 
+// Also compiled by nvcc (bench/xsbench's CUDA twin samples with these same functions).
+#if defined(__CUDACC__)
+#define XSBENCH_HOST_DEVICE __host__ __device__
+#else
+#define XSBENCH_HOST_DEVICE
+#endif
+
 namespace xsbench {
 
 inline constexpr std::uint64_t lcg_multiplier = 2806196910506780709ULL;
@@ -18,14 +25,14 @@ inline constexpr std::uint64_t concentration_seed = lookup_starting_seed * looku
 
 // Advances `seed` one step and returns it as a double in [0, 1): seed / 2^63 (exact division,
 // one rounding in the integer-to-double conversion, as the reference).
-inline double lcg_random_double(std::uint64_t &seed) {
+XSBENCH_HOST_DEVICE inline double lcg_random_double(std::uint64_t &seed) {
   seed = (lcg_multiplier * seed + lcg_increment) & lcg_modulus_mask;
   return static_cast<double>(seed) / 9223372036854775808.0;
 }
 
 // The seed after `n` steps from `seed`: the n-fold composition of x -> a x + c, built from the
 // binary digits of n (a^(2^k) and its increment squared up as the loop walks the bits).
-inline std::uint64_t lcg_skip_ahead(std::uint64_t seed, std::uint64_t n) {
+XSBENCH_HOST_DEVICE inline std::uint64_t lcg_skip_ahead(std::uint64_t seed, std::uint64_t n) {
   std::uint64_t a = lcg_multiplier, c = lcg_increment;
   std::uint64_t a_total = 1, c_total = 0;
   n &= lcg_modulus_mask;
