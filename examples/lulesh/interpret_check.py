@@ -27,25 +27,13 @@ import sys
 import time
 import tomllib
 
-os.environ["TRITON_INTERPRET"] = "1"
-
-try:
-    import numpy as np
-except ImportError:
-    print("interpret_check: skipped, Triton's interpreter needs numpy (pip install \"numpy<2\")")
-    sys.exit(77)
-if int(np.__version__.split(".")[0]) >= 2:
-    # Triton 3.6's interpreter turns 1-element arrays into ints, which numpy 2 refuses.
-    print(f"interpret_check: skipped, Triton 3.6's interpreter needs numpy 1.x, this is {np.__version__}")
-    sys.exit(77)
-np.seterr(all="ignore")  # masked-off lanes divide by zero, as they may on the GPU
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(1, os.path.dirname(HERE))  # examples/: what the interpreter checks share
+from interpreter_support import HostArray, np  # noqa: E402  (numpy 1.x or exit 77; TRITON_INTERPRET=1)
 import triton.language as tl  # noqa: E402
 from triton.runtime.interpreter import TensorHandle  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(1, os.path.dirname(HERE))  # examples/: the interpreter's HostArray
-from interpreter_host_array import HostArray  # noqa: E402
 import kernels  # noqa: E402
 
 # regions.hpp's eos_tile_alignment: material_eos's slots pad each region to a multiple of it.

@@ -14,22 +14,11 @@ import subprocess
 import sys
 import tomllib
 
-os.environ["TRITON_INTERPRET"] = "1"
-
-try:
-    import numpy as np
-except ImportError:
-    print("interpret_check: skipped, Triton's interpreter needs numpy (pip install \"numpy<2\")")
-    sys.exit(77)
-if int(np.__version__.split(".")[0]) >= 2:
-    print(f"interpret_check: skipped, Triton 3.6's interpreter needs numpy 1.x, this is {np.__version__}")
-    sys.exit(77)
-np.seterr(all="ignore")  # 64-bit products wrap, as on the GPU; masked lanes may divide by zero
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(1, os.path.dirname(HERE))  # examples/: the interpreter's HostArray
-from interpreter_host_array import HostArray  # noqa: E402
+sys.path.insert(1, os.path.dirname(HERE))  # examples/: what the interpreter checks share
+from interpreter_support import HostArray, np  # noqa: E402  (numpy 1.x or exit 77; TRITON_INTERPRET=1)
+
 import kernels  # noqa: E402
 
 # (program options, what it exercises): both sizes' material tables, both grids.
