@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <vector>
 
 #include "cpu_lookup.hpp"
@@ -34,7 +35,15 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }
 
 int explain_no_gpu(const tp::error &e, const options &o) {
-  std::printf("Cannot run on a GPU here: %s\n[tritonpack::errc::%s]\n", e.what(), tp::errc_name(e.code()));
+  std::string why = e.what();
+  tp::errc code = e.code();
+  try {
+    xsbench_kernels::sample_lookups(nullptr, nullptr, nullptr, 1, 0);  // never launched: the run time explains
+  } catch (const tp::error &launch_error) {
+    why = launch_error.what();
+    code = launch_error.code();
+  }
+  std::printf("Cannot run on a GPU here: %s\n[tritonpack::errc::%s]\n", why.c_str(), tp::errc_name(code));
   std::printf("The program carries its kernels for sm_80, sm_90, sm_100 (cubins and PTX) and gfx90a, gfx942;\n"
               "run it on a node with one of those GPUs (it needs only the GPU driver).\n");
   return o.require_gpu ? 1 : 0;

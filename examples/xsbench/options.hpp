@@ -95,8 +95,8 @@ inline options parse_options(int argc, char **argv) {
       } else {
         try {
           o.variants.push_back(variant_named(next));
-        } catch (const std::invalid_argument &e) {
-          throw usage_error(e.what());
+        } catch (const std::invalid_argument &) {
+          throw usage_error(std::string("unknown variant '") + next + "' (fused, split, sorted, energy or all)");
         }
       }
       ++i;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -76,7 +77,6 @@ inline std::int64_t nuclide_grid_search(const double *grid, double e, std::int64
 namespace detail {
 
 inline std::vector<double> make_nuclide_grids(const problem_size &s) {
-  if (s.n_gridpoints < 2) throw std::invalid_argument("xsbench: a nuclide grid needs at least 2 points");
   std::vector<double> grid(static_cast<std::size_t>(s.n_isotopes * s.n_gridpoints * point_doubles));
   std::uint64_t seed = nuclide_grid_seed;
   for (double &v : grid) v = lcg_random_double(seed);  // point by point, field by field
@@ -129,18 +129,27 @@ inline void make_hash_grid(problem &p) {
 }  // namespace detail
 
 inline problem make_problem(const problem_size &size, grid_type grid) {
-  if (size.n_isotopes * size.n_gridpoints * size.n_isotopes > std::int64_t(0x7fffffff) * 4)
-    throw std::invalid_argument("xsbench: the unionized index grid of " + std::to_string(size.n_isotopes) + " isotopes x " +
-                                std::to_string(size.n_gridpoints) + " points is too large");
+  if (size.n_gridpoints < 2 || size.n_gridpoints > 0x7fffffff)
+    throw std::invalid_argument("xsbench: " + std::to_string(size.n_gridpoints) +
+                                " points per nuclide: needs 2 to 2^31 - 1 (the index grid is 32-bit)");
   problem p;
   p.size = size;
   p.grid = grid;
   p.materials = make_materials(size.n_isotopes);
-  p.nuclide_grid = detail::make_nuclide_grids(size);
-  if (grid == grid_type::unionized)
-    detail::make_unionized_grid(p);
-  else
-    detail::make_hash_grid(p);
+  try {
+    p.nuclide_grid = detail::make_nuclide_grids(size);
+    if (grid == grid_type::unionized)
+      detail::make_unionized_grid(p);
+    else
+      detail::make_hash_grid(p);
+  } catch (const std::bad_alloc &) {
+    const double index_bytes = 4.0 * double(size.n_isotopes) *
+                               (grid == grid_type::unionized ? double(p.points()) : double(size.hash_bins));
+    throw std::runtime_error("xsbench: out of host memory for the " + std::string(grid_name(grid)) + " grid of " +
+                             std::to_string(size.n_isotopes) + " nuclides x " + std::to_string(size.n_gridpoints) +
+                             " points (its index grid alone is " + std::to_string(index_bytes / 1e9) +
+                             " GB): use fewer points (-g) or the hash grid (-G hash)");
+  }
   return p;
 }
 

@@ -242,6 +242,14 @@ TEST_CASE("samples: lookup i's stream starts at draw 2i of the lookups' seed") {
   }
 }
 
+TEST_CASE("problem set-up: bad sizes are refused with what to change") {
+  CHECK_THROWS_WITH_AS(make_problem(tiny(68, 1), grid_type::unionized), doctest::Contains("points per nuclide"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(make_problem(tiny(68, 40, 0), grid_type::hash), doctest::Contains("at least 1 bin"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(size_named("medium"), doctest::Contains("small or large"), std::invalid_argument);
+}
+
 TEST_CASE("checksums: the reference's published values only for its default settings") {
   CHECK(published_checksum(size_named("small"), 17000000, grid_type::unionized) == 945990);
   CHECK(published_checksum(size_named("large"), 17000000, grid_type::unionized) == 952131);
@@ -270,6 +278,6 @@ TEST_CASE("command line: sizes, grids, variants and bad input") {
   CHECK_THROWS_WITH_AS(parse({"-G", "nuclide"}), doctest::Contains("unionized or hash"), usage_error);
   CHECK_THROWS_WITH_AS(parse({"-l", "0"}), doctest::Contains("-l needs an integer"), usage_error);
   CHECK_THROWS_WITH_AS(parse({"-l", "12x"}), doctest::Contains("'12x'"), usage_error);
-  CHECK_THROWS_WITH_AS(parse({"--variant", "fast"}), doctest::Contains("fused, split, sorted or energy"), usage_error);
+  CHECK_THROWS_WITH_AS(parse({"--variant", "fast"}), doctest::Contains("fused, split, sorted, energy or all"), usage_error);
   CHECK_THROWS_WITH_AS(parse({"--frobnicate"}), doctest::Contains("unknown option"), usage_error);
 }
