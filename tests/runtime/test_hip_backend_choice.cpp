@@ -3,7 +3,6 @@
 // choice, and Debian's real libamdhip64 5.2.3 (no AMD GPU here) diagnosed, never a crash.
 #include <doctest/doctest.h>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "hip_test_util.hpp"
@@ -116,35 +115,18 @@ TEST_CASE("Debian's real libamdhip64 5.2.3 (no AMD GPU here): loaded and diagnos
     FAIL_CHECK("libamdhip64-5 is not installed: run scripts/setup.sh (it installs the test packages)");
     return;
   }
-  // In a child process that ends with _exit: the real runtime maps libhsa-runtime64 and friends
-  // into the process, and their never-freed init state is not this test's to judge (LeakSanitizer).
-  int fds[2];
-  REQUIRE(pipe(fds) == 0);
-  const pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    close(fds[0]);
-    unsetenv("TRITONPACK_HIP_LIBRARY");  // the system search, as in production
-    setenv("TRITONPACK_BACKEND", "hip", 1);
+  // In a child process: the real runtime maps libhsa-runtime64 and friends into the process.
+  const std::string got = tphip::in_child([] {
+    tptest::env_guard system_search("TRITONPACK_HIP_LIBRARY", nullptr);  // as in production
+    tptest::env_guard forced("TRITONPACK_BACKEND", "hip");
     tritonpack::testing::reset_backend();
-    std::string out;
     try {
       get_backend();
-      out = "no error";
     } catch (const error& e) {
-      out = std::string(errc_name(e.code())) + "|" + e.what() + "|" + std::to_string(device_count());
+      return std::string(errc_name(e.code())) + "|" + e.what() + "|" + std::to_string(device_count());
     }
-    const ssize_t w = write(fds[1], out.data(), out.size());
-    _exit(w == static_cast<ssize_t>(out.size()) ? 0 : 1);
-  }
-  close(fds[1]);
-  std::string got;
-  char buf[4096];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  CHECK(WIFEXITED(status));
+    return std::string("no error");
+  });
   CAPTURE(got);
   CHECK(got.rfind("no_device|", 0) == 0);
   CHECK(contains(got, "the AMD HIP runtime is installed (libamdhip64.so"));

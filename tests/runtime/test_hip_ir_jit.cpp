@@ -8,11 +8,9 @@
 // test's to judge (LeakSanitizer).
 #include <doctest/doctest.h>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
-#include <functional>
 #include <iterator>
 
 #include "hip_test_util.hpp"
@@ -20,39 +18,12 @@
 
 using namespace tritonpack;
 using tphip::hip_setup;
+using tphip::in_child;
 using tptest::contains;
 
 namespace {
 
 constexpr const char* debian_comgr = "/usr/lib/x86_64-linux-gnu/libamd_comgr.so.2";
-
-// Runs `body` in a forked child; returns what it returned (or "child failed").
-std::string in_child(const std::function<std::string()>& body) {
-  int fds[2];
-  REQUIRE(pipe(fds) == 0);
-  const pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    close(fds[0]);
-    std::string out;
-    try {
-      out = body();
-    } catch (const std::exception& e) {
-      out = std::string("exception: ") + e.what();
-    }
-    const ssize_t w = write(fds[1], out.data(), out.size());
-    _exit(w == static_cast<ssize_t>(out.size()) ? 0 : 1);
-  }
-  close(fds[1]);
-  std::string got;
-  char buf[4096];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "child failed: " + got;
-  return got;
-}
 
 std::vector<std::uint8_t> read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
