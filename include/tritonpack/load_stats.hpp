@@ -1,8 +1,8 @@
 // tritonpack/load_stats.hpp — how this process got its kernels' images: counters of modules
 // loaded from packed binaries (cubins, AMD code objects), compiled from IR (PTX JIT, AMD LLVM IR
-// through comgr) and read from the JIT disk cache. For programs that report their start-up (examples/mpi prints them per rank: which rank
-// compiled, which was served by the cache) and for tests; TRITONPACK_LOG=1 says the same per
-// kernel in words.
+// through comgr) and read from the JIT disk cache. For programs that report their start-up
+// (examples/mpi prints them per rank: which rank compiled, which was served by the cache) and for
+// tests; TRITONPACK_LOG=1 says the same per kernel in words.
 //
 // Process-wide and monotonic: every module a context loads (one per kernel, variant and device;
 // again after library::unload()) increments exactly one counter. Relaxed atomics: loading is a
