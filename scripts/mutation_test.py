@@ -34,6 +34,8 @@ SUITES = {
                 ["tests/runtime/tritonpack_runtime_tests", "--no-intro", "--minimal", "{doctest_filter}"]),
     "container": (["tritonpack_container_tests"],
                   ["tests/container/tritonpack_container_tests", "--no-intro", "--minimal", "{doctest_filter}"]),
+    "capi": (["tritonpack_capi_tests"],
+             ["tests/capi/tritonpack_capi_tests", "--no-intro", "--minimal", "{doctest_filter}"]),
     "cli": (["tritonpack_cli_tests", "tritonpack_cli"],
             ["tests/cli/tritonpack_cli_tests", "--no-intro", "--minimal", "{doctest_filter}"]),
     # Python front end: nothing to build; {filter} is a pytest path (and -k expression).

@@ -17,11 +17,14 @@ TP_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 # Build tools and libraries; clang + libclang-rt for the fuzzer and sanitizers, OpenMPI for
 # examples/mpi and its CI run, libamdhip64-5, Debian's real HIP runtime (ROCm 5.2.3), for the HIP
-# backend's "no AMD GPU" test, llvm-14 for llvm-readelf (the hsaco metadata test), and gfortran for
-# the Fortran module's tests and examples/fortran (tests only).
+# backend's "no AMD GPU" test, libamd-comgr2, Debian's real comgr 2.4 (LLVM 15), for the AMD IR
+# JIT's tests (version, ISA list, the clear failure on Triton's LLVM 22 IR), llvm-14 for llvm-readelf
+# (the hsaco metadata test), and gfortran for the Fortran module's tests and examples/fortran
+# (tests only).
 TP_APT_PACKAGES=(cmake g++ ninja-build meson pkg-config git python3 python3-venv python3-pip
                  libzstd-dev libfmt-dev nlohmann-json3-dev doctest-dev libbenchmark-dev
-                 clang libclang-rt-14-dev libopenmpi-dev openmpi-bin libamdhip64-5 llvm-14 gfortran)
+                 clang libclang-rt-14-dev libopenmpi-dev openmpi-bin libamdhip64-5 libamd-comgr2 llvm-14
+                 gfortran)
 TP_APT_QUICKSTART=(cmake g++ ninja-build pkg-config python3 python3-venv python3-pip
                    libzstd-dev libfmt-dev nlohmann-json3-dev)
 

@@ -28,6 +28,7 @@ constexpr const char* cache = "TRITONPACK_CACHE";                // "0": no JIT 
 constexpr const char* cache_dir = "TRITONPACK_CACHE_DIR";        // JIT cache directory
 constexpr const char* verify_abi = "TRITONPACK_VERIFY_ABI";      // "1": check every kernel's parameters with the driver
 constexpr const char* force_image = "TRITONPACK_FORCE_IMAGE";    // "ptx:sm_80": only that image (tests, comparisons)
+constexpr const char* comgr_library = "TRITONPACK_COMGR_LIBRARY"; // path of libamd_comgr (AMD LLVM IR JIT)
 
 // The value, or "" when unset.
 inline std::string get(const char* name) {

@@ -4,8 +4,9 @@
 // hip_memory.hpp.
 //
 // What runs on AMD is the code object (hsaco): selection picks the one built for the device's
-// exact gfx processor whose pinned features (xnack, sramecc) match. LLVM IR images are not
-// JIT-compiled (see selection.hpp: Triton 3.6 emits LLVM 22 IR, newer than any released comgr).
+// exact gfx processor whose pinned features (xnack, sramecc) match. When none runs, the LLVM IR
+// of that processor is compiled through comgr where comgr can (hip_ir_jit.hpp; Triton 3.6 emits
+// LLVM 22 IR, newer than any released comgr we know of).
 #pragma once
 
 #include <chrono>
@@ -17,6 +18,7 @@
 #include "tritonpack/backend.hpp"
 #include "tritonpack/hip_api.hpp"
 #include "tritonpack/hip_driver.hpp"
+#include "tritonpack/hip_ir_jit.hpp"
 #include "tritonpack/hip_launch_abi.hpp"
 #include "tritonpack/load_stats.hpp"
 #include "tritonpack/log.hpp"
@@ -81,12 +83,26 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
   target.driver_version = props_.driver_version;
   target.force_ir = env::flag(env::force_ir);
   target.force_image = parse_forced_image(env::get(env::force_image));
-  const image_choice choice = select_image_or_throw(info, k, variant, target, props().describe());
+  // A code object when one runs; else the IR for this processor, compiled through comgr below.
+  std::uint32_t chosen = 0;
+  std::string reason, selection_report;
+  try {
+    const image_choice choice = select_image_or_throw(info, k, variant, target, props().describe());
+    chosen = *choice.image;
+    reason = choice.reason;
+  } catch (const error& e) {
+    const auto ir = e.code() == errc::no_image ? llir_image_for(info, v, props_.arch, target.force_image) : std::nullopt;
+    if (!ir) throw;
+    chosen = *ir;
+    selection_report = std::string(e.what()).substr(std::string("tritonpack: ").size());
+    reason = "no code object runs here, so its LLVM IR";
+  }
   auto f = std::make_unique<function>();
   f->kernel = &k;
   f->variant = &v;
-  f->image_index = *choice.image;
-  f->image = &info.images[*choice.image];
+  f->image_index = chosen;
+  f->image = &info.images[chosen];
+  f->jit = !selection_report.empty();
   const launch_info& li = f->image->launch;
   f->plan = build_param_plan(k, v, li);
 
@@ -118,7 +134,9 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
     throw error(errc::unsupported, who + " needs a cooperative launch, which " + props().describe() + " does not support");
 
   const auto t1 = std::chrono::steady_clock::now();
-  const std::vector<std::uint8_t> bytes = c.decode_image(*choice.image);
+  std::string jit_how;
+  const std::vector<std::uint8_t> bytes = f->jit ? compile_llir(c, chosen, props_.arch, d_.version, selection_report, jit_how)
+                                                 : c.decode_image(chosen);
   const std::string decode_time = log::enabled() ? log::ms_since(t1) : std::string();
   // Modules bind to the thread's current device at load (hip-abi.md §2.5).
   scoped_device on_device(d_, dev_);
@@ -128,7 +146,8 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
     errc code = r == hipErrorOutOfMemory ? errc::out_of_memory : errc::driver_error;
     if (r == hipErrorNoBinaryForGpu || r == hipErrorInvalidImage || r == hipErrorInvalidKernelFile) code = errc::no_image;
     throw error(code,
-                who + ": hipModuleLoadData of the code object on " + props().describe() + " failed: " + d_.status(r) +
+                who + ": hipModuleLoadData of the " + (f->jit ? "JIT-compiled " : "") + "code object on " + props().describe() +
+                    " failed: " + d_.status(r) +
                     (code == errc::no_image ? ". The code object is damaged or not for this GPU; repack it for " + props_.arch
                                             : std::string()),
                 r);
@@ -161,12 +180,13 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
   f->shared = li.shared;
   f->cooperative = li.launch_cooperative_grid;
   guard.f = nullptr;
-  detail::count_load(&detail::image_load_counters::binaries);  // a code object, as packed (never JIT'd)
+  if (!f->jit) detail::count_load(&detail::image_load_counters::binaries);  // compile_llir counted the JIT
   if (log::enabled())
     log::line("kernel " + k.name + " variant " + std::to_string(variant) + " on " + props().describe() + ": image [" +
-              std::to_string(*choice.image) + "] hsaco " + f->image->arch + " — " + choice.reason + "; block " +
+              std::to_string(chosen) + "] " + image_kind_name(f->image->kind) + " " + f->image->arch + " — " + reason +
+              (f->jit ? ", " + jit_how : std::string()) + "; block " +
               std::to_string(block) + ", LDS " + std::to_string(li.shared) + ", kernargs " +
-              std::to_string(layout_kernargs(f->plan.param_sizes).size) + " bytes; decode " + decode_time + ", load " +
+              std::to_string(layout_kernargs(f->plan.param_sizes).size) + " bytes; " + (f->jit ? "compile " : "decode ") + decode_time + ", load " +
               load_time + ", total " + log::ms_since(t0));
   return f;
 }
@@ -196,7 +216,7 @@ inline void context::launch(loaded_function& lf, grid3 g, stream_t stream_, cons
 inline error context::launch_error(const function& f, grid3 g, hipError_t r) const {
   const errc code = r == hipErrorOutOfMemory ? errc::out_of_memory : errc::launch_failed;
   return error(code,
-               "launch of kernel " + f.kernel->name + " (" + f.image->arch + " hsaco) with grid " + std::to_string(g.x) + "x" +
+               "launch of kernel " + f.kernel->name + " (" + f.image->arch + " " + image_kind_name(f.image->kind) + ") with grid " + std::to_string(g.x) + "x" +
                    std::to_string(g.y) + "x" + std::to_string(g.z) + " programs, block " + std::to_string(f.block) + ", " +
                    std::to_string(f.shared) + " bytes LDS" + (f.cooperative ? ", cooperative" : "") + ", on " +
                    props().describe() + " failed: " + d_.status(r),

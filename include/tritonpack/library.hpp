@@ -40,6 +40,7 @@ class library {
         kernels_(new std::atomic<tritonpack::kernel*>[kernel_count_ ? kernel_count_ : 1]),
         owned_kernels_(new std::unique_ptr<tritonpack::kernel>[kernel_count_ ? kernel_count_ : 1]) {
     for (std::size_t i = 0; i < kernel_count_; ++i) kernels_[i].store(nullptr, std::memory_order_relaxed);
+    detail::register_open_container(&container_);  // its images count when the backend is chosen
   }
   // What a generated header's library() does: `data` must be the container with tables checksum
   // `container_checksum`, the one the header was packed with. If it is not, two different
@@ -49,7 +50,10 @@ class library {
       : library(expect_container(data, size, container_checksum), size) {}
   library(const library&) = delete;
   library& operator=(const library&) = delete;
-  ~library() { unload(); }
+  ~library() {
+    detail::unregister_open_container(&container_);
+    unload();
+  }
 
   // The whole model (built on first call; the launch path never needs it).
   const container_info& info() const { return container_.info(); }

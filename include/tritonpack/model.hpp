@@ -22,7 +22,7 @@ enum class image_kind : std::uint8_t {
   cubin = 1,  // NVIDIA ELF, runs on one compute capability (or same major, higher minor)
   ptx = 2,    // NVIDIA IR, JIT-compiled by the driver
   hsaco = 3,  // AMD code object (ELF), runs on one gfx target
-  llir = 4,   // LLVM IR text (AMD IR path; recorded, not JIT-compiled by the run time yet)
+  llir = 4,   // LLVM IR text (AMD IR path: compiled through comgr where comgr can, hip_ir_jit.hpp)
 };
 
 inline const char* backend_name(backend_kind b) noexcept { return b == backend_kind::cuda ? "cuda" : "hip"; }

@@ -1,9 +1,9 @@
 // tritonpack/registry.hpp — which backend this process uses, decided once.
 //
-// TRITONPACK_BACKEND=cuda|hip forces one. Unset, NVIDIA comes first: the CUDA driver is used when
-// it loads and reports a GPU; otherwise the HIP runtime when it loads and reports one; otherwise
-// the error says why neither can run (the NVIDIA diagnosis first, with its code, then the AMD one).
-// TRITONPACK_LOG=1 logs each attempt and the decision. The outcome — a backend, or the error
+// TRITONPACK_BACKEND=cuda|hip forces one. Unset, the vendor whose driver is present with a device
+// that some image of the open libraries fits, NVIDIA first (backend_choice.hpp); when neither has
+// a GPU, the error says why neither can run (the NVIDIA diagnosis first, with its code, then the
+// AMD one). TRITONPACK_LOG=1 logs each attempt and the decision. The outcome — a backend, or the error
 // explaining why there is none — is kept for the life of the process: every launch on a GPU-less
 // node reports the same diagnosis without retrying dlopen. The backend object is intentionally
 // never destroyed (see backend.hpp).
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tritonpack/backend.hpp"
+#include "tritonpack/backend_choice.hpp"
 #include "tritonpack/cuda_backend.hpp"
 #include "tritonpack/env.hpp"
 #include "tritonpack/error.hpp"
@@ -46,26 +47,7 @@ inline backend* create_backend() {
                                         "\" is not a backend (accepted: cuda or hip, in any case; leave it unset to choose automatically)");
   if (forced == "cuda") return new cuda::cuda_backend(cuda::driver::load());
   if (forced == "hip") return new hip::hip_backend(hip::driver::load());
-  backend* b = nullptr;
-  std::string nvidia_failure;
-  try {
-    b = new cuda::cuda_backend(cuda::driver::load());
-    log::line("backend: CUDA (" + b->describe() + "), TRITONPACK_BACKEND unset and NVIDIA first");
-    return b;
-  } catch (const error& nvidia) {
-    nvidia_failure = std::string(nvidia.what()).substr(std::string("tritonpack: ").size());
-    log::line("backend: CUDA unusable (" + nvidia_failure + "); trying HIP");
-    try {
-      b = new hip::hip_backend(hip::driver::load());
-    } catch (const error& amd) {
-      log::line("backend: HIP unusable too (" + std::string(amd.what()).substr(std::string("tritonpack: ").size()) + ")");
-      throw error(nvidia.code(),
-                  nvidia_failure + "\n  AMD: " + std::string(amd.what()).substr(std::string("tritonpack: ").size()),
-                  nvidia.driver_status());
-    }
-  }
-  log::line("backend: HIP (" + b->describe() + "), no usable NVIDIA GPU");
-  return b;
+  return choose_backend_automatically();
 }
 
 }  // namespace detail

@@ -14,7 +14,8 @@
 //           4. none: the caller reports every image with the reason it was refused
 //   AMD     exact gfx processor with pinned target features respected (xnack-, sramecc+); an image
 //           that pins a feature beats one that leaves it "any" (more specific code). LLVM IR images
-//           are recorded but not JIT-compiled by this version of the run time.
+//           are never chosen here: when no code object runs, the HIP backend compiles the IR of the
+//           device's exact processor through comgr where it can (hip_ir_jit.hpp).
 //   force_ir skips every binary image.
 //   Both: an image whose block needs more than the device allows (shared memory, threads;
 //   arch_limits.hpp) is refused with what it needs and what the GPU allows, and the next one in
@@ -287,9 +288,13 @@ inline void select_hip(const container_info& c, const variant_info& v, const dev
       continue;
     }
     if (im.kind == image_kind::llir) {
+      // The HIP backend compiles it through comgr when no code object runs (hip_ir_jit.hpp).
       x.refuse(idx, [&] {
         return "llir " + im.arch +
-               ": not JIT-compiled (Triton 3.6 emits LLVM 22 IR, which no released comgr reads); AMD GPUs run code objects";
+               (a->processor == d->processor
+                    ? ": not a code object; compiled through comgr only when no code object runs, and only by a comgr as new "
+                      "as the LLVM 22 Triton 3.6 wrote it with"
+                    : ": LLVM IR for another gfx processor");
       });
       continue;
     }
@@ -327,7 +332,7 @@ inline void select_hip(const container_info& c, const variant_info& v, const dev
   }
   out.failure = selection_failure::no_image;
   out.reason = "no code object of this variant runs on " + d->str() +
-               (dev.force_ir ? " with the IR path forced (AMD LLVM IR is not JIT-compiled: TRITONPACK_FORCE_IR cannot help on AMD)" : "") +
+               (dev.force_ir ? " with the IR path forced" : "") +
                "; repack with a target for " + d->processor;
 }
 

@@ -238,11 +238,16 @@ TEST_CASE("C memory API: NULL where a result goes, bad ordinals, bad bytes and s
   REQUIRE(tritonpack_malloc(&p, 8) == TRITONPACK_SUCCESS);
   refused(tritonpack_copy(p, nullptr, 8), TRITONPACK_ERROR_BAD_ARGUMENT, "the source pointer is null");
   refused(tritonpack_memset(p, 256, 8), TRITONPACK_ERROR_BAD_ARGUMENT, "the value 256 is not a byte (0..255)");
+  CHECK(tritonpack_memset(p, 255, 8) == TRITONPACK_SUCCESS);  // the largest byte is one
   refused(tritonpack_memset_async(p, -1, 8, nullptr), TRITONPACK_ERROR_BAD_ARGUMENT, "the value -1 is not a byte");
   refused(tritonpack_set_device(7), TRITONPACK_ERROR_NO_DEVICE, "set_device(7): no such device");
   refused(tritonpack_set_device(-2), TRITONPACK_ERROR_NO_DEVICE, "set_device(-2): no such device");
   char small[4];
   refused(tritonpack_device_arch(0, small, sizeof small), TRITONPACK_ERROR_BAD_ARGUMENT, "\"sm_90\" needs a buffer of 6 bytes, got 4");
+  char exact[5], enough[6];  // the boundary: the text fits, its NUL does not; then both fit
+  refused(tritonpack_device_arch(0, exact, sizeof exact), TRITONPACK_ERROR_BAD_ARGUMENT, "\"sm_90\" needs a buffer of 6 bytes, got 5");
+  CHECK(tritonpack_device_arch(0, enough, sizeof enough) == TRITONPACK_SUCCESS);
+  CHECK(std::string(enough) == "sm_90");
   refused(tritonpack_device_name(0, nullptr, 0), TRITONPACK_ERROR_BAD_ARGUMENT, "`buffer` is NULL");
   refused(tritonpack_device_name(3, small, sizeof small), TRITONPACK_ERROR_NO_DEVICE, "device_name(3): no such device");
   CHECK(tritonpack_free(p) == TRITONPACK_SUCCESS);

@@ -6,10 +6,15 @@
 #pragma once
 
 #include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
+
+#include <doctest/doctest.h>
 
 #include "fake_hip/fake_hip_control.h"
 #include "test_util.hpp"
@@ -102,5 +107,35 @@ struct vector_add_arrays {
   explicit vector_add_arrays(std::size_t n = 16) : x(n), y(n), out(n) {}
   void launch(tritonpack::library& lib, std::int32_t n, float alpha) { launch_vector_add(lib, x.data(), y.data(), out.data(), n, alpha); }
 };
+
+// Runs `body` in a forked child and returns what it returned (or "child failed: ..."). For what
+// must not touch this process: a real ROCm library (libamdhip64, comgr) maps never-freed state
+// that is not the tests' to judge (LeakSanitizer), and comgr is loaded once per process.
+inline std::string in_child(const std::function<std::string()>& body) {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    close(fds[0]);
+    std::string out;
+    try {
+      out = body();
+    } catch (const std::exception& e) {
+      out = std::string("exception: ") + e.what();
+    }
+    const ssize_t w = write(fds[1], out.data(), out.size());
+    _exit(w == static_cast<ssize_t>(out.size()) ? 0 : 1);
+  }
+  close(fds[1]);
+  std::string got;
+  char buf[4096];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "child failed: " + got;
+  return got;
+}
 
 }  // namespace tphip

@@ -242,7 +242,7 @@ inspect_result inspect_report(const search_result& found, const inspect_options&
                           ratio(v.first, v.second));
     text += fmt::format("  {:<12} {:>4} images {:>10} raw {:>10} stored {:>6.2f}x; container {} bytes\n", "all", info.images.size(), raw,
                         stored, ratio(raw, stored), fc.bytes.size());
-    // What an AMD GPU can run of this container: its code objects only (docs/runtime.md).
+    // What an AMD GPU can run of this container: its code objects, in practice (docs/runtime.md).
     std::size_t amd_ir_only = 0;
     bool has_amd_ir = false;
     for (const kernel_info& k : info.kernels)
@@ -257,9 +257,11 @@ inspect_result inspect_report(const search_result& found, const inspect_options&
       }
     if (has_amd_ir) {
       const std::string amd_note = fmt::format(
-          "AMD LLVM IR is recorded but not JIT-compiled (Triton 3.6 emits LLVM 22 IR, which no released comgr reads): an AMD GPU "
-          "runs only the code object built for its exact gfx; {} variant{} here {} AMD IR only and cannot run on AMD",
-          amd_ir_only, amd_ir_only == 1 ? "" : "s", amd_ir_only == 1 ? "has" : "have");
+          "AMD LLVM IR is JIT-compiled through comgr only where no code object runs and only by a comgr as new as the "
+          "LLVM 22 Triton 3.6 wrote it with (no released ROCm's is known to be; Debian's comgr 2.4 fails, saying so): in "
+          "practice an AMD GPU runs the code object built for its exact gfx; {} variant{} here {} AMD IR only and run{} on "
+          "AMD only with such a comgr",
+          amd_ir_only, amd_ir_only == 1 ? "" : "s", amd_ir_only == 1 ? "has" : "have", amd_ir_only == 1 ? "s" : "");
       text += "  note: " + amd_note + "\n";
       cj["amd_note"] = amd_note;
     }
