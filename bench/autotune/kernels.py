@@ -59,16 +59,19 @@ def softmax(out_ptr, in_ptr, row_stride, n_cols, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     x_row = in_ptr + row * row_stride
     o_row = out_ptr + row * row_stride
+    # Per lane: running max m and sum s of exp(x - m). A lane that has seen no column yet (a tile
+    # wider than the row) keeps m = -inf and s = 0, and contributes nothing (no -inf - -inf).
     m = tl.full((BLOCK,), float("-inf"), tl.float32)
     s = tl.zeros((BLOCK,), tl.float32)
     for start in range(0, n_cols, BLOCK):
         offs = start + tl.arange(0, BLOCK)
         x = tl.load(x_row + offs, mask=offs < n_cols, other=float("-inf"))
         m_new = tl.maximum(m, x)
-        s = s * tl.exp(m - m_new) + tl.where(offs < n_cols, tl.exp(x - m_new), 0.0)
-        m = tl.where(m_new == float("-inf"), m, m_new)
+        seen = m_new != float("-inf")
+        s = tl.where(seen, s * tl.exp(m - m_new) + tl.exp(x - m_new), 0.0)
+        m = m_new
     row_max = tl.max(m, 0)
-    total = tl.sum(s * tl.exp(m - row_max), 0)
+    total = tl.sum(tl.where(m != float("-inf"), s * tl.exp(m - row_max), 0.0), 0)
     for start in range(0, n_cols, BLOCK):
         offs = start + tl.arange(0, BLOCK)
         x = tl.load(x_row + offs, mask=offs < n_cols, other=float("-inf"))
