@@ -158,14 +158,17 @@ def test_dtype_constexpr_and_explicit_const(sdir):
     assert k.variants[0].config.constexprs["DTYPE"] == "tl.float16"
 
 
+SMALL_MATMUL_AUTOTUNE = """
+    [[kernel]]
+    source = "kernels.py:small_matmul"
+    signatures = ["*fp16, *fp16, *fp16, i32, i32, i32, i32, i32, i32"]
+    configs = "autotune"
+    grid = ["cdiv(M, BLOCK_M)", "cdiv(N, BLOCK_N)", 1]
+"""
+
+
 def test_autotune_configs(sdir):
-    p = write_spec(sdir, """
-        [[kernel]]
-        source = "kernels.py:small_matmul"
-        signatures = ["*fp16, *fp16, *fp16, i32, i32, i32, i32, i32, i32"]
-        configs = "autotune"
-        grid = ["cdiv(M, BLOCK_M)", "cdiv(N, BLOCK_N)", 1]
-    """)
+    p = write_spec(sdir, SMALL_MATMUL_AUTOTUNE)
     _, (k,) = bind(p)
     assert [v.config.manifest() for v in k.variants] == [
         {"num_warps": 1, "num_stages": 1, "num_ctas": 1, "constexprs": {"BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16}},
@@ -372,13 +375,7 @@ def accumulate(x, out, n, BLOCK_K: tl.constexpr, BLOCK: tl.constexpr):
 
 
 def test_autotune_key_is_kept_as_the_tuning_key(sdir):
-    p = write_spec(sdir, """
-        [[kernel]]
-        source = "kernels.py:small_matmul"
-        signatures = ["*fp16, *fp16, *fp16, i32, i32, i32, i32, i32, i32"]
-        configs = "autotune"
-        grid = ["cdiv(M, BLOCK_M)", "cdiv(N, BLOCK_N)", 1]
-    """)
+    p = write_spec(sdir, SMALL_MATMUL_AUTOTUNE)
     _, (k,) = bind(p)
     assert k.tuning["config_count"] == 2 and k.tuning["on_first_use"] is False
     assert k.tuning["args"] == [{"name": n, "role": "key", "bucket": "pow2"} for n in ("M", "N", "K")]
