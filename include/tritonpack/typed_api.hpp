@@ -1,9 +1,9 @@
-// tritonpack/typed_api.hpp — what a generated header includes: the five calls its typed functions
+// tritonpack/typed_api.hpp — what a generated header includes: the six calls its typed functions
 // make (docs/runtime-api.md, "Separate compilation").
 //
 // Two modes, chosen by the macro TRITONPACK_SEPARATE (fmt's header-only vs compiled modes):
 //   - header-only (the default): this header brings the whole run time (tritonpack.hpp) and
-//     defines the five calls inline, so a program needs no library of ours;
+//     defines the six calls inline, so a program needs no library of ours;
 //   - separate (TRITONPACK_SEPARATE defined, as linking the CMake target tritonpack::runtime or the
 //     Meson dependency tritonpack-runtime does): this header is all a translation unit sees, a few
 //     declarations over types.hpp, grid.hpp and tensor_descriptor.hpp; the run time is compiled

@@ -142,6 +142,20 @@ TEST_CASE("a kernel packed without tuning (v1, or no tuning in the manifest) lau
   CHECK(h.find("launch_tuned") == std::string::npos);
 }
 
+TEST_CASE("a tuned kernel whose caller passes the grid: one launch line serves every config") {
+  loaded_manifest m = load_manifest(std::string(TP_ARTIFACTS) + "/manifest.json");
+  REQUIRE(m.info.kernels[2].tuning.config_count == 2);
+  m.info.kernels[2].grid = {"", "", ""};
+  const std::vector<std::uint8_t> blob = write_container(m.info, m.image_bytes);
+  const std::string h = write_header(m.info, blob, fixtures_header::options());
+  CHECK(h.find("inline void matmul_f16(::tritonpack::grid3 grid,") != std::string::npos);
+  CHECK(h.find("    auto run = [&](std::size_t config, ::tritonpack::stream_t on_stream) {\n"
+               "      ::tritonpack::typed::launch(kernel, 0 + config, grid, on_stream, args);\n"
+               "    };\n") != std::string::npos);
+  CHECK(h.find("  ::tritonpack::typed::launch(kernel, 2 + config, grid, on_stream, args);\n") != std::string::npos);
+  CHECK(h.find("switch (config)") == std::string::npos);
+}
+
 TEST_CASE("generated dispatch: predicates most specialised first, configs of one spec chosen per call") {
   const fixtures_header f;
   const std::string& h = f.h;

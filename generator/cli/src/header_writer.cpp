@@ -433,23 +433,27 @@ std::vector<std::string> with_kernel(const std::vector<std::string>& axes) {
 void emit_tuned_group(std::string& out, const std::string& ind, const kernel_info& k, std::size_t first,
                       const std::vector<variant_grid>& grids, const std::vector<std::string>& names,
                       const std::vector<std::pair<std::string, std::string>>& int_args) {
-  const bool has_grid = !k.grid[0].empty();
   const std::uint32_t configs = k.tuning.config_count;
   out += ind + "auto run = [&](std::size_t config, ::tritonpack::stream_t on_stream) {\n";
-  out += ind + "  switch (config) {\n";
-  for (std::uint32_t c = 0; c < configs; ++c) {
-    const std::size_t vi = first + c;
-    // The last config is also the default: the run time passes only configs below config_count.
-    out += ind + (c + 1 < configs ? fmt::format("    case {}: {{\n", c) : fmt::format("    default: {{  // config {}\n", c));
-    const std::string in = ind + "      ";
-    if (has_grid) {
+  if (k.grid[0].empty()) {
+    // The caller's grid serves every config: config c is variant first + c.
+    out += ind + fmt::format("  ::tritonpack::typed::launch(kernel, {} + config, grid, on_stream, args);\n", first);
+  } else {
+    // Each config its own grid (its tile sizes): one case per config.
+    out += ind + "  switch (config) {\n";
+    for (std::uint32_t c = 0; c < configs; ++c) {
+      const std::size_t vi = first + c;
+      // The last config is also the default: the run time passes only configs below config_count.
+      out += ind + (c + 1 < configs ? fmt::format("    case {}: {{\n", c) : fmt::format("    default: {{  // config {}\n", c));
+      const std::string in = ind + "      ";
       for (const std::string& l : grids[vi].constexpr_lines) out += in + l + "\n";
       emit_call(out, in, "const ::tritonpack::grid3 grid = ::tritonpack::typed::grid(", with_kernel(grids[vi].axes), ");");
+      out += in + fmt::format("::tritonpack::typed::launch(kernel, {}, grid, on_stream, args);\n", vi);
+      out += in + "return;\n" + ind + "    }\n";
     }
-    out += in + fmt::format("::tritonpack::typed::launch(kernel, {}, grid, on_stream, args);\n", vi);
-    out += in + "return;\n" + ind + "    }\n";
+    out += ind + "  }\n";
   }
-  out += ind + "  }\n" + ind + "};\n";
+  out += ind + "};\n";
   std::vector<std::string> keys, buffers, bytes;
   for (const tune_arg& a : k.tuning.args) {
     if (a.arg >= k.args.size()) bad(fmt::format("kernel {}: tuning argument index {} out of range", k.name, a.arg));
