@@ -286,17 +286,26 @@ inline std::uint32_t decide(kernel& kn, const context_slot& slot, std::size_t gr
       no_tuning = std::string("cannot time on this device: ") + (e.what() + 12);
     }
   }
+  std::unique_ptr<file_lock> held;  // until the result is written: other processes wait for it
+  const auto t0 = std::chrono::steady_clock::now();
   if (no_tuning.empty()) {
-    std::unique_ptr<file_lock> held;
     if (!path.empty() && jit_cache::make_dirs(dir)) {
       held = std::make_unique<file_lock>(path + ".lock");
       // Another process may have tuned this entry while this one waited for the lock.
       if (read_persisted(path, bucket, t.config_count, r))
         return why = "tuned by another process on this GPU (" + path + ")", remember(r.config);
     }
-    const auto t0 = std::chrono::steady_clock::now();
     r.bucket = bucket;
-    r.times_ns = time_configs(k, group_first, t.config_count, bufs, stream, run);
+    try {
+      r.times_ns = time_configs(k, group_first, t.config_count, bufs, stream, run);
+    } catch (const error& e) {
+      // No memory for the flush buffer or the restore copies, a failed copy or event: the launch
+      // itself must not fail for it. Nothing is persisted; the choice falls through to the table
+      // or config 0 (and is remembered, so this process does not retry on every call).
+      no_tuning = std::string("tuning failed: ") + (e.what() + 12);
+    }
+  }
+  if (no_tuning.empty()) {
     r.config = tuning::fastest(r.times_ns);
     stats().tunings.fetch_add(1, std::memory_order_relaxed);
     std::string times;

@@ -359,3 +359,19 @@ TEST_CASE("trial runs leave restore buffers as given and reset_to_zero buffers z
   CHECK(chosen == std::vector<std::size_t>{1});  // the table's exact row: no trial runs
   CHECK(autotune::stats().tunings == 1);
 }
+
+TEST_CASE("a tuning run that fails (no memory for its scratch) never fails the launch: config 0, nothing persisted") {
+  if (!in_child("*tuning run that fails*", "TRITONPACK_AUTOTUNE=1 " + env_fast1)) return;
+  tptest::remove_tree(tune_dir());
+  auto& f = tptest::setup("sm_90", 13000, "cuMemAlloc=2");  // CUDA_ERROR_OUT_OF_MEMORY on every allocation
+  matmul();
+  CHECK(autotune::stats().tunings == 0);
+  const auto t = threads(f);
+  REQUIRE(!t.empty());
+  CHECK(t.back() == 32);  // config 0
+  CHECK(only_entry(tune_dir()).empty());
+  // Remembered: the next call does not try again.
+  const std::uint64_t decisions = autotune::stats().decisions;
+  matmul();
+  CHECK(autotune::stats().decisions == decisions);
+}
