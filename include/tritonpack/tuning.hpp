@@ -6,12 +6,14 @@
 // CPU tests pin each rule directly.
 #pragma once
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tritonpack/model.hpp"

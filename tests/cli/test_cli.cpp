@@ -38,7 +38,7 @@ TEST_CASE("usage errors exit 2 with the usage text") {
     CHECK(r.out.find("usage:") != std::string::npos);
   }
   CHECK(run_cli("--help").code == 0);
-  CHECK(run_cli("--version").out.find("container format v1") != std::string::npos);
+  CHECK(run_cli("--version").out.find("container format v2") != std::string::npos);
 }
 
 TEST_CASE("bad input exits 1 with a message, never a crash") {
@@ -315,7 +315,7 @@ TEST_CASE("pack --tuning embeds a measured table; inspect shows it; a wrong tabl
       {R"({"schema": "tritonpack-tuning", "version": 1, "kernels": {"matmul_f16": [{"device": "x", "bucket": [1, 2, 3], "config": 0,
           "times_ns": [1]}]}})", "kernels.matmul_f16[0].times_ns: must be an array of 2"},
       {R"({"kernels": {}})", "schema/version"},
-      {"[", "not a JSON object"},
+      {"[", "top level: not a JSON object"},
   };
   int i = 0;
   for (const auto& [text, message] : bad) {

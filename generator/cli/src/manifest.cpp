@@ -168,7 +168,7 @@ launch_info read_metadata(const fs::path& file, const std::string& rel, backend_
         if (it == d.end() || !it->is_number_unsigned()) bad(fmt::format("{}.{} must be a non-negative integer", where, key));
         return it->get<std::uint32_t>();
       };
-      if (d.contains("elem_bits")) bad(where + ": AMD TDM descriptors (elem_bits) are not supported by container format v1");
+      if (d.contains("elem_bits")) bad(where + ": AMD TDM descriptors (elem_bits) are not supported by container format v2");
       t.swizzle = get("swizzle");
       t.elem_size = get("elem_size");
       t.elem_type = get("elem_type");
