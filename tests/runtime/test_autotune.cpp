@@ -293,10 +293,15 @@ TEST_CASE("nothing is tuned while the stream is being captured") {
   auto end = reinterpret_cast<end_fn>(dlsym(h, "cuStreamEndCapture"));
   REQUIRE(reinterpret_cast<void*>(begin) != nullptr);
   REQUIRE(begin(s, 0) == 0);
+  const std::size_t allocs = f.calls("cuMemAlloc"), events = f.calls("cuEventCreate");
   fixtures::matmul_f16(as, bs, cs, 100, 48, 5, 16, 48, 48, s);
   void* graph = nullptr;
   end(s, &graph);
   CHECK(autotune::stats().tunings == 0);
+  // Not even attempted (a failed attempt would also end in config 0): no scratch, no events.
+  CHECK(f.calls("cuMemAlloc") == allocs);
+  CHECK(f.calls("cuEventCreate") == events);
+  CHECK(autotune::stats().trial_launches == 0);
   const auto t = threads(f);
   REQUIRE(t.size() == 1);
   CHECK(t[0] == 32);  // config 0, captured
