@@ -62,7 +62,7 @@ class container {
   // True when `size` bytes at `data` begin with the magic; then `total_size` is what the header
   // says the container's length is (unchecked). Used to find containers inside other files.
   static bool probe(const std::uint8_t* data, std::size_t size, std::uint64_t& total_size) noexcept {
-    if (size < format::header::size || std::memcmp(data, format::magic, format::magic_size) != 0) return false;
+    if (size < format::header::size_v1 || std::memcmp(data, format::magic, format::magic_size) != 0) return false;
     total_size = byte_io::load_u64(data + format::header::total_size);
     return true;
   }

@@ -83,28 +83,38 @@ class container_validator : record_reader {
       fail({"header", no_index, "magic"}, "not a tritonpack container (expected \\x89TPK\\r\\n\\x1a\\n)");
     if (n_ < 12) fail({"header", no_index, "version"}, "truncated: the container is %zu bytes", n_);
     const std::uint32_t version = u32(d_ + H::version);
-    if (version != format::format_version)
-      fail({"header", no_index, "version"}, "format version %u is not supported (this reader reads version %u)", version,
-           format::format_version);
-    if (n_ < H::size) fail({"header"}, "truncated: the container is %zu bytes, the v1 header alone is %zu", n_, H::size);
+    if (version < format::oldest_readable_version || version > format::format_version)
+      fail({"header", no_index, "version"},
+           "format version %u is not supported (this reader reads versions %u to %u)%s", version, format::oldest_readable_version,
+           format::format_version,
+           version > format::format_version ? "; the container was packed by a newer tritonpack: build the program with that "
+                                              "tritonpack's headers, or pack the kernels again with this one"
+                                            : "");
+    // v1: 13 sections (no tuning ones, which stay empty); v2: all of them.
+    const bool v1 = version == 1;
+    const std::uint32_t nsections = v1 ? format::v1_section_count : format::section_count;
+    const std::size_t hsize_want = v1 ? H::size_v1 : H::size;
+    if (n_ < hsize_want)
+      fail({"header"}, "truncated: the container is %zu bytes, the v%u header alone is %zu", n_, version, hsize_want);
     const std::uint32_t hsize = u32(d_ + H::header_size);
-    if (hsize != H::size) fail({"header", no_index, "header_size"}, "is %u, v1 requires %zu", hsize, H::size);
+    if (hsize != hsize_want) fail({"header", no_index, "header_size"}, "is %u, v%u requires %zu", hsize, version, hsize_want);
     const std::uint64_t total = u64v(d_ + H::total_size);
     if (total != n_)
       fail({"header", no_index, "total_size"}, "is %llu but %zu bytes were given (%s)", static_cast<u64>(total), n_,
            total < n_ ? "trailing bytes" : "truncated");
     const std::uint32_t flags = u32(d_ + H::flags);
-    if (flags != 0) fail({"header", no_index, "flags"}, "is %u, must be 0 in v1", flags);
+    if (flags != 0) fail({"header", no_index, "flags"}, "is %u, must be 0", flags);
     const std::uint32_t nsec = u32(d_ + H::section_count);
-    if (nsec != format::section_count)
-      fail({"header", no_index, "section_count"}, "is %u, v1 has %u", nsec, static_cast<unsigned>(format::section_count));
+    if (nsec != nsections) fail({"header", no_index, "section_count"}, "is %u, v%u has %u", nsec, version, nsections);
     zero(d_ + H::reserved, 8, {"header", no_index, "reserved"});
 
     // Sections: in order, 8-aligned, separated only by minimal zero padding, ending exactly at
     // the end of the container.
-    std::uint64_t pos = H::size;
-    for (std::uint32_t s = 0; s < format::section_count; ++s) {
-      const std::uint8_t* e = d_ + H::sections + s * H::section_entry_size;
+    for (std::uint32_t s = 0; s < format::section_count; ++s) sec_[s] = {};
+    std::uint64_t pos = hsize_want;
+    for (std::uint32_t j = 0; j < nsections; ++j) {
+      const std::uint32_t s = v1 ? format::v1_sections[j] : j;
+      const std::uint8_t* e = d_ + H::sections + j * H::section_entry_size;
       const std::uint64_t off = u64v(e), size = u64v(e + 8);
       const char* sn = format::section_name(s);
       const std::uint64_t aligned = (pos + format::section_align - 1) / format::section_align * format::section_align;
@@ -155,14 +165,20 @@ class container_validator : record_reader {
 
     const std::uint64_t nkernels = sec_[sec_kernels].count;
     kernel_info k;
-    std::uint64_t next[5] = {};  // args, variants, specs, constexprs, image refs
+    std::uint64_t next[8] = {};  // args, variants, specs, constexprs, image refs, tune_args, tune_entries, tune_values
     std::set<std::string_view> names;
+    if (L.format_version >= 2 && sec_[sec_tunings].count != nkernels)
+      fail({"sections", no_index, "tunings"}, "holds %llu records, one per kernel needs %llu", static_cast<u64>(sec_[sec_tunings].count),
+           static_cast<u64>(nkernels));
     for (std::uint64_t i = 0; i < nkernels; ++i) read_kernel(i, k, next, &names);
     run_end(next[0], sec_args, "kernels");
     run_end(next[1], sec_variants, "kernels");
     run_end(next[2], sec_specs, "variants");
     run_end(next[3], sec_constexprs, "variants");
     run_end(next[4], sec_image_refs, "variants");
+    run_end(next[5], sec_tune_args, "tunings");
+    run_end(next[6], sec_tune_entries, "tunings");
+    run_end(next[7], sec_tune_values, "tune_entries");
   }
 
   void read_frames(container_layout& L) {

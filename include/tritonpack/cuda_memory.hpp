@@ -141,6 +141,34 @@ class cuda_device_ops final : public device_ops {
                   [&] { return "destroy_stream(" + detail::address_text(stream) + ")"; });
   }
 
+  void* create_event() override {
+    contexts_.current();
+    CUevent e = nullptr;
+    d_.check_lazy(d_.fn.cuEventCreate(&e, 0), [&] { return "cuEventCreate on " + where(); });
+    return e;
+  }
+  void record_event(void* event, stream_t stream) override {
+    d_.check_lazy(d_.fn.cuEventRecord(static_cast<CUevent>(event), static_cast<CUstream>(stream)),
+                  [&] { return "cuEventRecord on stream " + detail::address_text(stream); });
+  }
+  float elapsed_ms(void* start, void* end) override {
+    need(d_.fn.cuEventElapsedTime, "cuEventElapsedTime", "elapsed_ms");
+    d_.check_lazy(d_.fn.cuEventSynchronize(static_cast<CUevent>(end)), [&] { return std::string("cuEventSynchronize"); });
+    float ms = 0;
+    d_.check_lazy(d_.fn.cuEventElapsedTime(&ms, static_cast<CUevent>(start), static_cast<CUevent>(end)),
+                  [&] { return std::string("cuEventElapsedTime"); });
+    return ms;
+  }
+  void destroy_event(void* event) noexcept override {
+    if (event) (void)d_.fn.cuEventDestroy(static_cast<CUevent>(event));
+  }
+  bool capturing(stream_t stream) override {
+    int status = 0;  // CU_STREAM_CAPTURE_STATUS_NONE
+    d_.check_lazy(d_.fn.cuStreamIsCapturing(static_cast<CUstream>(stream), &status),
+                  [&] { return "cuStreamIsCapturing(" + detail::address_text(stream) + ")"; });
+    return status != 0;
+  }
+
  private:
   static CUdeviceptr device_ptr(const void* p) { return static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(p)); }
   static void* address(CUdeviceptr p) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(p)); }

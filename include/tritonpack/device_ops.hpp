@@ -17,6 +17,7 @@
 #include <cstring>
 #include <string>
 
+#include "tritonpack/error.hpp"
 #include "tritonpack/types.hpp"
 
 namespace tritonpack {
@@ -64,6 +65,16 @@ class device_ops {
   // (cudaStreamCreate); non-blocking ones do not (cudaStreamNonBlocking).
   virtual stream_t create_stream(bool non_blocking) = 0;
   virtual void destroy_stream(stream_t stream) = 0;  // throws; memory.hpp reports instead
+
+  // For on-device tuning (autotune.hpp): GPU timing with events, and whether a stream is being
+  // captured into a graph (then nothing may be timed or synchronised on it). A backend without
+  // them says so; tuning then falls back to the packed table or the first config.
+  virtual void* create_event() { throw error(errc::unsupported, "timing with events is not implemented for this backend"); }
+  virtual void record_event(void* /*event*/, stream_t /*stream*/) { throw error(errc::unsupported, "record_event"); }
+  // Milliseconds between two recorded events; waits for `end` to complete.
+  virtual float elapsed_ms(void* /*start*/, void* /*end*/) { throw error(errc::unsupported, "elapsed_ms"); }
+  virtual void destroy_event(void* /*event*/) noexcept {}
+  virtual bool capturing(stream_t /*stream*/) { return false; }
 };
 
 namespace detail {

@@ -47,6 +47,8 @@ class kernel {
 
   const kernel_info& info() const noexcept { return *info_; }
   std::uint32_t index() const noexcept { return index_; }
+  // The library this kernel belongs to (autotune.hpp reads its container and current context).
+  library& owner() const noexcept { return *lib_; }
 
   // Selects and loads every variant on the calling thread's device now (moves the first-launch
   // cost out of timed regions). Throws what a first launch would throw.

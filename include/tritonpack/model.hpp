@@ -115,6 +115,47 @@ struct variant_info {
   std::vector<std::uint32_t> images;   // indices into container_info::images
 };
 
+// Tuning (container v2, docs/spec.md "Tuning"): which arguments choose among a kernel's configs,
+// what trial runs must protect, and an optional packed table of measured choices.
+enum class tune_role : std::uint8_t {
+  key = 1,            // an integer argument whose (bucketed) value selects a config
+  reset_to_zero = 2,  // a buffer zeroed before every trial run and before the real launch
+  restore = 3,        // a buffer saved before trials and copied back after every trial run
+};
+enum class bucket_rule : std::uint8_t {
+  exact = 0,  // every value is its own bucket
+  pow2 = 1,   // values round up to the next power of two (1, 2, 4, ...); values below 1 stay as they are
+};
+
+struct tune_arg {
+  std::uint32_t arg = 0;  // index into kernel_info::args
+  tune_role role = tune_role::key;
+  bucket_rule bucket = bucket_rule::pow2;  // keys only
+  std::string bytes;  // protected buffers: byte size, an expression over integer args (grid grammar)
+};
+
+// One row of a packed tuning table: on `device`, for key bucket `bucket`, config `config` won.
+struct tune_entry {
+  std::string device;                  // GPU name ("NVIDIA H200") or arch ("sm_90")
+  std::vector<std::int64_t> bucket;    // one per key arg, in tune_args order
+  std::uint32_t config = 0;            // index within the specialisation's configs
+  std::vector<std::uint64_t> times_ns; // per config, median; ~0 = not measured or failed
+};
+
+struct kernel_tuning {
+  // Variants come in groups of one specialisation × config_count configs (docs/spec.md): config c
+  // of the group starting at variant v is variant v + c. 1 = nothing to choose.
+  std::uint32_t config_count = 1;
+  bool on_first_use = false;  // tune on this GPU at the first call of a new key bucket
+  std::vector<tune_arg> args;
+  std::vector<tune_entry> table;
+  std::size_t key_count() const {
+    std::size_t n = 0;
+    for (const tune_arg& a : args) n += a.role == tune_role::key;
+    return n;
+  }
+};
+
 struct kernel_info {
   std::string name;                    // C++ function name (usually the Python function name)
   std::string source;                  // "kernels.py:vector_add", informational
@@ -123,6 +164,7 @@ struct kernel_info {
   // All three empty: the caller passes the grid.
   std::array<std::string, 3> grid;
   std::vector<variant_info> variants;  // most specialised first (the order dispatch tries them)
+  kernel_tuning tuning;                // v1 containers: config_count 1, nothing else
 };
 
 // "scale(*fp32, *fp32, i32, fp32)": a kernel's name and argument types. A generated header records
@@ -135,7 +177,7 @@ inline std::string kernel_signature(const kernel_info& k) {
 }
 
 struct container_info {
-  std::uint32_t format_version = 1;
+  std::uint32_t format_version = 2;
   std::string name;                    // library name (the generated header's namespace)
   std::string triton_version;
   std::vector<kernel_info> kernels;

@@ -16,3 +16,4 @@
 #include "tritonpack/library.hpp"
 #include "tritonpack/load_stats.hpp"
 #include "tritonpack/memory.hpp"
+#include "tritonpack/autotune.hpp"

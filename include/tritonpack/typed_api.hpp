@@ -1,9 +1,9 @@
-// tritonpack/typed_api.hpp — what a generated header includes: the five calls its typed functions
+// tritonpack/typed_api.hpp — what a generated header includes: the six calls its typed functions
 // make (docs/runtime-api.md, "Separate compilation").
 //
 // Two modes, chosen by the macro TRITONPACK_SEPARATE (fmt's header-only vs compiled modes):
 //   - header-only (the default): this header brings the whole run time (tritonpack.hpp) and
-//     defines the five calls inline, so a program needs no library of ours;
+//     defines the six calls inline, so a program needs no library of ours;
 //   - separate (TRITONPACK_SEPARATE defined, as linking the CMake target tritonpack::runtime or the
 //     Meson dependency tritonpack-runtime does): this header is all a translation unit sees, a few
 //     declarations over types.hpp, grid.hpp and tensor_descriptor.hpp; the run time is compiled
@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "tritonpack/config_launcher.hpp"
 #include "tritonpack/grid.hpp"
 #include "tritonpack/tensor_descriptor.hpp"
 #include "tritonpack/types.hpp"
@@ -54,6 +55,13 @@ TRITONPACK_TYPED_API grid3 grid(const kernel& k, grid_int x, grid_int y, grid_in
 
 // kernel::launch_variant(variant, grid, stream, args).
 TRITONPACK_TYPED_API void launch(kernel& k, std::size_t variant, grid3 grid, stream_t stream, const void* const* args);
+
+// autotune::launch_tuned: a kernel with several configs per specialisation chooses config c of
+// the group starting at `group_first` for these key values (docs/runtime.md "Choosing a config")
+// and launches it through `run`.
+TRITONPACK_TYPED_API void launch_tuned(kernel& k, std::size_t group_first, const std::int64_t* key, std::size_t key_count,
+                                       void* const* buffers, const grid_int* buffer_bytes, std::size_t buffer_count,
+                                       stream_t stream, const config_launcher& run);
 
 // Throws kernel::no_variant_error(args): no variant's predicates hold for these arguments.
 [[noreturn]] TRITONPACK_TYPED_API void no_variant(const kernel& k, const void* const* args);

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <vector>
 
+#include "tritonpack/autotune.hpp"
 #include "tritonpack/tritonpack.hpp"
 #include "tritonpack/typed_api.hpp"
 
@@ -37,6 +38,12 @@ TRITONPACK_TYPED_API grid3 grid(const kernel& k, grid_int x, grid_int y, grid_in
 
 TRITONPACK_TYPED_API void launch(kernel& k, std::size_t variant, grid3 grid, stream_t stream, const void* const* args) {
   k.launch_variant(variant, grid, stream, args);
+}
+
+TRITONPACK_TYPED_API void launch_tuned(kernel& k, std::size_t group_first, const std::int64_t* key, std::size_t key_count,
+                                       void* const* buffers, const grid_int* buffer_bytes, std::size_t buffer_count,
+                                       stream_t stream, const config_launcher& run) {
+  autotune::launch_tuned(k, group_first, key, key_count, buffers, buffer_bytes, buffer_count, stream, run);
 }
 
 [[noreturn]] TRITONPACK_TYPED_API void no_variant(const kernel& k, const void* const* args) { throw k.no_variant_error(args); }

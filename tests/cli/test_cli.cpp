@@ -38,7 +38,7 @@ TEST_CASE("usage errors exit 2 with the usage text") {
     CHECK(r.out.find("usage:") != std::string::npos);
   }
   CHECK(run_cli("--help").code == 0);
-  CHECK(run_cli("--version").out.find("container format v1") != std::string::npos);
+  CHECK(run_cli("--version").out.find("container format v2") != std::string::npos);
 }
 
 TEST_CASE("bad input exits 1 with a message, never a crash") {
@@ -272,5 +272,58 @@ TEST_CASE("inspect decodes every frame and checks every image: damage exits 1 na
     const auto x = run_cli("extract \"" + (work / "damaged.tpk").string() + "\" -o \"" + (work / "ex_damaged").string() + "\"");
     CHECK(x.code == 1);
     CHECK(x.out.find("container \"fixtures\" is damaged: image 0 (cuda cubin sm_80) of kernel vector_add") != std::string::npos);
+  }
+}
+
+TEST_CASE("pack --tuning embeds a measured table; inspect shows it; a wrong table is refused naming the row") {
+  const tp_test::fs::path d = tp_test::fs::path(TP_WORK) / "tuning";
+  tp_test::fs::create_directories(d);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(d / name) << text;
+    return (d / name).string();
+  };
+  const std::string manifest = "\"" + std::string(TP_ARTIFACTS) + "/manifest.json\"";
+  const std::string good = write("good.json", R"({"schema": "tritonpack-tuning", "version": 1, "kernels": {"matmul_f16": [
+      {"device": "NVIDIA H200", "bucket": [64, 64, 1], "config": 1, "times_ns": [2000, 1500]},
+      {"device": "sm_90", "bucket": [1024, 1024, 1024], "config": 0}]}})");
+  const auto r = run_cli("pack " + manifest + " -o \"" + d.string() + "\" --name tuned --tuning \"" + good + "\"");
+  REQUIRE_MESSAGE(r.code == 0, r.out);
+  const auto tpk = tp_test::slurp(d / "tuned.tpk");
+  const auto c = tritonpack::container::parse(tpk.data(), tpk.size());
+  const tritonpack::kernel_tuning& t = c.info().kernels[2].tuning;
+  REQUIRE(t.table.size() == 2);
+  CHECK(t.table[0].device == "NVIDIA H200");
+  CHECK(t.table[0].bucket == std::vector<std::int64_t>{64, 64, 1});
+  CHECK(t.table[0].config == 1);
+  CHECK(t.table[0].times_ns == std::vector<std::uint64_t>{2000, 1500});
+  CHECK(t.table[1].times_ns == std::vector<std::uint64_t>{~std::uint64_t{0}, ~std::uint64_t{0}});
+  const auto shown = run_cli("inspect \"" + (d / "tuned.tpk").string() + "\" --quick");
+  CHECK(shown.out.find("tuning: 2 configs per specialisation, chosen per call by key M (pow2), N (pow2), K (pow2); 2 table rows") !=
+        std::string::npos);
+  CHECK(shown.out.find("NVIDIA H200 bucket 64x64x1: config 1") != std::string::npos);
+
+  const std::pair<std::string, std::string> bad[] = {
+      {R"({"schema": "tritonpack-tuning", "version": 1, "kernels": {"nope": []}})", "kernels.nope: the container has no kernel"},
+      {R"({"schema": "tritonpack-tuning", "version": 1, "kernels": {"vector_add": []}})", "kernels.vector_add: the kernel has one config"},
+      {R"({"schema": "tritonpack-tuning", "version": 1, "kernels": {"matmul_f16": [{"device": "x", "bucket": [1, 2], "config": 0}]}})",
+       "kernels.matmul_f16[0].bucket: must be an array of 3 integers"},
+      {R"({"schema": "tritonpack-tuning", "version": 1, "kernels": {"matmul_f16": [{"device": "x", "bucket": [1, 2, 3], "config": 2}]}})",
+       "kernels.matmul_f16[0].config: must be a config index below 2"},
+      {R"({"schema": "tritonpack-tuning", "version": 1, "kernels": {"matmul_f16": [{"device": "", "bucket": [1, 2, 3], "config": 0}]}})",
+       "kernels.matmul_f16[0].device: missing or empty"},
+      {R"({"schema": "tritonpack-tuning", "version": 1, "kernels": {"matmul_f16": [{"device": "x", "bucket": [1, 2, 3], "config": 0},
+          {"device": "x", "bucket": [1, 2, 3], "config": 1}]}})", "kernels.matmul_f16[1]: a second row for this device and bucket"},
+      {R"({"schema": "tritonpack-tuning", "version": 1, "kernels": {"matmul_f16": [{"device": "x", "bucket": [1, 2, 3], "config": 0,
+          "times_ns": [1]}]}})", "kernels.matmul_f16[0].times_ns: must be an array of 2"},
+      {R"({"kernels": {}})", "schema/version"},
+      {"[", "top level: not a JSON object"},
+  };
+  int i = 0;
+  for (const auto& [text, message] : bad) {
+    CAPTURE(text);
+    const std::string file = write("bad" + std::to_string(i++) + ".json", text);
+    const auto e = run_cli("pack " + manifest + " -o \"" + d.string() + "\" --name bad --tuning \"" + file + "\"");
+    CHECK(e.code == 1);
+    CHECK_MESSAGE(e.out.find("tuning table " + file + ": " + message) != std::string::npos, e.out);
   }
 }

@@ -148,3 +148,17 @@ TEST_CASE("the C header, its definitions and the Fortran module: types, names an
   CHECK(contains(f90, "      call tritonpack_stop(\"lib_k\", tp_status, lib_last_error())\n"));
   CHECK(contains(f90, "end module lib\n"));
 }
+
+TEST_CASE("the C header's variant list: a tuned kernel's configs are chosen per call, an untuned one's are not dispatched to") {
+  kernel_info k = kernel("k");
+  variant_info v;
+  v.specs = {{spec_kind::none, ""}, {spec_kind::none, ""}};
+  k.variants = {v, v};
+  pack::header_options o;
+  o.namespace_name = "lib";
+  CHECK(contains(pack::write_c_header(library({k}), o), "variant 1: *fp32, i32 (num_warps 4), same specialisation as 0: not dispatched to"));
+  k.tuning.config_count = 2;
+  const std::string h = pack::write_c_header(library({k}), o);
+  CHECK(contains(h, "variant 0: *fp32, i32 (num_warps 4), config 0 of 2, chosen per call"));
+  CHECK(contains(h, "variant 1: *fp32, i32 (num_warps 4), config 1 of 2, chosen per call"));
+}

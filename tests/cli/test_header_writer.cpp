@@ -132,7 +132,31 @@ struct fixtures_header {
 };
 }  // namespace
 
-TEST_CASE("generated dispatch: predicates most specialised first, configs of one spec not dispatched") {
+TEST_CASE("a kernel packed without tuning (v1, or no tuning in the manifest) launches its first config, as before") {
+  loaded_manifest m = load_manifest(std::string(TP_ARTIFACTS) + "/manifest.json");
+  REQUIRE(m.info.kernels[2].name == "matmul_f16");
+  m.info.kernels[2].tuning = kernel_tuning{};
+  const std::vector<std::uint8_t> blob = write_container(m.info, m.image_bytes);
+  const std::string h = write_header(m.info, blob, fixtures_header::options());
+  CHECK(h.find("(same specialisation as 0: another config, not dispatched to)") != std::string::npos);
+  CHECK(h.find("launch_tuned") == std::string::npos);
+}
+
+TEST_CASE("a tuned kernel whose caller passes the grid: one launch line serves every config") {
+  loaded_manifest m = load_manifest(std::string(TP_ARTIFACTS) + "/manifest.json");
+  REQUIRE(m.info.kernels[2].tuning.config_count == 2);
+  m.info.kernels[2].grid = {"", "", ""};
+  const std::vector<std::uint8_t> blob = write_container(m.info, m.image_bytes);
+  const std::string h = write_header(m.info, blob, fixtures_header::options());
+  CHECK(h.find("inline void matmul_f16(::tritonpack::grid3 grid,") != std::string::npos);
+  CHECK(h.find("    auto run = [&](std::size_t config, ::tritonpack::stream_t on_stream) {\n"
+               "      ::tritonpack::typed::launch(kernel, 0 + config, grid, on_stream, args);\n"
+               "    };\n") != std::string::npos);
+  CHECK(h.find("  ::tritonpack::typed::launch(kernel, 2 + config, grid, on_stream, args);\n") != std::string::npos);
+  CHECK(h.find("switch (config)") == std::string::npos);
+}
+
+TEST_CASE("generated dispatch: predicates most specialised first, configs of one spec chosen per call") {
   const fixtures_header f;
   const std::string& h = f.h;
   const auto& blob = f.blob;
@@ -142,8 +166,16 @@ TEST_CASE("generated dispatch: predicates most specialised first, configs of one
   CHECK(h.find("::tritonpack::aligned_16(x) &&") != std::string::npos);
   CHECK(h.find("n % 16 == 0) {") != std::string::npos);
   CHECK(h.find("K == 1 &&") != std::string::npos);
-  CHECK(h.find("(same specialisation as 0: another config, not dispatched to)") != std::string::npos);
   CHECK(h.find("::tritonpack::typed::launch(kernel, 1, grid, stream, args);") != std::string::npos);
+  // matmul_f16's two autotune configs per signature: chosen per call (docs/runtime.md, "Choosing
+  // a config"), each config launched with its own grid by the callback the run time calls.
+  CHECK(h.find("  // 0..1: *fp16:16, *fp16:16, *fp16:16, i32, i32, i32:1, i32:16, i32:16, i32:16\n"
+               "  //   2 configs, chosen per call") != std::string::npos);
+  CHECK(h.find("        default: {  // config 1\n") != std::string::npos);
+  CHECK(h.find("          ::tritonpack::typed::launch(kernel, 1, grid, on_stream, args);\n") != std::string::npos);
+  CHECK(h.find("    ::tritonpack::typed::launch_tuned(kernel, 0, key, 3, nullptr, nullptr, 0, stream,\n"
+               "                                      ::tritonpack::config_launcher::of(run));\n") != std::string::npos);
+  CHECK(h.find("  ::tritonpack::typed::launch_tuned(kernel, 2, key, 3,") != std::string::npos);
   // The run time's calls go through tritonpack/typed_api.hpp: the whole run time, or its
   // declarations in separate mode (docs/runtime-api.md, "Separate compilation").
   CHECK(h.find("#include <tritonpack/typed_api.hpp>\n") != std::string::npos);

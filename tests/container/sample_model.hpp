@@ -39,7 +39,8 @@ inline tritonpack::launch_info launch(const std::string& entry, std::uint32_t wa
 }
 
 // Two kernels: `vector_add` (two variants, cuda cubins + PTX + a hip code object) and `matmul`
-// (one variant, a tensor descriptor, scratch, cooperative + PDL, no grid expression).
+// (two configs of one specialisation with a tuning table, a tensor descriptor, scratch,
+// cooperative + PDL, no grid expression).
 inline tritonpack::container_info sample_info() {
   using namespace tritonpack;
   container_info c;
@@ -108,7 +109,15 @@ inline tritonpack::container_info sample_info() {
   m0.images.push_back(image(backend_kind::cuda, image_kind::cubin, "sm_100a", 0, L));
   launch_info H = launch("matmul_kernel", 64);
   m0.images.push_back(image(backend_kind::hip, image_kind::llir, "gfx90a:xnack-", 0, H));
-  mm.variants = {m0};
+  // A second config of the same specialisation, tuned (format v2): key M in power-of-two
+  // buckets, `c` zeroed around trial runs, a packed table with a row per GPU name and per arch.
+  variant_info m1 = m0;
+  m1.config.num_warps = 4;
+  mm.variants = {m0, m1};
+  mm.tuning.config_count = 2;
+  mm.tuning.on_first_use = true;
+  mm.tuning.args = {{2, tune_role::key, bucket_rule::pow2, ""}, {1, tune_role::reset_to_zero, bucket_rule::exact, "M * 2"}};
+  mm.tuning.table = {{"NVIDIA H200", {1024}, 1, {2000, 1500}}, {"sm_90", {64}, 0, {100, ~std::uint64_t{0}}}};
   c.kernels.push_back(mm);
   return c;
 }

@@ -79,7 +79,8 @@ std::vector<field> constrained_fields(const std::vector<std::uint8_t>& b) {
   using namespace F;
   std::vector<field> f = {
       {"header.magic", header::magic, 1, 0x88},
-      {"header.version", header::version, 4, 2},
+      {"header.version", header::version, 4, 3},
+      {"header.version", header::version, 4, 0},
       {"header.header_size", header::header_size, 4, 264},
       {"header.total_size", header::total_size, 8, b.size() + 1},
       {"header.flags", header::flags, 4, 1},
@@ -186,6 +187,25 @@ std::vector<field> constrained_fields(const std::vector<std::uint8_t>& b) {
                         {"tensordescs[0].first_dim", t + tensordesc_rec::first_dim, 4, 1},
                         {"tensordescs[0].dim_count", t + tensordesc_rec::dim_count, 4, 0xFFFFFFF0u},
                         {"tensordescs[0].dim_count", t + tensordesc_rec::dim_count, 4, 0},
+                    });
+  const std::uint64_t tu = rec(b, sec_tunings, 1), ta = rec(b, sec_tune_args, 0), te = rec(b, sec_tune_entries, 0);
+  f.insert(f.end(), {
+                        {"tunings[1].config_count", tu + tuning_rec::config_count, 4, 0},
+                        {"tunings[1].config_count", tu + tuning_rec::config_count, 4, 3},
+                        {"tunings[1].flags", tu + tuning_rec::flags, 4, 2},
+                        {"tunings[1].first_arg", tu + tuning_rec::first_arg, 4, 1},
+                        {"tunings[1].entry_count", tu + tuning_rec::entry_count, 4, 9},
+                        {"tune_args[0].arg", ta + tune_arg_rec::arg, 4, 9},
+                        {"tune_args[0].arg", ta + tune_arg_rec::arg, 4, 0},  // a tensor descriptor as a key
+                        {"tune_args[0].role", ta + tune_arg_rec::role, 1, 0},
+                        {"tune_args[0].bucket", ta + tune_arg_rec::bucket, 1, 2},
+                        {"tune_args[0].reserved", ta + tune_arg_rec::reserved, 1, 1},
+                        {"tune_args[0].bytes", ta + tune_arg_rec::bytes + 4, 4, 3},  // a key with a byte size
+                        {"tune_args[1].arg", ta + 16 + tune_arg_rec::arg, 4, 2},     // an integer as a buffer
+                        {"tune_args[1].bytes", ta + 16 + tune_arg_rec::bytes + 4, 4, 0},
+                        {"tune_entries[0].device", te + tune_entry_rec::device + 4, 4, 0},
+                        {"tune_entries[0].config", te + tune_entry_rec::config, 4, 2},
+                        {"tune_entries[0].first_value", te + tune_entry_rec::first_value, 4, 1},
                     });
   const std::uint64_t fr = rec(b, sec_frames, 0);
   f.insert(f.end(), {

@@ -102,6 +102,27 @@ TEST_CASE("golden files are readable: model and image bytes") {
   }
 }
 
+TEST_CASE("format v1 golden files are still read: same kernels and images, no tuning") {
+  const fs::path v1 = fs::path(TP_GOLDEN_DIR) / "v1";
+  for (const auto& g : {std::make_pair("layout.tpk", tiny_images()), std::make_pair("sample.tpk", tp_test::sample_images())}) {
+    CAPTURE(g.first);
+    const auto bytes = read(v1 / g.first);
+    const container c = container::parse(bytes.data(), bytes.size());
+    const container_info want = tp_test::sample_info();
+    CHECK(c.info().format_version == 1);
+    REQUIRE(c.info().kernels.size() == want.kernels.size());
+    for (std::size_t k = 0; k < want.kernels.size(); ++k) {
+      CHECK(c.info().kernels[k].name == want.kernels[k].name);
+      // v1 had no tuning: one config per specialisation, as if the section said so.
+      CHECK(c.info().kernels[k].tuning.config_count == 1);
+      CHECK(c.info().kernels[k].tuning.args.empty());
+      CHECK(c.info().kernels[k].tuning.table.empty());
+    }
+    REQUIRE(c.info().images.size() == g.second.size());
+    for (std::uint32_t i = 0; i < g.second.size(); ++i) CHECK(c.decode_image(i) == g.second[i]);
+  }
+}
+
 TEST_CASE("a container of another format version is refused naming both versions") {
   auto b = read(golden_dir / "layout.tpk");
   b[format::header::version] = static_cast<std::uint8_t>(format::format_version + 1);
@@ -111,6 +132,7 @@ TEST_CASE("a container of another format version is refused naming both versions
   } catch (const error& e) {
     const std::string m = e.what();
     CHECK(m.find("format version " + std::to_string(format::format_version + 1)) != std::string::npos);
-    CHECK(m.find("reads version " + std::to_string(format::format_version)) != std::string::npos);
+    CHECK(m.find("reads versions 1 to " + std::to_string(format::format_version)) != std::string::npos);
+    CHECK(m.find("packed by a newer tritonpack") != std::string::npos);
   }
 }

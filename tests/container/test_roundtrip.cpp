@@ -46,6 +46,23 @@ void check_same_model(const container_info& a, const container_info& b) {
       CHECK(p.config.constexprs == q.config.constexprs);
       CHECK(p.images == q.images);
     }
+    const kernel_tuning &s = x.tuning, &t = y.tuning;
+    CHECK(s.config_count == t.config_count);
+    CHECK(s.on_first_use == t.on_first_use);
+    REQUIRE(s.args.size() == t.args.size());
+    for (std::size_t i = 0; i < s.args.size(); ++i) {
+      CHECK(s.args[i].arg == t.args[i].arg);
+      CHECK(s.args[i].role == t.args[i].role);
+      CHECK(s.args[i].bytes == t.args[i].bytes);
+      if (s.args[i].role == tune_role::key) CHECK(s.args[i].bucket == t.args[i].bucket);
+    }
+    REQUIRE(s.table.size() == t.table.size());
+    for (std::size_t i = 0; i < s.table.size(); ++i) {
+      CHECK(s.table[i].device == t.table[i].device);
+      CHECK(s.table[i].bucket == t.table[i].bucket);
+      CHECK(s.table[i].config == t.table[i].config);
+      CHECK(s.table[i].times_ns == t.table[i].times_ns);
+    }
   }
   REQUIRE(a.images.size() == b.images.size());
   for (std::size_t i = 0; i < a.images.size(); ++i) {

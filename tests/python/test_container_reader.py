@@ -1,4 +1,4 @@
-"""An independent check of container format v1 (issue 16): tpk_reader.py, written from
+"""An independent check of container formats v1 and v2 (issues 16, 15): tpk_reader.py, written from
 docs/format.md alone, reads the goldens (tests/container/golden/v1) and containers freshly packed
 from the fixtures with every frame layout, and must agree field by field with
 `tritonpack inspect --json`; a damaged table, a wrong version and trailing bytes are refused by it
@@ -18,7 +18,7 @@ import pytest
 from tpk_reader import FormatError, Reader, xxh64
 
 REPO = Path(__file__).resolve().parents[2]
-GOLDEN = sorted((REPO / "tests" / "container" / "golden" / "v1").glob("*.tpk"))
+GOLDEN = sorted((REPO / "tests" / "container" / "golden").glob("v*/*.tpk"))
 
 
 def packer():
@@ -58,7 +58,7 @@ def agree(mine, theirs, where):
 def check_against_inspect(path):
     r = Reader(Path(path).read_bytes())
     c = inspect_json(path)
-    assert c["format_version"] == 1
+    assert c["format_version"] == r.version
     assert c["bytes"] == len(r.b)
     assert c["name"] == r.name and c["triton_version"] == r.triton_version
     assert c["frames"] == len(r.frames)
@@ -84,11 +84,17 @@ def test_xxh64_published_vectors():
     assert xxh64(b"Nobody inspects the spammish repetition") == 0xFBCEA83C8A378BF1
 
 
-@pytest.mark.parametrize("golden", GOLDEN, ids=[g.name for g in GOLDEN])
+@pytest.mark.parametrize("golden", GOLDEN, ids=[f"{g.parent.name}-{g.name}" for g in GOLDEN])
 def test_goldens_agree_with_inspect(golden):
     assert GOLDEN, "no golden containers found"
     r = check_against_inspect(golden)
     assert r.kernels and r.images
+    if r.version == 2:  # the v2 sample's matmul: two configs, a key, a zeroed buffer, two table rows
+        t = r.kernels[1]["tuning"]
+        assert t["config_count"] == 2 and t["on_first_use"]
+        assert [a["role"] for a in t["args"]] == ["key", "reset_to_zero"]
+        assert [e["device"] for e in t["table"]] == ["NVIDIA H200", "sm_90"]
+        assert t["table"][1]["times_ns"] == [100, None]
 
 
 @pytest.mark.parametrize("frames", ["per-kernel-backend", "per-image", "binaries-alone", "per-kernel"])
@@ -110,7 +116,7 @@ def test_the_independent_reader_refuses_what_the_format_forbids():
     with pytest.raises(FormatError, match="total_size"):
         Reader(bytes(data) + b"\0")
     bad = bytearray(data)
-    bad[8] = 2
+    bad[8] = 3
     with pytest.raises(FormatError, match="header.version"):
         Reader(bytes(bad))
     bad = bytearray(data)

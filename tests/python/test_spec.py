@@ -158,14 +158,17 @@ def test_dtype_constexpr_and_explicit_const(sdir):
     assert k.variants[0].config.constexprs["DTYPE"] == "tl.float16"
 
 
+SMALL_MATMUL_AUTOTUNE = """
+    [[kernel]]
+    source = "kernels.py:small_matmul"
+    signatures = ["*fp16, *fp16, *fp16, i32, i32, i32, i32, i32, i32"]
+    configs = "autotune"
+    grid = ["cdiv(M, BLOCK_M)", "cdiv(N, BLOCK_N)", 1]
+"""
+
+
 def test_autotune_configs(sdir):
-    p = write_spec(sdir, """
-        [[kernel]]
-        source = "kernels.py:small_matmul"
-        signatures = ["*fp16, *fp16, *fp16, i32, i32, i32, i32, i32, i32"]
-        configs = "autotune"
-        grid = ["cdiv(M, BLOCK_M)", "cdiv(N, BLOCK_N)", 1]
-    """)
+    p = write_spec(sdir, SMALL_MATMUL_AUTOTUNE)
     _, (k,) = bind(p)
     assert [v.config.manifest() for v in k.variants] == [
         {"num_warps": 1, "num_stages": 1, "num_ctas": 1, "constexprs": {"BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16}},
@@ -351,3 +354,78 @@ def test_no_traceback_for_spec_errors_on_the_command_line(sdir, capsys):
     assert "Traceback" not in err
     assert err.startswith(f"error: {p}: kernel 'vector_add': signatures[0]: has 4 entries")
     assert not (sdir / "out" / "manifest.json").exists()
+
+
+# --- tuning (docs/spec.md "Tuning") ------------------------------------------------------------
+
+ACCUMULATE = '''
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 64}, num_warps=1), triton.Config({"BLOCK": 128}, num_warps=2)],
+                 key=["n", "BLOCK_K"], reset_to_zero=["out"], restore_value=["x"])
+@triton.jit
+def accumulate(x, out, n, BLOCK_K: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    v = tl.load(x + offs, mask=offs < n)
+    tl.atomic_add(out + offs, v, mask=offs < n)
+    tl.store(x + offs, v * 2, mask=offs < n)
+'''
+
+
+def test_autotune_key_is_kept_as_the_tuning_key(sdir):
+    p = write_spec(sdir, SMALL_MATMUL_AUTOTUNE)
+    _, (k,) = bind(p)
+    assert k.tuning["config_count"] == 2 and k.tuning["on_first_use"] is False
+    assert k.tuning["args"] == [{"name": n, "role": "key", "bucket": "pow2"} for n in ("M", "N", "K")]
+
+
+def test_autotune_reset_to_zero_and_restore_value_are_kept_with_their_sizes(sdir):
+    (sdir / "acc.py").write_text(ACCUMULATE)
+    p = write_spec(sdir, """
+        [[kernel]]
+        source = "acc.py:accumulate"
+        signatures = ["*fp32, *fp32, i32, 16"]
+        configs = "autotune"
+        grid = ["cdiv(n, BLOCK)", 1, 1]
+        tune = { bucket = { n = "exact" }, on_first_use = true, bytes = { out = "n * 4", x = "n * 4" } }
+    """)
+    spec, (k,) = bind(p)
+    assert k.tuning["on_first_use"] is True
+    assert k.tuning["args"] == [{"name": "n", "role": "key", "bucket": "exact"},
+                                {"name": "out", "role": "reset_to_zero", "bytes": "n * 4"},
+                                {"name": "x", "role": "restore", "bytes": "n * 4"}]
+    # BLOCK_K is a constexpr fixed by the signature: it cannot select a config at run time.
+    assert any("'BLOCK_K' is not an integer argument" in w for w in k.tuning["warnings"])
+
+
+def test_explicit_configs_with_a_tune_table(sdir):
+    p = write_spec(sdir, VADD.replace("constexprs = {BLOCK = 1024}", "configs = [{constexprs = {BLOCK = 256}}, "
+                                      "{constexprs = {BLOCK = 1024}, num_warps = 8}]") +
+                   'tune = { key = ["n"], reset_to_zero = ["out"], bytes = { out = "n * 4" } }\n')
+    _, (k,) = bind(p)
+    assert k.tuning["config_count"] == 2
+    assert [a["role"] for a in k.tuning["args"]] == ["key", "reset_to_zero"]
+
+
+def test_one_config_and_no_tune_table_means_no_tuning(sdir):
+    _, (k,) = bind(write_spec(sdir, VADD))
+    assert k.tuning is None
+
+
+@pytest.mark.parametrize("tune,key,fragment", [
+    ('{ key = ["x"] }', "tune.key", "'x' has type *fp32; a tuning key must be an integer argument"),
+    ('{ key = ["m"] }', "tune.key", "'m' is not an argument of the C++ function"),
+    ('{ reset_to_zero = ["out"] }', "tune.bytes", "trial runs must protect 'out' but its size is unknown"),
+    ('{ reset_to_zero = ["n"], bytes = { n = "4" } }', "tune.reset_to_zero", "only pointer arguments can be protected"),
+    ('{ reset_to_zero = ["out"], bytes = { out = "alpha * 4" } }', "tune.bytes.out", "not an integer argument"),
+    ('{ reset_to_zero = ["out"], restore = ["out"], bytes = { out = "n" } }', "tune", "both reset_to_zero and restore"),
+    ('{ bucket = "log" }', "tune.bucket", "use \"pow2\""),
+    ('{ bucket = { m = "exact" } }', "tune.bucket.m", "is not a tuning key"),
+    ('{ keys = ["n"] }', "tune.keys", "did you mean 'key'"),
+    ('{ on_first_use = "yes" }', "tune.on_first_use", "must be true or false"),
+])
+def test_tune_errors(sdir, tune, key, fragment):
+    p = write_spec(sdir, VADD + f"tune = {tune}\n")
+    expect_error(p, "vector_add", key, fragment)

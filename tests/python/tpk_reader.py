@@ -1,4 +1,4 @@
-"""A second, minimal reader of tritonpack container format v1, written from docs/format.md alone
+"""A second, minimal reader of tritonpack container formats v1 and v2, written from docs/format.md alone
 (not from the C++ reader or writer), so that a layout bug shared by the writer and the reader — the
 goldens are written by the writer under test — still shows up: tests/python/test_container_reader.py
 compares what this reader finds with `tritonpack inspect --json`, field by field.
@@ -12,10 +12,18 @@ checked against their XXH64.
 import struct
 
 MAGIC = b"\x89TPK\r\n\x1a\n"
-SECTIONS = ["strings", "kernels", "args", "variants", "specs", "constexprs", "image_refs", "images",
-            "tensordescs", "dims", "frames", "dictionary", "data"]
+# Sections in layout order, per version (docs/format.md "Layout"): v2 adds four tuning sections
+# before frames.
+SECTIONS_V1 = ["strings", "kernels", "args", "variants", "specs", "constexprs", "image_refs", "images",
+               "tensordescs", "dims", "frames", "dictionary", "data"]
+SECTIONS_V2 = SECTIONS_V1[:10] + ["tunings", "tune_args", "tune_entries", "tune_values"] + SECTIONS_V1[10:]
+SECTIONS = SECTIONS_V2
 RECORD_SIZE = {"strings": 1, "kernels": 56, "args": 24, "variants": 40, "specs": 12, "constexprs": 16,
-               "image_refs": 4, "images": 120, "tensordescs": 24, "dims": 4, "frames": 32, "dictionary": 1, "data": 1}
+               "image_refs": 4, "images": 120, "tensordescs": 24, "dims": 4, "tunings": 24, "tune_args": 16,
+               "tune_entries": 16, "tune_values": 8, "frames": 32, "dictionary": 1, "data": 1}
+TUNE_ROLES = {1: "key", 2: "reset_to_zero", 3: "restore"}
+BUCKETS = {0: "exact", 1: "pow2"}
+NOT_MEASURED = (1 << 64) - 1
 SPEC_KINDS = {0: "none", 1: "div16", 2: "equal1", 3: "constexpr"}
 BACKENDS = {1: "cuda", 2: "hip"}
 IMAGE_KINDS = {1: "cubin", 2: "ptx", 3: "hsaco", 4: "llir"}
@@ -128,19 +136,22 @@ class Reader:
 
     def read(self):
         b = self.b
-        if len(b) < 272 or b[:8] != MAGIC:
+        if len(b) < 12 or b[:8] != MAGIC:
             raise FormatError("header.magic: not a tritonpack container")
-        if self.u32(8) != 1:
-            raise FormatError(f"header.version: {self.u32(8)}, this reader knows 1")
-        if self.u32(12) != 272:
-            raise FormatError("header.header_size: not 272")
+        self.version = self.u32(8)
+        if self.version not in (1, 2):
+            raise FormatError(f"header.version: {self.version}, this reader knows 1 and 2")
+        layout = SECTIONS_V1 if self.version == 1 else SECTIONS_V2
+        header_size = 64 + 16 * len(layout)
+        if len(b) < header_size or self.u32(12) != header_size:
+            raise FormatError(f"header.header_size: not {header_size}")
         if self.u64(16) != len(b):
             raise FormatError(f"header.total_size: {self.u64(16)}, the file has {len(b)} bytes")
-        if self.u32(32) != 0 or self.u32(36) != 13:
+        if self.u32(32) != 0 or self.u32(36) != len(layout):
             raise FormatError("header.flags / header.section_count")
         self.zero(56, 8, "header.reserved")
-        self.sections, end = {}, 272
-        for i, name in enumerate(SECTIONS):
+        self.sections, end = {name: (0, 0) for name in SECTIONS_V2}, header_size
+        for i, name in enumerate(layout):
             off, size = self.u64(64 + 16 * i), self.u64(72 + 16 * i)
             want = (end + 7) // 8 * 8
             if off != want:
@@ -299,6 +310,67 @@ class Reader:
         for table, n, length in (("args", next_arg, len(args)), ("variants", next_var, len(variants)),
                                  ("specs", next_spec, len(specs)), ("constexprs", next_ce, len(constexprs)),
                                  ("image_refs", next_ref, len(refs))):
+            if n != length:
+                raise FormatError(f"{table}: records after the last run")
+        self.read_tunings(args, run)
+
+    def read_tunings(self, args, run):
+        """v2's tuning sections (docs/format.md "tunings"); v1: one config, nothing declared."""
+        tunings, targs = self.records("tunings"), self.records("tune_args")
+        entries, values = self.records("tune_entries"), self.records("tune_values")
+        if self.version == 1:
+            for k in self.kernels:
+                k["tuning"] = {"config_count": 1, "on_first_use": False, "args": [], "table": []}
+            return
+        if len(tunings) != len(self.kernels):
+            raise FormatError(f"sections.tunings: {len(tunings)} records for {len(self.kernels)} kernels")
+        next_ta, next_e, next_v = 0, 0, 0
+        for i, (k, r) in enumerate(zip(self.kernels, tunings)):
+            cc, flags = self.u32(r + 16), self.u32(r + 20)
+            nv = len(k["variants"])
+            if cc < 1 or nv % cc:
+                raise FormatError(f"tunings[{i}].config_count: {cc} does not divide {nv} variants")
+            for v in range(nv):
+                if k["variants"][v]["specs"] != k["variants"][v - v % cc]["specs"]:
+                    raise FormatError(f"tunings[{i}].config_count: variant {v} is not its group's specialisation")
+            if flags & ~1:
+                raise FormatError(f"tunings[{i}].flags: {flags}")
+            fa, na = self.u32(r), self.u32(r + 4)
+            next_ta = run(f"tunings[{i}]", fa, na, next_ta, "first_arg", len(targs))
+            tlist, keys = [], 0
+            for a in range(fa, fa + na):
+                ar = targs[a]
+                idx, role, bucket = self.u32(ar), TUNE_ROLES.get(self.u8(ar + 4)), self.u8(ar + 5)
+                self.zero(ar + 6, 2, f"tune_args[{a}].reserved")
+                size = self.string(ar + 8, f"tune_args[{a}].bytes")
+                if idx >= len(k["args"]) or role is None:
+                    raise FormatError(f"tune_args[{a}].arg / role")
+                ty = k["args"][idx]["type"]
+                if role == "key":
+                    if ty[0] not in "iu" or ty in ("i1", "u1") or bucket not in BUCKETS or size:
+                        raise FormatError(f"tune_args[{a}]: a key must be an integer arg, bucket 0 or 1, no bytes")
+                    keys += 1
+                elif not ty.startswith("*") or bucket != 0 or not size:
+                    raise FormatError(f"tune_args[{a}]: a protected arg must be a pointer, bucket 0, with bytes")
+                e = {"arg": k["args"][idx]["name"], "role": role}
+                e.update({"bucket": BUCKETS[bucket]} if role == "key" else {"bytes": size})
+                tlist.append(e)
+            fe, ne = self.u32(r + 8), self.u32(r + 12)
+            next_e = run(f"tunings[{i}]", fe, ne, next_e, "first_entry", len(entries))
+            table = []
+            for e in range(fe, fe + ne):
+                er = entries[e]
+                device, config, fv = self.string(er, f"tune_entries[{e}].device"), self.u32(er + 8), self.u32(er + 12)
+                if not device or config >= cc:
+                    raise FormatError(f"tune_entries[{e}].device / config")
+                next_v = run(f"tune_entries[{e}]", fv, keys + cc, next_v, "first_value", len(values))
+                vals = [self.u64(values[x]) for x in range(fv, fv + keys + cc)]
+                table.append({"device": device, "config": config,
+                              "bucket": [v - (1 << 64) if v >= 1 << 63 else v for v in vals[:keys]],
+                              "times_ns": [None if v == NOT_MEASURED else v for v in vals[keys:]]})
+            k["tuning"] = {"config_count": cc, "on_first_use": bool(flags & 1), "args": tlist, "table": table}
+        for table, n, length in (("tune_args", next_ta, len(targs)), ("tune_entries", next_e, len(entries)),
+                                 ("tune_values", next_v, len(values))):
             if n != length:
                 raise FormatError(f"{table}: records after the last run")
 

@@ -1,4 +1,4 @@
-// Container writer: lays out format v1 exactly as container_reader.hpp expects it (one valid byte
+// Container writer: lays out format v2 exactly as container_reader.hpp expects it (one valid byte
 // layout per content), then parses its own output as a self-check.
 #include "tritonpack/pack/container_writer.hpp"
 
@@ -166,7 +166,9 @@ std::vector<std::uint8_t> write_container(const container_info& info,
       variants{F::record_size[F::sec_variants], {}}, specs{F::record_size[F::sec_specs], {}},
       constexprs{F::record_size[F::sec_constexprs], {}}, image_refs{F::record_size[F::sec_image_refs], {}},
       images{F::record_size[F::sec_images], {}}, tensordescs{F::record_size[F::sec_tensordescs], {}},
-      dims{F::record_size[F::sec_dims], {}}, frames{F::record_size[F::sec_frames], {}};
+      dims{F::record_size[F::sec_dims], {}}, frames{F::record_size[F::sec_frames], {}},
+      tunings{F::record_size[F::sec_tunings], {}}, tune_args{F::record_size[F::sec_tune_args], {}},
+      tune_entries{F::record_size[F::sec_tune_entries], {}}, tune_values{F::record_size[F::sec_tune_values], {}};
 
   std::uint8_t header[F::header::size] = {};
   put_str(header + F::header::name, info.name);
@@ -209,6 +211,33 @@ std::vector<std::uint8_t> write_container(const container_info& info,
         put_str(cr + F::constexpr_rec::value, value);
       }
       for (std::uint32_t im : v.images) store_u32(image_refs.add(), im);
+    }
+    // v2: the kernel's tuning record, its key and protected args, and its table rows.
+    const kernel_tuning& t = k.tuning;
+    std::uint8_t* tr = tunings.add();
+    store_u32(tr + F::tuning_rec::first_arg, tune_args.count());
+    store_u32(tr + F::tuning_rec::arg_count, u32(t.args.size(), "tuning arg count"));
+    store_u32(tr + F::tuning_rec::first_entry, tune_entries.count());
+    store_u32(tr + F::tuning_rec::entry_count, u32(t.table.size(), "tuning table size"));
+    store_u32(tr + F::tuning_rec::config_count, t.config_count);
+    store_u32(tr + F::tuning_rec::flags, t.on_first_use ? F::tuning_rec::flag_on_first_use : 0);
+    for (const tune_arg& a : t.args) {
+      std::uint8_t* ar = tune_args.add();
+      store_u32(ar + F::tune_arg_rec::arg, a.arg);
+      ar[F::tune_arg_rec::role] = static_cast<std::uint8_t>(a.role);
+      ar[F::tune_arg_rec::bucket] = a.role == tune_role::key ? static_cast<std::uint8_t>(a.bucket) : 0;
+      put_str(ar + F::tune_arg_rec::bytes, a.bytes);
+    }
+    for (const tune_entry& e : t.table) {
+      if (e.bucket.size() != t.key_count() || e.times_ns.size() != t.config_count)
+        bad(fmt::format("kernel {}: a tuning table row for {} has {} key values and {} times, the kernel has {} keys and {} configs",
+                        k.name, e.device, e.bucket.size(), e.times_ns.size(), t.key_count(), t.config_count));
+      std::uint8_t* er = tune_entries.add();
+      put_str(er + F::tune_entry_rec::device, e.device);
+      store_u32(er + F::tune_entry_rec::config, e.config);
+      store_u32(er + F::tune_entry_rec::first_value, tune_values.count());
+      for (std::int64_t b : e.bucket) store_u64(tune_values.add(), static_cast<std::uint64_t>(b));
+      for (std::uint64_t ns : e.times_ns) store_u64(tune_values.add(), ns);
     }
   }
 
@@ -321,7 +350,8 @@ std::vector<std::uint8_t> write_container(const container_info& info,
   // Lay the sections out after the header.
   const std::vector<std::uint8_t>* sections[F::section_count] = {
       &strings.bytes(), &kernels.bytes, &args.bytes, &variants.bytes, &specs.bytes, &constexprs.bytes, &image_refs.bytes,
-      &images.bytes, &tensordescs.bytes, &dims.bytes, &frames.bytes, &dictionary, &data};
+      &images.bytes, &tensordescs.bytes, &dims.bytes, &tunings.bytes, &tune_args.bytes, &tune_entries.bytes, &tune_values.bytes,
+      &frames.bytes, &dictionary, &data};
   std::vector<std::uint8_t> out(header, header + F::header::size);
   for (std::uint32_t s = 0; s < F::section_count; ++s) {
     while (out.size() % F::section_align != 0) out.push_back(0);

@@ -204,7 +204,11 @@ void emit_fortran_list(std::string& out, const std::string& indent, const std::s
 std::string variant_line(const kernel_info& k, std::size_t vi) {
   const variant_info& v = k.variants[vi];
   std::string line = fmt::format("  variant {}: {} (num_warps {})", vi, spec_text(k, v), v.config.num_warps);
-  // As in NAME.hpp: autotuning configs of one specialisation after the first are never dispatched to.
+  // As in NAME.hpp: a tuned kernel's configs of one specialisation are chosen per call; without
+  // tuning, configs after the first are never dispatched to.
+  const std::uint32_t configs = k.tuning.config_count;
+  if (configs > 1)
+    return line + fmt::format(", config {} of {}, chosen per call", vi % configs, configs);
   for (std::size_t e = 0; e < vi; ++e)
     if (spec_text(k, k.variants[e]) == spec_text(k, v))
       return line + fmt::format(", same specialisation as {}: not dispatched to", e);

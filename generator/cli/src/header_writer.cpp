@@ -427,6 +427,60 @@ std::vector<std::string> with_kernel(const std::vector<std::string>& axes) {
   return args;
 }
 
+// A tuned specialisation's launch: a callback that launches config c of the group starting at
+// variant `first` with that config's grid, the key values and protected buffers of this call, and
+// the run time's choice (autotune.hpp).
+void emit_tuned_group(std::string& out, const std::string& ind, const kernel_info& k, std::size_t first,
+                      const std::vector<variant_grid>& grids, const std::vector<std::string>& names,
+                      const std::vector<std::pair<std::string, std::string>>& int_args) {
+  const std::uint32_t configs = k.tuning.config_count;
+  out += ind + "auto run = [&](std::size_t config, ::tritonpack::stream_t on_stream) {\n";
+  if (k.grid[0].empty()) {
+    // The caller's grid serves every config: config c is variant first + c.
+    out += ind + fmt::format("  ::tritonpack::typed::launch(kernel, {} + config, grid, on_stream, args);\n", first);
+  } else {
+    // Each config its own grid (its tile sizes): one case per config.
+    out += ind + "  switch (config) {\n";
+    for (std::uint32_t c = 0; c < configs; ++c) {
+      const std::size_t vi = first + c;
+      // The last config is also the default: the run time passes only configs below config_count.
+      out += ind + (c + 1 < configs ? fmt::format("    case {}: {{\n", c) : fmt::format("    default: {{  // config {}\n", c));
+      const std::string in = ind + "      ";
+      for (const std::string& l : grids[vi].constexpr_lines) out += in + l + "\n";
+      emit_call(out, in, "const ::tritonpack::grid3 grid = ::tritonpack::typed::grid(", with_kernel(grids[vi].axes), ");");
+      out += in + fmt::format("::tritonpack::typed::launch(kernel, {}, grid, on_stream, args);\n", vi);
+      out += in + "return;\n" + ind + "    }\n";
+    }
+    out += ind + "  }\n";
+  }
+  out += ind + "};\n";
+  std::vector<std::string> keys, buffers, bytes;
+  for (const tune_arg& a : k.tuning.args) {
+    if (a.arg >= k.args.size()) bad(fmt::format("kernel {}: tuning argument index {} out of range", k.name, a.arg));
+    const std::string& n = names[a.arg];
+    if (a.role == tune_role::key) {
+      keys.push_back(fmt::format("static_cast<std::int64_t>({})", n));
+      continue;
+    }
+    buffers.push_back(fmt::format("const_cast<void*>(static_cast<const void*>({}))", n));
+    try {
+      bytes.push_back("::tritonpack::grid_int(" + translate_grid_expr(a.bytes, int_args, {}) + ")");
+    } catch (const error& err) {
+      bad(fmt::format("kernel {}, byte size of {} (\"{}\"): {}", k.name, k.args[a.arg].name, a.bytes, std::string(err.what()).substr(12)));
+    }
+  }
+  if (!keys.empty()) emit_list(out, ind, "const std::int64_t key[] = {", keys, "};");
+  if (!buffers.empty()) {
+    emit_list(out, ind, "void* const buffers[] = {", buffers, "};");
+    emit_list(out, ind, "const ::tritonpack::grid_int bytes[] = {", bytes, "};");
+  }
+  emit_call(out, ind, "::tritonpack::typed::launch_tuned(",
+            {"kernel", std::to_string(first), keys.empty() ? "nullptr" : "key", std::to_string(keys.size()),
+             buffers.empty() ? "nullptr" : "buffers", buffers.empty() ? "nullptr" : "bytes", std::to_string(buffers.size()), "stream",
+             "::tritonpack::config_launcher::of(run)"},
+            ");");
+}
+
 }  // namespace
 
 void emit_list(std::string& out, const std::string& indent, const std::string& head, const std::vector<std::string>& items,
@@ -447,7 +501,8 @@ void emit_list(std::string& out, const std::string& indent, const std::string& h
 }
 
 std::string cpp_name(const std::string& python_name) {
-  static const std::set<std::string> generated = {"stream", "grid", "kernel", "args", "library", "detail", "std", "tritonpack"};
+  static const std::set<std::string> generated = {"stream", "grid", "kernel", "args", "library", "detail", "std", "tritonpack",
+                                                  "config", "on_stream", "run", "key", "buffers", "bytes"};
   return generated.count(python_name) || breaks_cpp_identifier(python_name) ? python_name + "_" : python_name;
 }
 
@@ -722,9 +777,24 @@ std::string write_header(const container_info& info, const std::vector<std::uint
           break;
         }
       }
-      const std::string head = fmt::format("  // {}: {}", vi, sig);
-      if (head.size() + cfg.size() + 3 <= 100) out += head + " (" + cfg + ")\n";
-      else out += head + "\n  //    " + cfg + "\n";
+      const std::uint32_t configs = k.tuning.config_count;
+      if (configs > 1) {
+        // Configs of one specialisation follow each other (the container's rule): the group is
+        // dispatched to as a whole, and the run time chooses the config per call.
+        if (vi % configs != 0) continue;
+        out += fmt::format("  // {}..{}: {}\n  //   {} configs, chosen per call (docs/runtime.md \"Choosing a config\"):\n", vi,
+                           vi + configs - 1, sig, configs);
+        for (std::size_t c = 0; c < configs; ++c) {
+          const kernel_config& kc = k.variants[vi + c].config;
+          std::string line = fmt::format("num_warps {}, num_stages {}", kc.num_warps, kc.num_stages);
+          for (const auto& [name, value] : kc.constexprs) line += fmt::format(", {}={}", name, value);
+          out += fmt::format("  //   config {}: {}\n", c, line);
+        }
+      } else {
+        const std::string head = fmt::format("  // {}: {}", vi, sig);
+        if (head.size() + cfg.size() + 3 <= 100) out += head + " (" + cfg + ")\n";
+        else out += head + "\n  //    " + cfg + "\n";
+      }
       if (same != vi) {
         out += fmt::format("  //    (same specialisation as {}: another config, not dispatched to)\n", same);
         continue;
@@ -766,11 +836,15 @@ std::string write_header(const container_info& info, const std::vector<std::uint
         }
         ind = "    ";
       }
-      if (has_grid) {
-        for (const std::string& l : grids[vi].constexpr_lines) out += ind + l + "\n";
-        emit_call(out, ind, "const ::tritonpack::grid3 grid = ::tritonpack::typed::grid(", with_kernel(grids[vi].axes), ");");
+      if (k.tuning.config_count > 1) {
+        emit_tuned_group(out, ind, k, vi, grids, names, int_args);
+      } else {
+        if (has_grid) {
+          for (const std::string& l : grids[vi].constexpr_lines) out += ind + l + "\n";
+          emit_call(out, ind, "const ::tritonpack::grid3 grid = ::tritonpack::typed::grid(", with_kernel(grids[vi].axes), ");");
+        }
+        out += ind + fmt::format("::tritonpack::typed::launch(kernel, {}, grid, stream, args);\n", vi);
       }
-      out += ind + fmt::format("::tritonpack::typed::launch(kernel, {}, grid, stream, args);\n", vi);
       if (!preds.empty()) out += ind + "return;\n  }\n";
     }
     if (!unconditional) {

@@ -76,6 +76,46 @@ json image_json(const container& c, std::uint32_t i) {
 
 // What the deep check found: in the JSON, whether it ran and the damaged images with their
 // kernels; in the text, a block under the container's line that cannot be missed.
+// A kernel's tuning (docs/format.md "tunings"): configs per specialisation, key and protected
+// args, packed table rows (times in ns, null when not measured).
+json tuning_json(const kernel_info& k) {
+  const kernel_tuning& t = k.tuning;
+  json args = json::array(), table = json::array();
+  for (const tune_arg& a : t.args) {
+    json aj = {{"arg", k.args.at(a.arg).name}};
+    aj["role"] = a.role == tune_role::key ? "key" : a.role == tune_role::restore ? "restore" : "reset_to_zero";
+    if (a.role == tune_role::key) aj["bucket"] = a.bucket == bucket_rule::pow2 ? "pow2" : "exact";
+    else aj["bytes"] = a.bytes;
+    args.push_back(aj);
+  }
+  for (const tune_entry& e : t.table) {
+    json times = json::array();
+    for (std::uint64_t ns : e.times_ns) times.push_back(ns == ~std::uint64_t{0} ? json(nullptr) : json(ns));
+    table.push_back({{"device", e.device}, {"config", e.config}, {"bucket", e.bucket}, {"times_ns", times}});
+  }
+  return {{"config_count", t.config_count}, {"on_first_use", t.on_first_use}, {"args", args}, {"table", table}};
+}
+
+std::string tuning_text(const kernel_info& k) {
+  const kernel_tuning& t = k.tuning;
+  if (t.config_count <= 1 && t.args.empty()) return "";
+  std::string keys, prot;
+  for (const tune_arg& a : t.args) {
+    const std::string& n = k.args.at(a.arg).name;
+    if (a.role == tune_role::key) keys += fmt::format("{}{} ({})", keys.empty() ? "" : ", ", n, a.bucket == bucket_rule::pow2 ? "pow2" : "exact");
+    else prot += fmt::format("{}{} {} ({} bytes)", prot.empty() ? "" : ", ", a.role == tune_role::restore ? "restore" : "reset_to_zero", n, a.bytes);
+  }
+  std::string s = fmt::format("  tuning: {} configs per specialisation, chosen per call by key {}{}{}; {} table row{}\n", t.config_count,
+                              keys.empty() ? "(none)" : keys, prot.empty() ? "" : "; trials protect " + prot,
+                              t.on_first_use ? "; tuned on first use" : "", t.table.size(), t.table.size() == 1 ? "" : "s");
+  for (const tune_entry& e : t.table) {
+    std::string b;
+    for (std::int64_t v : e.bucket) b += (b.empty() ? "" : "x") + std::to_string(v);
+    s += fmt::format("    {} bucket {}: config {}\n", e.device, b.empty() ? "-" : b, e.config);
+  }
+  return s;
+}
+
 json integrity_json(const container& c, bool quick, const std::map<std::uint32_t, std::string>& damaged) {
   json j;
   j["verified"] = !quick;
@@ -218,6 +258,8 @@ inspect_result inspect_report(const search_result& found, const inspect_options&
         variants.push_back(vj);
       }
       kj["variants"] = variants;
+      kj["tuning"] = tuning_json(k);
+      text += tuning_text(k);
       kernels.push_back(kj);
     }
     cj["kernels"] = kernels;

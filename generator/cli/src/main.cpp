@@ -24,6 +24,7 @@
 #include "tritonpack/pack/header_writer.hpp"
 #include "tritonpack/pack/inspect.hpp"
 #include "tritonpack/pack/manifest.hpp"
+#include "tritonpack/pack/tuning_table.hpp"
 #include "tritonpack/pack/names.hpp"
 
 namespace fs = std::filesystem;
@@ -31,7 +32,7 @@ using namespace tritonpack;
 
 namespace {
 
-constexpr const char* version_text = "tritonpack 0.1.0 (container format v1)";
+constexpr const char* version_text = "tritonpack 0.1.0 (container format v2)";
 
 constexpr const char* usage_text =
     "usage:\n"
@@ -39,6 +40,7 @@ constexpr const char* usage_text =
     "                 [--frames per-kernel-backend|per-kernel-backend-kind|per-kernel|\n"
     "                           binaries-alone|per-image]\n"
     "                 [--dict-size BYTES] [--store-binaries] [--languages c,fortran]\n"
+    "                 [--tuning TABLE.json]\n"
     "      Pack the artifacts of MANIFEST into OUTDIR/NAME.tpk and the generated header\n"
     "      OUTDIR/NAME.hpp. MANIFEST comes from the front end, `python -m tritonpack_compile\n"
     "      SPEC -o DIR`, with PYTHONPATH=<tritonpack>/generator/python (a checkout) or\n"
@@ -48,6 +50,8 @@ constexpr const char* usage_text =
     "      zstd level (1..22, default 19).\n"
     "      --store-binaries keeps cubins / code objects uncompressed (a bigger file, a first\n"
     "      launch without decompression).\n"
+    "      --tuning embeds a tuning table measured on GPUs (rows of GPU or arch, key bucket,\n"
+    "      config, times): docs/runtime.md \"Choosing a config\".\n"
     "      --languages c also writes the C API NAME.h and its definitions NAME_c.cpp; fortran\n"
     "      also writes module NAME in NAME.f90 (and the C files it binds to). docs/c-fortran.md.\n"
     "  tritonpack inspect FILE [--device ARCH] [--json] [--quick]\n"
@@ -121,7 +125,7 @@ int parse_int(const std::string& s, const char* what, int lo, int hi) {
 constexpr const char* output_remedy = "choose another output directory with -o";
 
 int cmd_pack(int argc, char** argv) {
-  const args a(argc, argv, 2, {"-o", "--output", "--name", "--mode", "--level", "--frames", "--dict-size", "--languages"},
+  const args a(argc, argv, 2, {"-o", "--output", "--name", "--mode", "--level", "--frames", "--dict-size", "--languages", "--tuning"},
                {"--store-binaries"});
   if (a.positional.size() != 1) throw usage_error("pack takes one MANIFEST");
   auto out_dir = a.get("-o");
@@ -164,6 +168,7 @@ int cmd_pack(int argc, char** argv) {
   pack::loaded_manifest m = pack::load_manifest(a.positional[0], lo);
   for (const std::string& w : m.warnings) std::cerr << "tritonpack: warning: " << w << "\n";
   if (auto n = a.get("--name")) m.info.name = *n;
+  if (auto t = a.get("--tuning")) pack::apply_tuning_table(m.info, *t);
   // The name rule for the library and its kernels (write_header applies it too), before any work.
   pack::check_names(m.info.name, m.info);
   pack::check_foreign_names(m.info.name, m.info, langs);

@@ -60,6 +60,40 @@ struct node {
   node at(const char* key, std::size_t i) const { return {array(key)[i], fmt::format("{}[{}]", sub(key), i)}; }
 };
 
+// A kernel's "tuning" (docs/spec.md "Tuning"); the container reader checks the rest (groups of
+// one specialisation, integer keys, pointer buffers) when the packer parses what it wrote.
+void read_tuning(const node& t, kernel_info& k) {
+  const std::int64_t cc = t.integer("config_count");
+  if (cc < 1 || k.variants.size() % static_cast<std::size_t>(cc) != 0)
+    bad(fmt::format("manifest: {} is {}, it must divide the kernel's {} variants", t.sub("config_count"), cc, k.variants.size()));
+  k.tuning.config_count = static_cast<std::uint32_t>(cc);
+  k.tuning.on_first_use = t.boolean("on_first_use", false);
+  const json& args = t.array("args");
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const node a = t.at("args", i);
+    const std::string name = a.str("name"), role = a.str("role");
+    tune_arg ta;
+    std::size_t idx = 0;
+    while (idx < k.args.size() && k.args[idx].name != name) ++idx;
+    if (idx == k.args.size()) bad(fmt::format("manifest: {} \"{}\" is not an argument of kernel {}", a.sub("name"), name, k.name));
+    ta.arg = static_cast<std::uint32_t>(idx);
+    if (role == "key") {
+      ta.role = tune_role::key;
+      const std::string b = a.str("bucket");
+      if (b != "pow2" && b != "exact") bad(fmt::format("manifest: {} is \"{}\", expected pow2 or exact", a.sub("bucket"), b));
+      ta.bucket = b == "pow2" ? bucket_rule::pow2 : bucket_rule::exact;
+    } else if (role == "reset_to_zero" || role == "restore") {
+      ta.role = role == "restore" ? tune_role::restore : tune_role::reset_to_zero;
+      ta.bucket = bucket_rule::exact;
+      ta.bytes = a.str("bytes");
+      if (ta.bytes.empty()) bad(fmt::format("manifest: {} is empty", a.sub("bytes")));
+    } else {
+      bad(fmt::format("manifest: {} is \"{}\", expected key, reset_to_zero or restore", a.sub("role"), role));
+    }
+    k.tuning.args.push_back(ta);
+  }
+}
+
 bool is_identifier(const std::string& s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
   for (char c : s)
@@ -134,7 +168,7 @@ launch_info read_metadata(const fs::path& file, const std::string& rel, backend_
         if (it == d.end() || !it->is_number_unsigned()) bad(fmt::format("{}.{} must be a non-negative integer", where, key));
         return it->get<std::uint32_t>();
       };
-      if (d.contains("elem_bits")) bad(where + ": AMD TDM descriptors (elem_bits) are not supported by container format v1");
+      if (d.contains("elem_bits")) bad(where + ": AMD TDM descriptors (elem_bits) are not supported by container format v2");
       t.swizzle = get("swizzle");
       t.elem_size = get("elem_size");
       t.elem_type = get("elem_type");
@@ -423,6 +457,7 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
     for (int pass = 0; pass < 2; ++pass)
       for (const pending& p : found)
         if (is_binary(p.im.kind) == (pass == 0)) kinfo.variants[p.variant].images.push_back(local.at(p.file));
+    if (k.maybe("tuning")) read_tuning(node{k.need("tuning"), k.sub("tuning")}, kinfo);
     info.kernels.push_back(std::move(kinfo));
   }
   // What no GPU of the target could launch is refused now, not on the GPU node.

@@ -275,8 +275,11 @@ def assemble(spec: Spec, kernels: List[BoundKernel], jobs: List[Job], out_dir: P
                     images.append(img)
             mvariants.append({"signature": v.signature, "specs": v.specs, "config": v.config.manifest(),
                               "kernel_params": v.kernel_params, "images": images})
-        mkernels.append({"name": bk.name, "source": ks.source, "source_hash": file_sha256(ks.source_path),
-                         "args": args, "grid": bk.grid, "variants": mvariants})
+        mk = {"name": bk.name, "source": ks.source, "source_hash": file_sha256(ks.source_path),
+              "args": args, "grid": bk.grid, "variants": mvariants}
+        if bk.tuning is not None:
+            mk["tuning"] = {k: v for k, v in bk.tuning.items() if k != "warnings"}
+        mkernels.append(mk)
     mode = modes.pop() if len(modes) == 1 else "both"
     manifest = {"schema": "tritonpack-manifest", "version": 1, "generator": GENERATOR,
                 "triton_version": tver, "name": spec.name, "mode": mode, "kernels": mkernels}
@@ -384,6 +387,8 @@ def prepare(spec: Spec, tver: str, cache_dir: Optional[Path], stream=None):
         for w in info.get("autotune_warnings", []) if ks.configs == "autotune" else []:
             stream.write(f"warning: {ks.label}: {w}\n")
         bk = bind_kernel(spec, ks, info)
+        for w in (bk.tuning or {}).get("warnings", []):
+            stream.write(f"warning: {w}\n")
         if bk.name in names:
             raise SpecError(spec.path, f"C++ name '{bk.name}' is already used by kernel {names[bk.name]}; set "
                             f"`name` to make it unique", ks.label, "name")

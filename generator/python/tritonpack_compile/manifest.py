@@ -163,10 +163,46 @@ def check_manifest(m, base_dir: Optional[Path] = None) -> List[str]:
                 errs.append(f"{vp}.images: empty")
             for ii, img in enumerate(images):
                 _check_image(img, f"{vp}.images[{ii}]", mode, base_dir, errs)
+        if "tuning" in k:
+            _check_tuning(k["tuning"], f"{kp}.tuning", args, len(variants), errs)
     clash = names.kernels_problem(name if isinstance(name, str) else "", [n for _, n in seen_names])
     if clash:
         errs.append(f"kernels[{seen_names[clash[0]][0]}].name: {clash[1]}")
     return errs
+
+
+def _check_tuning(t, tp, args, nvariants, errs):
+    """A kernel's "tuning" (docs/spec.md "Tuning"): config_count configs per specialisation,
+    key args (integers) with a bucket rule, protected pointer args with a byte-size expression."""
+    if not isinstance(t, dict):
+        errs.append(f"{tp}: expected an object")
+        return
+    cc = t.get("config_count")
+    if not _is_int(cc) or cc < 1 or nvariants % cc != 0:
+        errs.append(f"{tp}.config_count: must be a positive divisor of the {nvariants} variants")
+    if not isinstance(t.get("on_first_use"), bool):
+        errs.append(f"{tp}.on_first_use: expected true or false")
+    types = {a.get("name"): a.get("type") for a in args if isinstance(a, dict)}
+    for i, a in enumerate(t.get("args") if isinstance(t.get("args"), list) else []):
+        ap = f"{tp}.args[{i}]"
+        if not isinstance(a, dict) or a.get("name") not in types:
+            errs.append(f"{ap}.name: not an argument of the kernel")
+            continue
+        role, ty = a.get("role"), types[a["name"]]
+        if role == "key":
+            if ty not in INT_TYPES:
+                errs.append(f"{ap}: a key must be an integer argument, not {ty}")
+            if a.get("bucket") not in ("pow2", "exact"):
+                errs.append(f"{ap}.bucket: expected \"pow2\" or \"exact\"")
+        elif role in ("reset_to_zero", "restore"):
+            if not is_pointer(ty):
+                errs.append(f"{ap}: only pointer arguments can be protected, not {ty}")
+            if not isinstance(a.get("bytes"), str) or not a["bytes"]:
+                errs.append(f"{ap}.bytes: expected a byte-size expression")
+        else:
+            errs.append(f"{ap}.role: expected key, reset_to_zero or restore")
+    if not isinstance(t.get("args"), list):
+        errs.append(f"{tp}.args: expected a list")
 
 
 def _check_image(img, ip, mode, base_dir, errs):

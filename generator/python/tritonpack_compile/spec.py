@@ -41,7 +41,9 @@ DEFAULT_NUM_CTAS = 1
 
 TOP_KEYS = ("name", "targets", "mode", "kernel")
 KERNEL_KEYS = ("source", "name", "signatures", "constexprs", "configs", "num_warps", "num_stages",
-               "num_ctas", "options", "grid", "targets", "mode")
+               "num_ctas", "options", "grid", "targets", "mode", "tune")
+TUNE_KEYS = ("key", "bucket", "on_first_use", "reset_to_zero", "restore", "bytes")
+BUCKETS = ("pow2", "exact")
 CONFIG_KEYS = ("num_warps", "num_stages", "num_ctas", "constexprs", "options")
 # Triton compile options a spec may set (CUDAOptions / HIPOptions fields of Triton 3.6 that change
 # code generation). Launch-shape options have their own keys; arch/backend come from the target.
@@ -86,6 +88,7 @@ class KernelSpec:
     grid: Optional[List[str]]
     targets: List[Target]
     mode: str
+    tune: Optional[dict] = None  # the spec's `tune` table, syntax-checked
 
 
 @dataclass
@@ -115,6 +118,7 @@ class BoundKernel:
     grid: Optional[List[str]]
     variants: List[Variant]
     explicit_const: Dict[str, bool]  # pointer args written *kT in some signature
+    tuning: Optional[dict] = None    # manifest "tuning" (docs/spec.md "Tuning"); None: one config
 
 
 def _unknown_key(path, key, allowed, kernel=None, where=None):
@@ -339,9 +343,123 @@ def _load_kernel(path, i, rk, file_targets, file_mode, target_override, mode_ove
     if "mode" in rk and not mode_override:
         mode = _parse_mode(path, rk["mode"], label, "mode")
 
+    tune = _check_tune(path, rk["tune"], label) if "tune" in rk else None
+
     return KernelSpec(index=i, label=label, source=src.strip(), source_path=source_path, function=func,
                       name=name, signatures=signatures, constexprs=constexprs, configs=configs,
-                      defaults=defaults, grid=grid, targets=targets, mode=mode)
+                      defaults=defaults, grid=grid, targets=targets, mode=mode, tune=tune)
+
+
+def _names_list(path, value, label, key):
+    if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
+        raise SpecError(path, "must be a list of argument names, e.g. [\"M\", \"N\"]", label, key)
+    if len(set(value)) != len(value):
+        raise SpecError(path, "names an argument twice", label, key)
+    return list(value)
+
+
+def _check_tune(path, t, label) -> dict:
+    """The `tune` table's syntax; names are checked against the arguments when binding."""
+    if not isinstance(t, dict):
+        raise SpecError(path, "must be a table like {key = [\"M\", \"N\"], on_first_use = true}", label, "tune")
+    _check_keys(path, t, TUNE_KEYS, label, "tune.")
+    out = {}
+    for k in ("key", "reset_to_zero", "restore"):
+        if k in t:
+            out[k] = _names_list(path, t[k], label, f"tune.{k}")
+    b = t.get("bucket", "pow2")
+    if isinstance(b, str):
+        if b not in BUCKETS:
+            raise SpecError(path, f"is {b!r}; use \"pow2\" (round up to a power of two) or \"exact\"", label, "tune.bucket")
+        out["bucket"] = b
+    elif isinstance(b, dict):
+        for n, r in b.items():
+            if r not in BUCKETS:
+                raise SpecError(path, f"is {r!r}; use \"pow2\" or \"exact\"", label, f"tune.bucket.{n}")
+        out["bucket"] = dict(b)
+    else:
+        raise SpecError(path, "must be \"pow2\", \"exact\" or a table {M = \"exact\"}", label, "tune.bucket")
+    if "on_first_use" in t and not isinstance(t["on_first_use"], bool):
+        raise SpecError(path, "must be true or false", label, "tune.on_first_use")
+    out["on_first_use"] = t.get("on_first_use", False)
+    bytes_ = t.get("bytes", {})
+    if not isinstance(bytes_, dict) or not all(isinstance(v, str) and v.strip() for v in bytes_.values()):
+        raise SpecError(path, "must be a table of byte-size expressions, e.g. {C = \"M * N * 4\"}", label, "tune.bytes")
+    for n, e in bytes_.items():
+        try:
+            gridmod.check_expr(e, lambda name: "")
+        except SyntaxProblem as err:
+            raise SpecError(path, str(err), label, f"tune.bytes.{n}") from None
+    out["bytes"] = dict(bytes_)
+    return out
+
+
+def bind_tuning(path, ks: KernelSpec, info: dict, args: List[dict], config_count: int) -> Optional[dict]:
+    """The manifest's "tuning" of a bound kernel: which integer args select a config (`key`, from
+    the spec or from @triton.autotune), how they are bucketed, which pointer args trial runs must
+    zero or restore, with their byte sizes. None when there is nothing to choose or protect."""
+    label = ks.label
+    t = ks.tune or {}
+    from_autotune = ks.configs == "autotune"
+    types = {a["name"]: a["type"] for a in args}
+    warnings = []
+    if "key" in t:
+        key = t["key"]
+    elif from_autotune:
+        key = []
+        for n in info.get("autotune_key") or []:
+            if n in types and is_int(types[n]):
+                key.append(n)
+            else:  # Triton skips key names that are not arguments; a constexpr or folded one selects nothing here
+                warnings.append(f"kernel {label}: @triton.autotune key '{n}' is not an integer argument of the C++ "
+                                f"function, so it does not select a config")
+    else:
+        key = []
+    reset = t.get("reset_to_zero", info.get("autotune_reset_to_zero") or [] if from_autotune else [])
+    restore = t.get("restore", info.get("autotune_restore") or [] if from_autotune else [])
+    for k, names_ in (("key", key), ("reset_to_zero", reset), ("restore", restore)):
+        for n in names_:
+            if n not in types:
+                raise SpecError(path, f"'{n}' is not an argument of the C++ function ({', '.join(types)})", label, f"tune.{k}")
+            if k == "key" and not is_int(types[n]):
+                raise SpecError(path, f"'{n}' has type {types[n]}; a tuning key must be an integer argument", label, "tune.key")
+            if k != "key" and not is_pointer(types[n]):
+                raise SpecError(path, f"'{n}' has type {types[n]}; only pointer arguments can be protected", label, f"tune.{k}")
+    both = set(reset) & set(restore)
+    if both:
+        raise SpecError(path, f"'{sorted(both)[0]}' is both reset_to_zero and restore", label, "tune")
+    bytes_ = t.get("bytes", {})
+    for n in list(reset) + list(restore):
+        if n not in bytes_:
+            raise SpecError(path, f"trial runs must protect '{n}' but its size is unknown: give "
+                            f"`bytes = {{{n} = \"...\"}}`, an expression over integer arguments", label, "tune.bytes")
+    for n, e in bytes_.items():
+        if n not in list(reset) + list(restore):
+            raise SpecError(path, f"'{n}' is neither reset_to_zero nor restore", label, f"tune.bytes.{n}")
+
+        def name_ok(x):
+            if x in types and is_int(types[x]):
+                return ""
+            return f"'{x}' is not an integer argument (byte sizes are computed from the call's integer arguments)"
+        try:
+            gridmod.check_expr(e, name_ok)
+        except SyntaxProblem as err:
+            raise SpecError(path, str(err), label, f"tune.bytes.{n}") from None
+    if config_count <= 1 and not ks.tune:
+        return None
+    bucket = t.get("bucket", "pow2")
+    margs = []
+    for n in key:
+        rule = bucket.get(n, "pow2") if isinstance(bucket, dict) else bucket
+        margs.append({"name": n, "role": "key", "bucket": rule})
+    if isinstance(bucket, dict):
+        for n in bucket:
+            if n not in key:
+                raise SpecError(path, f"'{n}' is not a tuning key ({', '.join(key) or 'none'})", label, f"tune.bucket.{n}")
+    margs += [{"name": n, "role": "reset_to_zero", "bytes": bytes_[n]} for n in reset]
+    margs += [{"name": n, "role": "restore", "bytes": bytes_[n]} for n in restore]
+    return {"config_count": config_count, "on_first_use": bool(t.get("on_first_use", False)), "args": margs,
+            "warnings": warnings}
 
 
 def _configs_for(path, ks: KernelSpec, info: dict) -> List[ConfigSpec]:
@@ -512,5 +630,6 @@ def bind_kernel(spec: Spec, ks: KernelSpec, info: dict) -> BoundKernel:
                     raise SpecError(path, problem, label, f"grid[{axis}]")
         grid = list(ks.grid)
 
+    tuning = bind_tuning(path, ks, info, args, len(configs))
     return BoundKernel(spec=ks, name=name, param_names=pnames, args=args, grid=grid, variants=variants,
-                       explicit_const=explicit_const)
+                       explicit_const=explicit_const, tuning=tuning)

@@ -141,6 +141,10 @@ namespace {
 
 struct fake_state {
   std::mutex mutex;
+  // TRITONPACK_FAKE_MS_BY_THREADS "32=2.5,64=1.0": what cuEventElapsedTime reports after a launch
+  // of that many threads per block (the tuning tests' stand-in for kernels of different speed).
+  std::map<unsigned, float> ms_by_threads;
+  unsigned last_threads = 0;
   bool configured = false;
   bool initialized = false;
   std::vector<device> devices;
@@ -186,6 +190,12 @@ void configure_locked(const char* devices, unsigned version, const char* fail, c
   const std::string ver = version ? std::to_string(version) : env("TRITONPACK_FAKE_DRIVER_VERSION", "13000");
   const std::string fl = fail ? fail : env("TRITONPACK_FAKE_FAIL", "");
   const std::string ms = missing ? missing : env("TRITONPACK_FAKE_MISSING", "");
+  s.ms_by_threads.clear();
+  s.last_threads = 0;
+  for (const std::string& item : split(env("TRITONPACK_FAKE_MS_BY_THREADS", ""), ',')) {
+    const std::size_t eq = item.find('=');
+    if (eq != std::string::npos) s.ms_by_threads[static_cast<unsigned>(std::stoul(item.substr(0, eq)))] = std::stof(item.substr(eq + 1));
+  }
   for (auto& m : s.modules) delete m;
   s.modules.clear();
   for (auto& d : s.devices) delete d.primary;
@@ -498,6 +508,7 @@ int do_launch(CUfunc_st* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, 
   r.grid[1] = gy;
   r.grid[2] = gz;
   r.block[0] = bx;
+  s.last_threads = bx;
   r.block[1] = by;
   r.block[2] = bz;
   r.shared = shared;
@@ -1133,7 +1144,8 @@ TP_EXPORT CUresult cuEventDestroy(CUevent_st* e) {
 }
 TP_EXPORT CUresult cuEventElapsedTime(float* ms, CUevent_st*, CUevent_st*) {
   ENTER(cuEventElapsedTime);
-  *ms = 0.0f;
+  const auto it = S().ms_by_threads.find(S().last_threads);
+  *ms = it == S().ms_by_threads.end() ? 0.0f : it->second;
   return OK;
 }
 TP_EXPORT CUresult cuTensorMapEncodeTiled(void* map, int type, unsigned rank, void* addr, const std::uint64_t* dims,
