@@ -74,7 +74,7 @@ fi
 [ -z "${GPU_CHECK_NO_MPI:-}" ] && run_step "mpi 8+32 ranks" mpi.log env OUT="$LOGS/mpi" bash "$ROOT/scripts/gpu-mpi.sh" "$BUILD-mpi"
 run_step "pytest gpu launch" pytest_gpu.log env PYTHONPATH="$ROOT/generator/python" \
   "$PY" -m pytest -q -p no:cacheprovider "$ROOT/tests/python/test_gpu_launch.py"
-run_step "launch bench" bench_launch.log "$PY" "$ROOT/bench/launch/run.py" --build "$BUILD" --runs "${BENCH_RUNS:-21}" --out "$LOGS/RESULTS_launch.md"
+run_step "launch bench" bench_launch.log "$PY" "$ROOT/bench/launch/run.py" --build "$BUILD" --runs "${BENCH_RUNS:-21}" --rounds "${BENCH_ROUNDS:-3}" --out "$LOGS/RESULTS_launch.md"
 
 echo; echo "=== GPU test counts ==="; grep -E 'tests passed|Total Test' "$LOGS/ctest_gpu.log" "$LOGS/ctest_cpu.log"
 echo; echo "=== quickstart ==="; cat "$LOGS/quickstart.log" 2>/dev/null | tail -30
