@@ -1,7 +1,8 @@
 """bench/autotune/plot.py — from the benchmark's CSV (bench.cpp --csv): per problem, each config's
-time relative to the exhaustive best (dots), the config tuning chose (ring) and config 0 (cross).
+time relative to the exhaustive best (dots), the config tuning chose (ring), config 0 (cross) and,
+given triton_autotune.py's CSV, the config Triton's own @triton.autotune picked (triangle).
 
-    python3 plot.py logs/autotune.csv autotune.png
+    python3 plot.py logs/autotune.csv autotune.png [logs/triton_autotune.csv]
 """
 import csv
 import sys
@@ -29,8 +30,19 @@ def load(path):
     return rows
 
 
-def main(src, dst):
+def triton_picks(path):
+    """{(kernel, kind, m, n, k): config} from triton_autotune.py's CSV."""
+    picks = {}
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            if r["chosen"] == "1":
+                picks[(r["kernel"], r["kind"], int(r["m"]), int(r["n"]), int(r["k"]))] = int(r["config"])
+    return picks
+
+
+def main(src, dst, triton_csv=None):
     rows = load(src)
+    picks = triton_picks(triton_csv) if triton_csv else {}
     labels, fig = [], plt.figure(figsize=(12, 5))
     ax = fig.add_subplot(111)
     for x, (key, e) in enumerate(rows.items()):
@@ -41,6 +53,9 @@ def main(src, dst):
         if e["tuned"] is not None:
             ax.scatter([x], [rel[e["tuned"]]], s=90, facecolors="none", edgecolors="tab:blue", linewidths=1.5, zorder=4,
                        label="tuned on first use" if x == 0 else None)
+        if key in picks:
+            ax.scatter([x], [rel[picks[key]]], marker="^", s=28, color="tab:orange", zorder=5,
+                       label="Triton's @triton.autotune" if x == 0 else None)
         kernel, kind, m, n, k = key
         labels.append(f"{kernel}\n{m}x{n}" + (f"x{k}" if k else ""))
     ax.set_xticks(range(len(labels)))
@@ -48,11 +63,12 @@ def main(src, dst):
     ax.set_yscale("log")
     ax.set_ylabel("time / exhaustive best (log)")
     ax.axhline(1.03, color="tab:green", linestyle=":", linewidth=1, label="+3%")
-    ax.set_title("H200: every config (grey), tritonpack's on-device choice (blue), config 0 (red)")
+    ax.set_title("H200: every config (grey), tritonpack's on-device choice (blue), config 0 (red)" +
+                 (", Triton's autotuner (orange)" if picks else ""))
     ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
     fig.savefig(dst, dpi=110)
 
 
 if __name__ == "__main__":
-    main(*(sys.argv[1:3] if len(sys.argv) >= 3 else ("logs/autotune.csv", "autotune.png")))
+    main(*(sys.argv[1:4] if len(sys.argv) >= 3 else ("logs/autotune.csv", "autotune.png")))
