@@ -1,6 +1,7 @@
 // bench/autotune — does tritonpack choose well among a kernel's configs on this GPU?
 //
-// For the fp16 matmul (6 configs) over 10 shapes and the row softmax (5 configs) over 8 row widths:
+// For the fp16 matmul (6 configs) over 10 shapes and the row softmax (5 configs) over 8 row widths,
+// each shape in the specialisation (signature, kernels.toml) the generated function dispatches to:
 //   oracle   every config timed by hand (launch_variant), interleaved rounds, L2 flushed before each
 //            run, one event pair per run, median of --reps rounds: the best config per shape;
 //   tuned    the generated function called once from an empty cache (on-device tuning on first
@@ -20,7 +21,9 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <autotune_bench.hpp>
@@ -46,6 +49,21 @@ const std::vector<shape> softmax_shapes = {
     {"softmax", 4096, 128, 0},  {"softmax", 4096, 512, 0},   {"softmax", 4096, 1000, 0},  {"softmax", 4096, 2048, 0},
     {"softmax", 4096, 4096, 0}, {"softmax", 4096, 8192, 0}, {"softmax", 4096, 16384, 0}, {"softmax", 1024, 65536, 0},
 };
+
+// The first variant of the signature (a group of config_count variants) that the generated
+// function dispatches to for these argument values: the first whose `:16` integer specs they
+// meet (`ints` by argument index; the benchmark's pointers are all 16-byte aligned, given as 0).
+std::size_t group_for(const tp::kernel_info& k, const std::vector<std::int64_t>& ints) {
+  for (std::size_t g = 0; g < k.variants.size(); g += k.tuning.config_count) {
+    bool ok = true;
+    for (std::size_t i = 0; i < ints.size() && ok; ++i)
+      ok = k.variants[g].specs[i].kind != tp::spec_kind::divisible_16 || ints[i] % 16 == 0;
+    if (ok) return g;
+  }
+  throw std::runtime_error(k.name + ": no signature accepts these sizes");
+}
+std::size_t matmul_group(const tp::kernel_info& k, int M, int N, int K) { return group_for(k, {0, 0, 0, M, N, K, K, N, N}); }
+std::size_t softmax_group(const tp::kernel_info& k, int n_cols) { return group_for(k, {0, 0, n_cols, n_cols}); }
 
 std::int64_t constexpr_of(const tp::kernel_info& k, std::size_t v, const char* name) {
   for (const auto& [n, val] : k.variants[v].config.constexprs)
@@ -109,10 +127,10 @@ struct row {
 };
 
 // Runs the oracle, the tuned call and the table rule for one problem. `launch_config(c)` launches
-// config c by hand; `call()` is the generated function.
+// config c of the shape's group (first variant `group`) by hand; `call()` is the generated function.
 template <class L, class C>
-row measure(const char* name, const shape& s, tp::kernel& kern, const std::vector<std::int64_t>& bucket, int reps, L&& launch_config,
-            C&& call) {
+row measure(const char* name, const shape& s, tp::kernel& kern, std::size_t group, const std::vector<std::int64_t>& bucket, int reps,
+            L&& launch_config, C&& call) {
   row r{name, s.kind, s.m, s.n, s.k, {}, 0, -1, -1, 0, 0};
   timer t;
   const std::uint32_t configs = kern.info().tuning.config_count;
@@ -128,7 +146,7 @@ row measure(const char* name, const shape& s, tp::kernel& kern, const std::vecto
   call();
   tp::synchronize();
   r.tune_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  r.tuned = persisted_choice(kern, 0, bucket);
+  r.tuned = persisted_choice(kern, group, bucket);
   std::vector<double> calls;
   for (int rep = 0; rep < reps; ++rep) calls.push_back(t.ms(call));
   r.tuned_call_us = 1000 * median(calls);
@@ -151,8 +169,9 @@ void table_choices(std::vector<row>& rows, const tp::kernel& kern, bool softmax)
   }
 }
 
-bool verify_matmul(tp::kernel& k, std::mt19937& g) {
-  const int M = 200, N = 96, K = 80;  // not multiples of the tiles: masks are exercised
+// One shape: every config of the signature it dispatches to, against the CPU (output poisoned).
+bool verify_matmul_at(tp::kernel& k, std::mt19937& g, const int M, const int N, const int K) {
+  const std::size_t group = matmul_group(k.info(), M, N, K);
   auto a = random_half(std::size_t(M) * K, g), b = random_half(std::size_t(K) * N, g);
   void* da = tp::device_malloc(a.size() * 2);
   void* db = tp::device_malloc(b.size() * 2);
@@ -162,9 +181,9 @@ bool verify_matmul(tp::kernel& k, std::mt19937& g) {
   bool ok = true;
   for (std::uint32_t c = 0; c < k.info().tuning.config_count; ++c) {
     tp::memset_device(dc, 0xFF, std::size_t(M) * N * 2);  // poison: NaN
-    const std::int64_t bm = constexpr_of(k.info(), c, "BLOCK_M"), bn = constexpr_of(k.info(), c, "BLOCK_N");
+    const std::int64_t bm = constexpr_of(k.info(), group + c, "BLOCK_M"), bn = constexpr_of(k.info(), group + c, "BLOCK_N");
     const void* args[] = {&da, &db, &dc, &M, &N, &K, &K, &N, &N};
-    k.launch_variant(c, {static_cast<std::uint32_t>(((M + bm - 1) / bm) * ((N + bn - 1) / bn)), 1, 1}, nullptr, args);
+    k.launch_variant(group + c, {static_cast<std::uint32_t>(((M + bm - 1) / bm) * ((N + bn - 1) / bn)), 1, 1}, nullptr, args);
     std::vector<half> out(std::size_t(M) * N);
     tp::copy(out.data(), dc, out.size() * 2);
     double worst = 0;
@@ -175,7 +194,8 @@ bool verify_matmul(tp::kernel& k, std::mt19937& g) {
         const double got = float(out[std::size_t(i) * N + j]);
         worst = std::max(worst, std::isfinite(got) ? std::fabs(got - ref) / (1 + std::fabs(ref)) : 1e9);
       }
-    std::printf("verify matmul config %u: max rel error %.2e %s\n", c, worst, worst < 1e-2 ? "ok" : "FAILED");
+    std::printf("verify matmul %dx%dx%d variant %zu (config %u): max rel error %.2e %s\n", M, N, K, group + c, c, worst,
+                worst < 1e-2 ? "ok" : "FAILED");
     ok = ok && worst < 1e-2;
   }
   tp::device_free(da);
@@ -184,8 +204,18 @@ bool verify_matmul(tp::kernel& k, std::mt19937& g) {
   return ok;
 }
 
-bool verify_softmax(tp::kernel& k, std::mt19937& g) {
-  const int rows = 37, cols = 3001;
+// Every config of every signature: one shape per signature, none a multiple of the tiles (masks).
+bool verify_matmul(tp::kernel& k, std::mt19937& g) {
+  bool ok = true;
+  for (const auto& [M, N, K] : {std::tuple<int, int, int>{208, 96, 80}, {200, 96, 80}, {200, 100, 72}})
+    ok = verify_matmul_at(k, g, M, N, K) && ok;
+  return ok;
+}
+
+// One row width: every config of the signature it dispatches to, against the CPU (output poisoned).
+bool verify_softmax_at(tp::kernel& k, std::mt19937& g, const int cols) {
+  const int rows = 37;
+  const std::size_t group = softmax_group(k.info(), cols);
   std::uniform_real_distribution<float> d(-4.0f, 4.0f);
   std::vector<float> x(std::size_t(rows) * cols);
   for (auto& v : x) v = d(g);
@@ -196,7 +226,7 @@ bool verify_softmax(tp::kernel& k, std::mt19937& g) {
   for (std::uint32_t c = 0; c < k.info().tuning.config_count; ++c) {
     tp::memset_device(dy, 0xFF, x.size() * 4);
     const void* args[] = {&dy, &dx, &cols, &cols};
-    k.launch_variant(c, {static_cast<std::uint32_t>(rows), 1, 1}, nullptr, args);
+    k.launch_variant(group + c, {static_cast<std::uint32_t>(rows), 1, 1}, nullptr, args);
     std::vector<float> y(x.size());
     tp::copy(y.data(), dy, y.size() * 4);
     double worst = 0;
@@ -209,11 +239,20 @@ bool verify_softmax(tp::kernel& k, std::mt19937& g) {
         worst = std::max(worst, std::isfinite(got) ? std::fabs(got - ref) / (ref + 1e-6) : 1e9);
       }
     }
-    std::printf("verify softmax config %u: max rel error %.2e %s\n", c, worst, worst < 1e-3 ? "ok" : "FAILED");
+    std::printf("verify softmax %dx%d variant %zu (config %u): max rel error %.2e %s\n", rows, cols, group + c, c, worst,
+                worst < 1e-3 ? "ok" : "FAILED");
     ok = ok && worst < 1e-3;
   }
   tp::device_free(dx);
   tp::device_free(dy);
+  return ok;
+}
+
+// Every config of both signatures: rows narrower and wider than the widest tile (4096).
+bool verify_softmax(tp::kernel& k, std::mt19937& g) {
+  bool ok = true;
+  for (const int cols : {3001, 3008, 5000})
+    ok = verify_softmax_at(k, g, cols) && ok;
   return ok;
 }
 
@@ -242,7 +281,10 @@ int main(int argc, char** argv) {
     std::printf("%s, cache %s\n", autotune_bench::library().current_device().describe().c_str(),
                 tp::jit_cache::directory().value_or("(none)").c_str());
     std::mt19937 g(42);
-    if (verify && !(verify_matmul(mm, g) && verify_softmax(sm, g))) return 1;
+    if (verify) {  // both kernels, so that one run reports every failing config
+      const bool matmul_ok = verify_matmul(mm, g), softmax_ok = verify_softmax(sm, g);
+      if (!(matmul_ok && softmax_ok)) return 1;
+    }
     std::vector<shape> mshapes = matmul_shapes, sshapes = softmax_shapes;
     if (quick) {
       mshapes = {matmul_shapes[1], matmul_shapes[6]};
@@ -281,20 +323,24 @@ int main(int argc, char** argv) {
     std::vector<row> mrows, srows;
     for (const shape& s : mshapes) {
       const int M = s.m, N = s.n, K = s.k;
+      const std::size_t group = matmul_group(mm.info(), M, N, K);
       auto by_hand = [&](std::uint32_t c) {
-        const std::int64_t bm = constexpr_of(mm.info(), c, "BLOCK_M"), bn = constexpr_of(mm.info(), c, "BLOCK_N");
+        const std::int64_t bm = constexpr_of(mm.info(), group + c, "BLOCK_M"), bn = constexpr_of(mm.info(), group + c, "BLOCK_N");
         const void* args[] = {&A, &B, &C, &M, &N, &K, &K, &N, &N};
-        mm.launch_variant(c, {static_cast<std::uint32_t>(((M + bm - 1) / bm) * ((N + bn - 1) / bn)), 1, 1}, nullptr, args);
+        mm.launch_variant(group + c, {static_cast<std::uint32_t>(((M + bm - 1) / bm) * ((N + bn - 1) / bn)), 1, 1}, nullptr, args);
       };
-      mrows.push_back(measure("matmul", s, mm, {M, N, K}, reps, by_hand, [&] { autotune_bench::matmul(A, B, C, M, N, K, K, N, N); }));
+      mrows.push_back(
+          measure("matmul", s, mm, group, {M, N, K}, reps, by_hand, [&] { autotune_bench::matmul(A, B, C, M, N, K, K, N, N); }));
     }
     for (const shape& s : sshapes) {
       const int R = s.m, N = s.n;
+      const std::size_t group = softmax_group(sm.info(), N);
       auto by_hand = [&](std::uint32_t c) {
         const void* args[] = {&Y, &X, &N, &N};
-        sm.launch_variant(c, {static_cast<std::uint32_t>(R), 1, 1}, nullptr, args);
+        sm.launch_variant(group + c, {static_cast<std::uint32_t>(R), 1, 1}, nullptr, args);
       };
-      srows.push_back(measure("softmax", s, sm, {N}, reps, by_hand, [&] { autotune_bench::softmax({std::uint32_t(R), 1, 1}, Y, X, N, N); }));
+      srows.push_back(measure("softmax", s, sm, group, {N}, reps, by_hand,
+                              [&] { autotune_bench::softmax({std::uint32_t(R), 1, 1}, Y, X, N, N); }));
     }
     table_choices(mrows, mm, false);
     table_choices(srows, sm, true);
@@ -334,7 +380,7 @@ int main(int argc, char** argv) {
       const int M = 64, N = 64, K = 64, calls = 20000;
       autotune_bench::matmul(A, B, C, M, N, K, K, N, N);
       tp::synchronize();
-      const int chosen = persisted_choice(mm, 0, {M, N, K});
+      const std::size_t group = matmul_group(mm.info(), M, N, K), chosen = group + persisted_choice(mm, group, {M, N, K});
       const std::int64_t bm = constexpr_of(mm.info(), chosen, "BLOCK_M"), bn = constexpr_of(mm.info(), chosen, "BLOCK_N");
       const void* args[] = {&A, &B, &C, &M, &N, &K, &K, &N, &N};
       const tp::grid3 grid{static_cast<std::uint32_t>(((M + bm - 1) / bm) * ((N + bn - 1) / bn)), 1, 1};
@@ -349,7 +395,7 @@ int main(int argc, char** argv) {
         }
         return median(us);
       };
-      const double raw = batch([&] { mm.launch_variant(static_cast<std::size_t>(chosen), grid, nullptr, args); });
+      const double raw = batch([&] { mm.launch_variant(chosen, grid, nullptr, args); });
       const double tuned = batch([&] { autotune_bench::matmul(A, B, C, M, N, K, K, N, N); });
       std::printf("host cost per launch: launch_variant %.3f us, tuned generated call %.3f us (%.3fx, +%.3f us)\n", raw, tuned,
                   tuned / raw, tuned - raw);

@@ -26,9 +26,9 @@ echo "build: $((SECONDS - t0)) s"
 BENCH="$BUILD/bench/autotune/autotune_bench"
 
 t0=$SECONDS
-(cd "$BUILD" && ctest -L gpu -R 'autotune_gpu|gpu_autotune' --output-on-failure --timeout 180) >"$LOGS/ctest_gpu.log" 2>&1
+(cd "$BUILD" && ctest -L gpu -R 'autotune_gpu|gpu_autotune' -V --timeout 180) >"$LOGS/ctest_gpu.log" 2>&1
 echo "ctest -L gpu -R 'autotune_gpu|gpu_autotune': exit $?, $((SECONDS - t0)) s"
-grep -E "verify|persisted-only|FAILED|Passed|Failed|tests passed" "$LOGS/ctest_gpu.log" | head -30
+grep -E "FAILED|Passed|Failed|tests passed|persisted-only|differ" "$LOGS/ctest_gpu.log" | head -30
 
 export TRITONPACK_CACHE_DIR="$BUILD/tune-cache"
 rm -rf "$TRITONPACK_CACHE_DIR"
