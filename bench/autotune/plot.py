@@ -55,7 +55,7 @@ def main(src, dst, triton_csv=None):
                        label="tuned on first use" if x == 0 else None)
         if key in picks:
             ax.scatter([x], [rel[picks[key]]], marker="^", s=28, color="tab:orange", zorder=5,
-                       label="Triton's @triton.autotune" if x == 0 else None)
+                       label="Triton's @triton.autotune pick (timed on its own build)" if x == 0 else None)
         kernel, kind, m, n, k = key
         labels.append(f"{kernel}\n{m}x{n}" + (f"x{k}" if k else ""))
     ax.set_xticks(range(len(labels)))
