@@ -380,7 +380,10 @@ int main(int argc, char** argv) {
       const int M = 64, N = 64, K = 64, calls = 20000;
       autotune_bench::matmul(A, B, C, M, N, K, K, N, N);
       tp::synchronize();
-      const std::size_t group = matmul_group(mm.info(), M, N, K), chosen = group + persisted_choice(mm, group, {M, N, K});
+      const std::size_t group = matmul_group(mm.info(), M, N, K);
+      const int persisted = persisted_choice(mm, group, {M, N, K});
+      if (persisted < 0) throw std::runtime_error("the tuned 64x64x64 matmul left no persisted choice");
+      const std::size_t chosen = group + static_cast<std::size_t>(persisted);
       const std::int64_t bm = constexpr_of(mm.info(), chosen, "BLOCK_M"), bn = constexpr_of(mm.info(), chosen, "BLOCK_N");
       const void* args[] = {&A, &B, &C, &M, &N, &K, &K, &N, &N};
       const tp::grid3 grid{static_cast<std::uint32_t>(((M + bm - 1) / bm) * ((N + bn - 1) / bn)), 1, 1};
