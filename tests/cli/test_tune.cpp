@@ -9,7 +9,9 @@
 // per block); TRITONPACK_FAKE_MS_BY_THREADS sets what the double's events report for each.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "test_util.hpp"
@@ -289,4 +291,40 @@ TEST_CASE("tune without a GPU says it needs one and which driver it looked for; 
   CHECK_FALSE(fs::exists(d.dir / "table.json"));
   // The other commands still work on such a machine.
   CHECK(tp_test::run_cli_env("TRITONPACK_CUDA_LIBRARY=/nonexistent/libcuda.so.1", "inspect \"" + std::string(TP_FIXTURES_TPK) + "\" --quick").code == 0);
+}
+
+TEST_CASE("tune launches the specialisation the generated code would pick, each config with its own grid") {
+  const tune_dir d("tune_launches");
+  const fs::path log = d.dir / "launches.txt";
+  // K = 5, stride_am = 7: only the general group (variants 2, 3) accepts these values; it passes
+  // every integer (the `K == 1` group would fold K away).
+  tp_test::spit(d.dir / "sizes.json", matmul_sizes(R"({"M": 100, "N": 48, "K": 5, "stride_am": 7}, {"M": 40, "N": 20, "K": 3})"));
+  const auto r = tp_test::run_cli_env("TRITONPACK_CUDA_LIBRARY=\"" + std::string(TP_FAKE_CUDA) + "\" TRITONPACK_FAKE_MS_BY_THREADS=32=2.0,64=1.0" +
+                                          " TRITONPACK_FAKE_LAUNCH_LOG=\"" + log.string() + "\"",
+                                      "tune \"" + std::string(TP_FIXTURES_TPK) + "\" --sizes \"" + d.path("sizes.json") + "\" -o \"" +
+                                          d.path("table.json") + "\" --rounds 1");
+  REQUIRE_MESSAGE(r.code == 0, r.out);
+  std::ifstream in(log);
+  std::map<std::string, int> seen;  // "grid=... block=... ints=..." -> launches
+  for (std::string line; std::getline(in, line);) {
+    const std::size_t g = line.find(" grid="), p = line.find(" params=");
+    REQUIRE((g != std::string::npos && p != std::string::npos));
+    // The six 4-byte integers after the three pointers: M, N, K, stride_am, stride_bk, stride_cm.
+    std::string ints = line.substr(p + 8);
+    for (int skip = 0; skip < 3; ++skip) ints = ints.substr(ints.find(',') + 1);
+    ints = ints.substr(0, 6 * 9 - 1);
+    ++seen[line.substr(g + 1, p - g - 1) + " ints=" + ints];
+  }
+  std::string all;
+  for (const auto& [k, v] : seen) all += k + " x" + std::to_string(v) + "\n";
+  CAPTURE(all);
+  // M=100, N=48: config 0 (16x16 tiles) 7x3 programs of 32 threads, config 1 (32x32) 4x2 of 64;
+  // M=40, N=20: 3x2 and 2x1. Each config: a first run and one round.
+  CHECK(seen.size() == 4);
+  const std::string first = "64000000,30000000,05000000,07000000,30000000,30000000";
+  const std::string second = "28000000,14000000,03000000,03000000,14000000,14000000";
+  CHECK(seen["grid=7,3,1 block=32,1,1 ints=" + first] == 2);
+  CHECK(seen["grid=4,2,1 block=64,1,1 ints=" + first] == 2);
+  CHECK(seen["grid=3,2,1 block=32,1,1 ints=" + second] == 2);
+  CHECK(seen["grid=2,1,1 block=64,1,1 ints=" + second] == 2);
 }
