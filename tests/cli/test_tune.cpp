@@ -269,8 +269,16 @@ TEST_CASE("tune refuses a damaged table and leaves it as it was; --kernel picks 
     const auto now = tp_test::slurp(d.dir / "table.json");
     CHECK(std::string(now.begin(), now.end()) == text);
   }
+  // A problem that fails (no memory for a 20 GB buffer on the double's 16 GiB device) stops the
+  // run naming it; the rows before it are saved and a rerun resumes from there.
   fs::remove(d.dir / "table.json");
-  auto r = d.tune(matmul_sizes(three_problems), "32=2.0,64=1.0", "--kernel vector_add");
+  auto r = d.tune(matmul_sizes(R"({"M": 100, "N": 48, "K": 5}, {"M": 100000, "N": 100000, "K": 16})"), "32=2.0,64=1.0");
+  CHECK(r.code == 1);
+  CHECK_MESSAGE(r.out.find("kernel matmul_f16, problem 1 (M=100000 N=100000 K=16): ") != std::string::npos, r.out);
+  CHECK(r.out.find("has the 1 problem timed before it; a rerun resumes from there") != std::string::npos);
+  CHECK(tp_test::load_json(d.dir / "table.json")["kernels"]["matmul_f16"].size() == 1);
+  fs::remove(d.dir / "table.json");
+  r = d.tune(matmul_sizes(three_problems), "32=2.0,64=1.0", "--kernel vector_add");
   CHECK(r.code == 1);
   CHECK(r.out.find("kernels: has no entry for kernel vector_add") != std::string::npos);
   r = d.tune(matmul_sizes(three_problems), "32=2.0,64=1.0", "--budget-ms 0");

@@ -89,8 +89,12 @@ struct table_file {
 };
 
 // Random values of a buffer's element type, never zero: fp16 / bf16 in their own encoding, floats
-// in [-1, 1), integers in 1..15 (small, so a buffer read as sizes or indices stays modest).
-std::vector<std::uint8_t> random_fill(const std::string& elem, std::size_t bytes, std::mt19937_64& g) {
+// in [-1, 1), integers in 1..15 (small, so a buffer read as sizes or indices stays modest). A
+// buffer above 16 MiB repeats a random block of that size: the values are as good for timing, and
+// an 8192^3 matmul's inputs are not generated element by element on the host.
+std::vector<std::uint8_t> random_fill(const std::string& elem, std::size_t total, std::mt19937_64& g) {
+  constexpr std::size_t block = std::size_t{16} << 20;
+  const std::size_t bytes = std::min(total, block);
   std::vector<std::uint8_t> out(bytes);
   std::uniform_real_distribution<float> real(-1.0f, 1.0f);
   std::uniform_int_distribution<int> small(1, 15);
@@ -124,7 +128,16 @@ std::vector<std::uint8_t> random_fill(const std::string& elem, std::size_t bytes
       put(i, &v, w);
     }
   }
+  out.resize(total);
+  for (std::size_t i = bytes; i < total; i += bytes) std::memcpy(out.data() + i, out.data(), std::min(bytes, total - i));
   return out;
+}
+
+// "[#####-----] 3/18 ": the live bar drawn while a problem is timed (stderr a terminal).
+std::string bar(std::size_t done, std::size_t total) {
+  constexpr std::size_t width = 20;
+  const std::size_t filled = total ? done * width / total : width;
+  return "[" + std::string(filled, '#') + std::string(width - filled, '-') + "] ";
 }
 
 // Device memory freed on every path.
@@ -212,15 +225,14 @@ tune_summary run_tune(const std::vector<std::uint8_t>& bytes, const std::vector<
                       std::ostream& progress, bool live) {
   library lib(bytes.data(), bytes.size());
   check_resumable_table(lib.info(), opt.table);
-  std::string gpu, arch;
   try {
-    set_device(opt.device);
-    gpu = device_name();
-    arch = device_arch();
+    (void)detail::device_api();  // loads the driver: its diagnosis when there is no GPU
   } catch (const error& e) {
     if (e.code() != errc::no_driver && e.code() != errc::no_device) throw;
     throw error(e.code(), "tune needs a GPU to time kernels on: " + std::string(e.what()).substr(12));
   }
+  set_device(opt.device);  // an ordinal out of range says which exist
+  const std::string gpu = device_name(), arch = device_arch();
   std::error_code ec;
   table_file table = table_file::open(opt.table, std::filesystem::exists(opt.table, ec));
 
@@ -258,80 +270,87 @@ tune_summary run_tune(const std::vector<std::uint8_t>& bytes, const std::vector<
           ++sum.skipped;
           continue;
         }
-      if (live) progress << "\r" << head << fmt::format("timing {} configs...", configs) << std::flush;
-
-      // The arguments: buffers of random values, the problem's scalars.
-      device_buffers mem;
-      std::vector<arg_slot> slots(k.args.size());
-      std::vector<const void*> args(k.args.size());
-      std::vector<host_arg> descs(k.args.size());
-      for (std::size_t i = 0; i < k.args.size(); ++i) {
-        const arg_type t = parse_arg_type(k.args[i].type);
-        void* ptr = nullptr;
-        if (t.cls == arg_class::pointer) {
-          ptr = device_malloc(p.bytes[i]);
-          mem.ptrs.push_back(ptr);
-          const std::vector<std::uint8_t> host = random_fill(t.elem, p.bytes[i], rng);
-          copy(ptr, host.data(), host.size());
+      if (live) progress << "\r\033[K" << bar(n - 1, sum.problems) << head << fmt::format("timing {} configs...", configs) << std::flush;
+      try {
+        // The arguments: buffers of random values, the problem's scalars.
+        device_buffers mem;
+        std::vector<arg_slot> slots(k.args.size());
+        std::vector<const void*> args(k.args.size());
+        std::vector<host_arg> descs(k.args.size());
+        for (std::size_t i = 0; i < k.args.size(); ++i) {
+          const arg_type t = parse_arg_type(k.args[i].type);
+          void* ptr = nullptr;
+          if (t.cls == arg_class::pointer) {
+            ptr = device_malloc(p.bytes[i]);
+            mem.ptrs.push_back(ptr);
+            const std::vector<std::uint8_t> host = random_fill(t.elem, p.bytes[i], rng);
+            copy(ptr, host.data(), host.size());
+          }
+          store_scalar(slots[i], t, p.ints[i], p.floats[i], ptr);
+          args[i] = slots[i].bytes;
+          descs[i] = read_host_arg(t, slots[i].bytes);
         }
-        store_scalar(slots[i], t, p.ints[i], p.floats[i], ptr);
-        args[i] = slots[i].bytes;
-        descs[i] = read_host_arg(t, slots[i].bytes);
-      }
-      // The specialisation group the generated function would launch for these values.
-      const std::size_t first = kn.pick_variant(descs.data(), descs.size());
-      if (first + configs > k.variants.size())
-        throw error(errc::bad_container, fmt::format("kernel {}: variant {} starts no group of {} configs", k.name, first, configs));
-      std::vector<grid3> grids;
-      for (std::uint32_t c = 0; c < configs; ++c) grids.push_back(problem_grid(k, first + c, p));
-      // What trial runs must protect: the spec's reset_to_zero / restore buffers, with their sizes.
-      std::vector<autotune::detail::protected_buffer> bufs;
-      for (const tune_arg& a : k.tuning.args) {
-        if (a.role == tune_role::key) continue;
-        const grid_int b = evaluate_grid_expr(a.bytes, [&](const std::string& name) -> std::optional<grid_int> {
-          if (auto v = p.values.find(name); v != p.values.end()) return grid_int(v->second);
-          return std::nullopt;
-        });
-        if (b.failed() || b.value() < 0 || static_cast<std::uint64_t>(b.value()) > p.bytes[a.arg])
-          throw error(errc::bad_argument,
-                      fmt::format("kernel {}, {}: the spec's byte size of {} (\"{}\") is {}, beyond the {} bytes the sizes file gives it",
-                                  k.name, p.label, k.args[a.arg].name, a.bytes, b.failed() ? b.failure_text() : std::to_string(b.value()),
-                                  p.bytes[a.arg]));
-        void* ptr = nullptr;
-        std::memcpy(&ptr, slots[a.arg].bytes, sizeof ptr);
-        bufs.push_back({a.role, ptr, static_cast<std::size_t>(b.value())});
-      }
-      auto run = [&](std::size_t c, stream_t stream) { kn.launch_variant(first + c, grids[c], stream, args.data()); };
-      const std::vector<std::uint64_t> times =
-          autotune::detail::time_configs(k, first, configs, bufs, nullptr, config_launcher::of(run), plan);
-      done_now.insert(bucket);
-      if (live) progress << "\r\033[K";
-      bool any = false;
-      for (std::uint64_t t : times) any = any || t != tuning::not_measured;
-      if (!any) {
-        progress << head << "no config could run here (TRITONPACK_LOG=1 says why); no row written\n";
-        ++sum.failed;
-        continue;
-      }
-      const std::uint32_t chosen = tuning::fastest(times);
-      json ts = json::array();
-      for (std::uint64_t t : times) ts.push_back(t == tuning::not_measured ? json(nullptr) : json(t));
-      json problem = json::object();
-      for (const tune_arg& a : k.tuning.args)
-        if (a.role == tune_role::key) problem[k.args[a.arg].name] = p.ints[a.arg];
-      json row = {{"device", gpu}, {"bucket", bucket}, {"config", chosen}, {"times_ns", ts}, {"problem", problem}};
-      table.put(k.name, row);
-      if (opt.arch_rows && !arch.empty()) {
-        const json* other = table.find(k.name, arch, bucket);
-        if (!other || opt.fresh || (*other)["tuned_on"] == gpu) {
-          row["device"] = arch;
-          row["tuned_on"] = gpu;
-          table.put(k.name, row);
+        // The specialisation group the generated function would launch for these values.
+        const std::size_t first = kn.pick_variant(descs.data(), descs.size());
+        if (first + configs > k.variants.size())
+          throw error(errc::bad_container, fmt::format("kernel {}: variant {} starts no group of {} configs", k.name, first, configs));
+        std::vector<grid3> grids;
+        for (std::uint32_t c = 0; c < configs; ++c) grids.push_back(problem_grid(k, first + c, p));
+        // What trial runs must protect: the spec's reset_to_zero / restore buffers, with their sizes.
+        std::vector<autotune::detail::protected_buffer> bufs;
+        for (const tune_arg& a : k.tuning.args) {
+          if (a.role == tune_role::key) continue;
+          const grid_int b = evaluate_grid_expr(a.bytes, [&](const std::string& name) -> std::optional<grid_int> {
+            if (auto v = p.values.find(name); v != p.values.end()) return grid_int(v->second);
+            return std::nullopt;
+          });
+          if (b.failed() || b.value() < 0 || static_cast<std::uint64_t>(b.value()) > p.bytes[a.arg])
+            throw error(errc::bad_argument,
+                        fmt::format("kernel {}, {}: the spec's byte size of {} (\"{}\") is {}, beyond the {} bytes the sizes file gives it",
+                                    k.name, p.label, k.args[a.arg].name, a.bytes, b.failed() ? b.failure_text() : std::to_string(b.value()),
+                                    p.bytes[a.arg]));
+          void* ptr = nullptr;
+          std::memcpy(&ptr, slots[a.arg].bytes, sizeof ptr);
+          bufs.push_back({a.role, ptr, static_cast<std::size_t>(b.value())});
         }
+        auto run = [&](std::size_t c, stream_t stream) { kn.launch_variant(first + c, grids[c], stream, args.data()); };
+        const std::vector<std::uint64_t> times =
+            autotune::detail::time_configs(k, first, configs, bufs, nullptr, config_launcher::of(run), plan);
+        done_now.insert(bucket);
+        if (live) progress << "\r\033[K";
+        bool any = false;
+        for (std::uint64_t t : times) any = any || t != tuning::not_measured;
+        if (!any) {
+          progress << head << "no config could run here (TRITONPACK_LOG=1 says why); no row written\n";
+          ++sum.failed;
+          continue;
+        }
+        const std::uint32_t chosen = tuning::fastest(times);
+        json ts = json::array();
+        for (std::uint64_t t : times) ts.push_back(t == tuning::not_measured ? json(nullptr) : json(t));
+        json problem = json::object();
+        for (const tune_arg& a : k.tuning.args)
+          if (a.role == tune_role::key) problem[k.args[a.arg].name] = p.ints[a.arg];
+        json row = {{"device", gpu}, {"bucket", bucket}, {"config", chosen}, {"times_ns", ts}, {"problem", problem}};
+        table.put(k.name, row);
+        if (opt.arch_rows && !arch.empty()) {
+          const json* other = table.find(k.name, arch, bucket);
+          if (!other || opt.fresh || (*other)["tuned_on"] == gpu) {
+            row["device"] = arch;
+            row["tuned_on"] = gpu;
+            table.put(k.name, row);
+          }
+        }
+        table.save(opt.table);
+        ++sum.tuned;
+        progress << head << choice_text(times, chosen) << "\n";
+      } catch (const error& e) {
+        if (live) progress << "\r\033[K";
+        throw error(e.code(), fmt::format("kernel {}, problem {} ({}): {}\n  {} has the {} problem{} timed before it; a rerun resumes from there",
+                                          k.name, p.index, p.label, std::string(e.what()).substr(12), opt.table.string(),
+                                          sum.tuned, sum.tuned == 1 ? "" : "s"),
+                    e.driver_status());
       }
-      table.save(opt.table);
-      ++sum.tuned;
-      progress << head << choice_text(times, chosen) << "\n";
     }
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
