@@ -180,6 +180,22 @@ TEST_CASE("sizes file: every kind of mistake is refused naming the kernel, the p
     const std::string e = sizes_error(text);
     CHECK_MESSAGE(e.find(message) != std::string::npos, e);
   }
+  // A reset_to_zero buffer (c, as the spec would declare it): its tune.bytes is the default size,
+  // and a smaller size given is refused (trial runs zero that many bytes).
+  {
+    container_info info = fixtures();
+    info.kernels[2].tuning.args.push_back({2, tune_role::reset_to_zero, bucket_rule::pow2, "M * N * 2"});
+    const std::string sizes = head + R"({"M": 16, "N": 16, "K": 16, "stride_am": 16, "stride_bk": 16, "stride_cm": 16, "bytes": {"a": 64, "b": 64}}, )" +
+                              R"({"M": 16, "N": 16, "K": 16, "stride_am": 16, "stride_bk": 16, "stride_cm": 16, )" + bytes + "}]}}}";
+    const std::string e = error_of([&] {
+      const auto req = pack::parse_tune_sizes(sizes, "s.json", info);
+    });
+    CHECK_MESSAGE(e.find("kernels.matmul_f16.problems[1].bytes.c: 64 bytes, but the spec's tune.bytes (\"M * N * 2\") zeroes or restores "
+                         "512 bytes of it between trial runs") != std::string::npos, e);
+    const auto ok = pack::parse_tune_sizes(head + R"({"M": 16, "N": 16, "K": 16, "stride_am": 16, "stride_bk": 16, "stride_cm": 16, "bytes": {"a": 64, "b": 64}}]}}})",
+                                           "s.json", info);
+    CHECK(ok[0].problems[0].bytes[2] == 512);
+  }
   // A kernel without a grid expression: the problem gives its grid; a zero-sized axis by a
   // problem's values is an error for that problem.
   CHECK(sizes_error(one(all), true).find("kernels.matmul_f16.problems[0].grid: missing: kernel matmul_f16 has no grid expression") !=

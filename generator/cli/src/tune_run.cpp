@@ -205,6 +205,54 @@ std::string choice_text(const std::vector<std::uint64_t>& t, std::uint32_t c) {
   return s + ")";
 }
 
+// Times every config of the group the generated code would launch for problem `p`, on buffers of
+// random values: the per-config medians in ns (tuning::not_measured: cannot run here).
+std::vector<std::uint64_t> time_problem(kernel& kn, const tune_problem& p, const autotune::trial_plan& plan, std::mt19937_64& rng) {
+  const kernel_info& k = kn.info();
+  const std::uint32_t configs = k.tuning.config_count;
+  // The arguments: buffers of random values, the problem's scalars.
+  device_buffers mem;
+  std::vector<arg_slot> slots(k.args.size());
+  std::vector<const void*> args(k.args.size());
+  std::vector<host_arg> descs(k.args.size());
+  for (std::size_t i = 0; i < k.args.size(); ++i) {
+    const arg_type t = parse_arg_type(k.args[i].type);
+    void* ptr = nullptr;
+    if (t.cls == arg_class::pointer) {
+      ptr = device_malloc(p.bytes[i]);
+      mem.ptrs.push_back(ptr);
+      const std::vector<std::uint8_t> host = random_fill(t.elem, p.bytes[i], rng);
+      copy(ptr, host.data(), host.size());
+    }
+    store_scalar(slots[i], t, p.ints[i], p.floats[i], ptr);
+    args[i] = slots[i].bytes;
+    descs[i] = read_host_arg(t, slots[i].bytes);
+  }
+  // The specialisation group the generated function would launch for these values.
+  const std::size_t first = kn.pick_variant(descs.data(), descs.size());
+  if (first + configs > k.variants.size())
+    throw error(errc::bad_container, fmt::format("kernel {}: variant {} starts no group of {} configs", k.name, first, configs));
+  std::vector<grid3> grids;
+  for (std::uint32_t c = 0; c < configs; ++c) grids.push_back(problem_grid(k, first + c, p));
+  // What trial runs must protect: the spec's reset_to_zero / restore buffers, with their sizes.
+  std::vector<autotune::detail::protected_buffer> bufs;
+  for (const tune_arg& a : k.tuning.args) {
+    if (a.role == tune_role::key) continue;
+    const grid_int b = evaluate_grid_expr(a.bytes, [&](const std::string& name) -> std::optional<grid_int> {
+      if (auto v = p.values.find(name); v != p.values.end()) return grid_int(v->second);
+      return std::nullopt;
+    });
+    if (b.failed() || b.value() < 0 || static_cast<std::uint64_t>(b.value()) > p.bytes[a.arg])
+      throw error(errc::bad_argument, fmt::format("the spec's byte size of {} (\"{}\") is {}, beyond its {} bytes", k.args[a.arg].name, a.bytes,
+                                                  b.failed() ? b.failure_text() : std::to_string(b.value()), p.bytes[a.arg]));  // load_tune_sizes checked it
+    void* ptr = nullptr;
+    std::memcpy(&ptr, slots[a.arg].bytes, sizeof ptr);
+    bufs.push_back({a.role, ptr, static_cast<std::size_t>(b.value())});
+  }
+  auto run = [&](std::size_t c, stream_t stream) { kn.launch_variant(first + c, grids[c], stream, args.data()); };
+  return autotune::detail::time_configs(k, first, configs, bufs, nullptr, config_launcher::of(run), plan);
+}
+
 }  // namespace
 
 void check_resumable_table(const container_info& info, const std::filesystem::path& path) {
@@ -272,50 +320,7 @@ tune_summary run_tune(const std::vector<std::uint8_t>& bytes, const std::vector<
         }
       if (live) progress << "\r\033[K" << bar(n - 1, sum.problems) << head << fmt::format("timing {} configs...", configs) << std::flush;
       try {
-        // The arguments: buffers of random values, the problem's scalars.
-        device_buffers mem;
-        std::vector<arg_slot> slots(k.args.size());
-        std::vector<const void*> args(k.args.size());
-        std::vector<host_arg> descs(k.args.size());
-        for (std::size_t i = 0; i < k.args.size(); ++i) {
-          const arg_type t = parse_arg_type(k.args[i].type);
-          void* ptr = nullptr;
-          if (t.cls == arg_class::pointer) {
-            ptr = device_malloc(p.bytes[i]);
-            mem.ptrs.push_back(ptr);
-            const std::vector<std::uint8_t> host = random_fill(t.elem, p.bytes[i], rng);
-            copy(ptr, host.data(), host.size());
-          }
-          store_scalar(slots[i], t, p.ints[i], p.floats[i], ptr);
-          args[i] = slots[i].bytes;
-          descs[i] = read_host_arg(t, slots[i].bytes);
-        }
-        // The specialisation group the generated function would launch for these values.
-        const std::size_t first = kn.pick_variant(descs.data(), descs.size());
-        if (first + configs > k.variants.size())
-          throw error(errc::bad_container, fmt::format("kernel {}: variant {} starts no group of {} configs", k.name, first, configs));
-        std::vector<grid3> grids;
-        for (std::uint32_t c = 0; c < configs; ++c) grids.push_back(problem_grid(k, first + c, p));
-        // What trial runs must protect: the spec's reset_to_zero / restore buffers, with their sizes.
-        std::vector<autotune::detail::protected_buffer> bufs;
-        for (const tune_arg& a : k.tuning.args) {
-          if (a.role == tune_role::key) continue;
-          const grid_int b = evaluate_grid_expr(a.bytes, [&](const std::string& name) -> std::optional<grid_int> {
-            if (auto v = p.values.find(name); v != p.values.end()) return grid_int(v->second);
-            return std::nullopt;
-          });
-          if (b.failed() || b.value() < 0 || static_cast<std::uint64_t>(b.value()) > p.bytes[a.arg])
-            throw error(errc::bad_argument,
-                        fmt::format("kernel {}, {}: the spec's byte size of {} (\"{}\") is {}, beyond the {} bytes the sizes file gives it",
-                                    k.name, p.label, k.args[a.arg].name, a.bytes, b.failed() ? b.failure_text() : std::to_string(b.value()),
-                                    p.bytes[a.arg]));
-          void* ptr = nullptr;
-          std::memcpy(&ptr, slots[a.arg].bytes, sizeof ptr);
-          bufs.push_back({a.role, ptr, static_cast<std::size_t>(b.value())});
-        }
-        auto run = [&](std::size_t c, stream_t stream) { kn.launch_variant(first + c, grids[c], stream, args.data()); };
-        const std::vector<std::uint64_t> times =
-            autotune::detail::time_configs(k, first, configs, bufs, nullptr, config_launcher::of(run), plan);
+        const std::vector<std::uint64_t> times = time_problem(kn, p, plan, rng);
         done_now.insert(bucket);
         if (live) progress << "\r\033[K";
         bool any = false;

@@ -244,6 +244,16 @@ tune_problem resolve_problem(const std::string& file, const kernel_info& k, cons
   for (const auto& [name, v] : nested["bytes"])
     if (!arg_index.count(name) || kind_of(k.args[arg_index[name]]) != arg_kind::pointer)
       bad(file, v.second, fmt::format("'{}' is not a pointer argument of {}; \"bytes\" gives buffer sizes of pointers", name, k.name));
+  // A reset_to_zero / restore buffer is zeroed or copied over the spec's byte size between trial
+  // runs: the buffer must hold that many bytes.
+  for (const tune_arg& t : k.tuning.args) {
+    if (t.role == tune_role::key || t.arg >= k.args.size()) continue;
+    const std::string where = ppath + ".bytes." + k.args[t.arg].name;
+    const std::int64_t b = r.evaluate(t.bytes, where, " (the spec's tune.bytes of " + k.args[t.arg].name + ")");
+    if (static_cast<std::uint64_t>(b) > p.bytes[t.arg])
+      bad(file, where, fmt::format("{} bytes, but the spec's tune.bytes (\"{}\") zeroes or restores {} bytes of it between trial runs; "
+                                   "give at least that", p.bytes[t.arg], t.bytes, b));
+  }
   for (const auto& [name, v] : r.ints) (void)r.resolve(name);  // "let" names too: every value valid
   p.values = r.values;
 
