@@ -281,6 +281,8 @@ tune_summary run_tune(const std::vector<std::uint8_t>& bytes, const std::vector<
   }
   set_device(opt.device);  // an ordinal out of range says which exist
   const std::string gpu = device_name(), arch = device_arch();
+  // Its folder now, not after the first problem has been timed.
+  if (opt.table.has_parent_path()) create_directories(opt.table.parent_path(), table_remedy);
   std::error_code ec;
   table_file table = table_file::open(opt.table, std::filesystem::exists(opt.table, ec));
 
