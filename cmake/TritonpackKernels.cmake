@@ -5,6 +5,9 @@
 #                                                        #   one name, one spec per project
 #                          [TARGETS <t>...]              # override the spec's targets (sm_80 gfx942 …)
 #                          [MODE binary|ir|both]         # packaging mode (default: the spec's)
+#                          [TUNING <table.json>]         # a tuning table (`tritonpack tune`) to
+#                                                        #   embed: pack --tuning, re-packed when
+#                                                        #   the table changes
 #                          [PACK_OPTIONS <opt>...]       # more `tritonpack pack` options, e.g.
 #                                                        #   --store-binaries, --level 22, --frames …
 #                          [PUBLIC]                      # put the header dir on the target's usage
@@ -15,7 +18,8 @@
 #
 # Two custom commands, run by the build tool:
 #   1. ${TRITONPACK_PYTHON} -m tritonpack_compile SPEC -o <artifacts>   (Triton, no GPU needed)
-#   2. tritonpack pack <artifacts>/manifest.json -o <include> --name NAME [--mode MODE] [PACK_OPTIONS]
+#   2. tritonpack pack <artifacts>/manifest.json -o <include> --name NAME [--mode MODE]
+#                      [--tuning TABLE] [PACK_OPTIONS]
 # and <include>/NAME.hpp is made available to <target> as `#include <NAME.hpp>`. With LANGUAGES C
 # the pack step also writes NAME.h and NAME_c.cpp: NAME_c.cpp is compiled into <target>, which links
 # tritonpack::c_api (the memory API in C). With LANGUAGES Fortran also NAME.f90 (module NAME), compiled
@@ -25,7 +29,8 @@
 # Dependencies: the compile step depends on the spec and on every kernel source file the spec names
 # and the local modules they import (read at configure time; the spec is a configure dependency, so
 # a kernel file added to it is seen too), and on the front end's depfile (`--depfile`: the same
-# files, as the front end saw them). The pack step depends on the manifest and the packer. Nothing
+# files, as the front end saw them). The pack step depends on the manifest, the packer and the
+# TUNING table. Nothing
 # else re-runs them; the front end's own cache (~/.cache/tritonpack/compile, or the environment
 # variable TRITONPACK_COMPILE_CACHE_DIR at build time) skips unchanged work.
 #
@@ -178,7 +183,7 @@ function(_tritonpack_fortran_library caller)
 endfunction()
 
 function(tritonpack_add_kernels target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "PUBLIC" "SPEC;NAME;MODE;OUTPUT_DIRECTORY" "TARGETS;PACK_OPTIONS;LANGUAGES")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "PUBLIC" "SPEC;NAME;MODE;OUTPUT_DIRECTORY;TUNING" "TARGETS;PACK_OPTIONS;LANGUAGES")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "tritonpack_add_kernels(${target}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -220,6 +225,16 @@ function(tritonpack_add_kernels target)
   cmake_path(ABSOLUTE_PATH arg_SPEC BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE)
   if(NOT EXISTS "${arg_SPEC}")
     message(FATAL_ERROR "tritonpack_add_kernels(${target}): the spec `${arg_SPEC}` does not exist")
+  endif()
+
+  set(_tuning)
+  if(arg_TUNING)
+    cmake_path(ABSOLUTE_PATH arg_TUNING BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE OUTPUT_VARIABLE _tuning)
+    if(NOT EXISTS "${_tuning}" OR IS_DIRECTORY "${_tuning}")
+      message(FATAL_ERROR "tritonpack_add_kernels(${target}): the tuning table `${_tuning}` (TUNING) is not a file; write it "
+                          "on a GPU node with `tritonpack tune <NAME.tpk> --sizes SIZES.json -o ${arg_TUNING}` "
+                          "(generator/cli/README.md), or drop TUNING")
+    endif()
   endif()
 
   tritonpack_find_python()
@@ -309,6 +324,9 @@ function(tritonpack_add_kernels target)
     list(APPEND _pack_args --languages c)
     set(_foreign "${_include}/${_name}.h" "${_include}/${_name}_c.cpp")
   endif()
+  if(_tuning)
+    list(APPEND _pack_args --tuning "${_tuning}")
+  endif()
   list(APPEND _pack_args ${arg_PACK_OPTIONS})
 
   file(RELATIVE_PATH _rel_spec "${CMAKE_SOURCE_DIR}" "${arg_SPEC}")
@@ -330,7 +348,7 @@ function(tritonpack_add_kernels target)
     COMMAND "${CMAKE_COMMAND}" -E make_directory "${_include}"
     COMMAND ${_packer} ${_pack_args}
     COMMAND "${CMAKE_COMMAND}" -E touch "${_header}" "${_tpk}" ${_foreign}
-    DEPENDS "${_manifest}" ${_packer_dep}
+    DEPENDS "${_manifest}" ${_packer_dep} ${_tuning}
     COMMENT "tritonpack: packing ${_name}.hpp"
     VERBATIM)
 

@@ -91,13 +91,22 @@ inline double budget_ms() {
   return ms;
 }
 
+// How many timed rounds a tuning run makes: as many as `budget_ms` allows after a first run of
+// every config, clamped to min_rounds..max_rounds. On first use from TRITONPACK_TUNE_BUDGET_MS
+// (3..25 rounds); `tritonpack tune` passes its --budget-ms and --rounds.
+struct trial_plan {
+  double budget_ms = 1000.0;
+  int min_rounds = 3;
+  int max_rounds = 25;
+  static trial_plan from_env() {
+    trial_plan p;
+    p.budget_ms = autotune::budget_ms();
+    return p;
+  }
+};
+
 // "BLOCK_M=128, BLOCK_N=64, num_warps 4, num_stages 3": how logs name config c of a group.
-inline std::string config_text(const kernel_info& k, std::size_t variant) {
-  const kernel_config& c = k.variants.at(variant).config;
-  std::string s;
-  for (const auto& [n, v] : c.constexprs) s += n + "=" + v + ", ";
-  return s + "num_warps " + std::to_string(c.num_warps) + ", num_stages " + std::to_string(c.num_stages);
-}
+inline std::string config_text(const kernel_info& k, std::size_t variant) { return tuning::config_text(k.variants.at(variant).config); }
 
 namespace detail {
 
@@ -142,10 +151,12 @@ inline void put_back(device_ops& ops, const std::vector<protected_buffer>& bufs,
 }
 
 // Times every config of the group on `stream` (interleaved rounds, L2 flushed before each run,
-// one event pair per run, median per config) and returns the per-config medians in ns. The
+// one event pair per run, median per config; `plan` says how many rounds) and returns the
+// per-config medians in ns (tuning::not_measured for a config that cannot run). The
 // declared buffers are put back before every run and after the last one.
 inline std::vector<std::uint64_t> time_configs(const kernel_info& k, std::size_t group_first, std::uint32_t configs,
-                                               std::vector<protected_buffer>& bufs, stream_t stream, const config_launcher& run) {
+                                               std::vector<protected_buffer>& bufs, stream_t stream, const config_launcher& run,
+                                               const trial_plan& plan = trial_plan::from_env()) {
   device_ops& ops = tritonpack::detail::device_api();
   counters& st = stats();
   // Scratch: the restore copies and a buffer larger than any L2 (H200: 60 MB) to flush it.
@@ -197,8 +208,8 @@ inline std::vector<std::uint64_t> time_configs(const kernel_info& k, std::size_t
     usable[c] = ms >= 0;
     if (usable[c]) sum_ms += std::max(ms, 0.001);
   }
-  const double budget = budget_ms();
-  const int rounds = std::max(3, std::min(25, sum_ms > 0 ? static_cast<int>(budget / sum_ms) : 3));
+  const double fit = sum_ms > 0 ? plan.budget_ms / sum_ms : plan.min_rounds;
+  const int rounds = std::max(plan.min_rounds, std::min(plan.max_rounds, static_cast<int>(std::min(fit, 1e6))));
   std::vector<std::vector<std::uint64_t>> samples(configs);
   for (int r = 0; r < rounds; ++r)
     for (std::uint32_t c = 0; c < configs; ++c)

@@ -33,10 +33,20 @@ inline std::int64_t bucket_of(std::int64_t v, bucket_rule rule) noexcept {
   return b;
 }
 
+// "BLOCK_M=128, BLOCK_N=64, num_warps 4, num_stages 3": how logs and `tritonpack tune` name a config.
+inline std::string config_text(const kernel_config& c) {
+  std::string s;
+  for (const auto& [n, v] : c.constexprs) s += n + "=" + v + ", ";
+  return s + "num_warps " + std::to_string(c.num_warps) + ", num_stages " + std::to_string(c.num_stages);
+}
+
 // "1024x1024x64": how logs and cache file names show a bucket.
 inline std::string bucket_text(const std::vector<std::int64_t>& b) {
   std::string s;
-  for (std::size_t i = 0; i < b.size(); ++i) s += (i ? "x" : "") + std::to_string(b[i]);
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    if (i) s += 'x';
+    s += std::to_string(b[i]);
+  }
   return b.empty() ? std::string("none") : s;
 }
 

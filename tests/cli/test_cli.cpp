@@ -316,7 +316,8 @@ TEST_CASE("pack --tuning embeds a measured table; inspect shows it; a wrong tabl
       {R"({"schema": "tritonpack-tuning", "version": 1, "kernels": {"matmul_f16": [{"device": "x", "bucket": [1, 2, 3], "config": 0,
           "times_ns": [1]}]}})", "kernels.matmul_f16[0].times_ns: must be an array of 2"},
       {R"({"kernels": {}})", "schema/version"},
-      {"[", "top level: not a JSON object"},
+      {"[", "top level: not valid JSON"},
+      {"[1]", "top level: not a JSON object"},
   };
   int i = 0;
   for (const auto& [text, message] : bad) {

@@ -47,11 +47,12 @@ struct run_result {
   std::string out;  // stdout and stderr together
 };
 
-inline run_result run_cli(const std::string& args) {
+// `env` ("NAME=value NAME2=value2", shell syntax) set for this run only.
+inline run_result run_cli_env(const std::string& env, const std::string& args) {
   static int n = 0;
   const fs::path log = fs::path(TP_WORK) / ("cli_out_" + std::to_string(++n) + ".txt");
   fs::create_directories(log.parent_path());
-  const std::string cmd = std::string("\"") + TP_CLI + "\" " + args + " > \"" + log.string() + "\" 2>&1";
+  const std::string cmd = (env.empty() ? "" : "env " + env + " ") + "\"" + TP_CLI + "\" " + args + " > \"" + log.string() + "\" 2>&1";
   const int status = std::system(cmd.c_str());
   run_result r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -59,5 +60,7 @@ inline run_result run_cli(const std::string& args) {
   r.out.assign((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   return r;
 }
+
+inline run_result run_cli(const std::string& args) { return run_cli_env("", args); }
 
 }  // namespace tp_test

@@ -8,6 +8,8 @@
 #   an unrelated file edited   → no work
 #   the kernel .py edited      → compile + pack run again (then the C++ that includes the header)
 #   the spec edited            → CMake re-configures, compile + pack run again
+#   the TUNING table edited    → pack runs again, compile does not
+#   a TUNING table that is missing → configure fails, saying how to write one
 
 set(proj "${WORK}/src/find_package")
 set(common "${WORK}/src/common")
@@ -47,10 +49,15 @@ function(later)
   execute_process(COMMAND "${CMAKE_COMMAND}" -E sleep 1.1)
 endfunction()
 
+# An empty tuning table (the kernels have one config each: nothing to choose), embedded with TUNING.
+set(table "${WORK}/tuning.json")
+set(empty_table "{\"schema\": \"tritonpack-tuning\", \"version\": 1, \"kernels\": {}}\n")
+file(WRITE "${table}" "${empty_table}")
+
 execute_process(
   COMMAND "${CMAKE_COMMAND}" -S "${proj}" -B "${build}" -G Ninja "-DCMAKE_MAKE_PROGRAM=${NINJA}"
           "-DCMAKE_CXX_COMPILER=${CXX}" "-DCMAKE_PREFIX_PATH=${PREFIX}" "-DTRITONPACK_PYTHON=${PYTHON}"
-          -DCMAKE_BUILD_TYPE=
+          -DCMAKE_BUILD_TYPE= "-DPKGTEST_TUNING=${table}"
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "configure failed:\n${out}${err}")
@@ -90,3 +97,20 @@ expect(spec-edited HAS "Re-running CMake" "${compile}" "${pack}")
 
 run_build(after-spec)
 expect(after-spec HAS "no work to do")
+
+later()
+file(WRITE "${table}" "${empty_table}\n")
+run_build(tuning-edited)
+expect(tuning-edited HAS "${pack}" LACKS "${compile}")
+
+run_build(after-tuning)
+expect(after-tuning HAS "no work to do")
+
+execute_process(
+  COMMAND "${CMAKE_COMMAND}" -S "${proj}" -B "${build}" "-DPKGTEST_TUNING=${WORK}/no-such-table.json"
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+string(REGEX REPLACE "[ \t\r\n]+" " " flat "${out}${err}")
+if(rc EQUAL 0 OR NOT flat MATCHES "the tuning table `[^`]*no-such-table.json` \\(TUNING\\) is not a file; write it on a GPU node with `tritonpack tune")
+  message(FATAL_ERROR "[tuning-missing] expected the configure error for a missing TUNING table:\n${out}${err}")
+endif()
+message(STATUS "[tuning-missing] ok")

@@ -1,9 +1,11 @@
-// tritonpack — the packer CLI: pack (manifest → NAME.tpk + NAME.hpp), inspect, extract.
+// tritonpack — the packer CLI: pack (manifest → NAME.tpk + NAME.hpp), inspect, extract, tune.
 //
 // Exit codes: 0 success; 1 bad input (a message on stderr says what and where); 2 usage error.
 // Every failure is an exception caught here, so bad input never crashes the tool.
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -24,6 +26,8 @@
 #include "tritonpack/pack/header_writer.hpp"
 #include "tritonpack/pack/inspect.hpp"
 #include "tritonpack/pack/manifest.hpp"
+#include "tritonpack/pack/tune_run.hpp"
+#include "tritonpack/pack/tune_sizes.hpp"
 #include "tritonpack/pack/tuning_table.hpp"
 #include "tritonpack/pack/names.hpp"
 
@@ -59,6 +63,14 @@ constexpr const char* usage_text =
     "      program that embeds a container). --device sm_90 / gfx942 shows which image each\n"
     "      kernel variant would get on that GPU, and why. Every frame is decoded and every\n"
     "      image checked against its checksum (exit 1 if any is damaged); --quick skips that.\n"
+    "  tritonpack tune FILE --sizes SIZES.json -o TABLE.json [--kernel NAME] [--device N]\n"
+    "                 [--budget-ms MS] [--rounds N] [--fresh] [--arch-rows]\n"
+    "      On a GPU: time every config of the tuned kernels of FILE (as inspect finds it) on\n"
+    "      the problems of SIZES.json (interleaved rounds, L2 flushed, CUDA events, medians)\n"
+    "      and write the fastest per GPU and key bucket to TABLE.json, for `pack --tuning`.\n"
+    "      The table is written after every problem; a rerun skips the rows it has (--fresh\n"
+    "      re-times them). --budget-ms: time per problem (default 200); --rounds N: exactly N\n"
+    "      rounds; --arch-rows: also rows for the GPU's arch (used by other GPUs of it).\n"
     "  tritonpack extract FILE -o DIR\n"
     "      Write every image of FILE to DIR/<kernel>/v<variant>/<backend>_<arch>.<kind>.\n"
     "  tritonpack [COMMAND] --help | tritonpack --version\n"
@@ -284,6 +296,35 @@ int cmd_extract(int argc, char** argv) {
   return 0;
 }
 
+int cmd_tune(int argc, char** argv) {
+  const args a(argc, argv, 2, {"-o", "--output", "--sizes", "--kernel", "--device", "--budget-ms", "--rounds"}, {"--fresh", "--arch-rows"});
+  if (a.positional.size() != 1) throw usage_error("tune takes one FILE (a .tpk, a generated .hpp or a program)");
+  auto table = a.get("-o");
+  if (!table) table = a.get("--output");
+  if (!table) throw usage_error("tune needs -o TABLE.json (created, or resumed when it exists)");
+  const auto sizes = a.get("--sizes");
+  if (!sizes) throw usage_error("tune needs --sizes SIZES.json (the problems to time; generator/cli/README.md)");
+  pack::tune_options opt;
+  opt.table = *table;
+  opt.fresh = a.flags.count("--fresh") != 0;
+  opt.arch_rows = a.flags.count("--arch-rows") != 0;
+  if (auto d = a.get("--device")) opt.device = parse_int(*d, "--device", 0, 1023);
+  if (auto b = a.get("--budget-ms")) opt.budget_ms = parse_int(*b, "--budget-ms", 1, 3600 * 1000);
+  if (auto r = a.get("--rounds")) opt.min_rounds = opt.max_rounds = parse_int(*r, "--rounds", 1, 10000);
+
+  const pack::search_result r = load_containers(a.positional[0]);
+  if (r.containers.size() != 1)
+    throw error(errc::bad_argument, fmt::format("{} holds {} containers; tune takes one: pass its .tpk or generated header", a.positional[0],
+                                                r.containers.size()));
+  const std::vector<std::uint8_t>& bytes = r.containers[0].bytes;
+  const container c = container::parse(bytes.data(), bytes.size());
+  // Everything that can be checked without a GPU, first: the sizes and the table to resume.
+  const std::vector<pack::tune_request> requests = pack::load_tune_sizes(*sizes, c.info(), a.get("--kernel").value_or(""));
+  pack::check_resumable_table(c.info(), opt.table);
+  const pack::tune_summary s = pack::run_tune(bytes, requests, opt, std::cerr, isatty(STDERR_FILENO) != 0);
+  return s.failed ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -305,6 +346,7 @@ int main(int argc, char** argv) {
     if (cmd == "pack") return cmd_pack(argc, argv);
     if (cmd == "inspect") return cmd_inspect(argc, argv);
     if (cmd == "extract") return cmd_extract(argc, argv);
+    if (cmd == "tune") return cmd_tune(argc, argv);
     throw usage_error(fmt::format("unknown command \"{}\"", cmd));
   } catch (const usage_error& e) {
     std::cerr << "tritonpack: " << e.what() << "\n" << usage_text;

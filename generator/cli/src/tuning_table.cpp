@@ -25,10 +25,19 @@ using json = nlohmann::json;
 }  // namespace
 
 void apply_tuning_table(container_info& info, const std::filesystem::path& file) {
-  const std::string f = file.string();
   const std::vector<std::uint8_t> raw = read_file(file, "a tuning table (JSON, docs/runtime.md \"Choosing a config\")");
-  const json j = json::parse(raw.begin(), raw.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) bad(f, "top level", "not a JSON object");
+  apply_tuning_table_text(info, std::string(raw.begin(), raw.end()), file.string());
+}
+
+void apply_tuning_table_text(container_info& info, const std::string& text, const std::string& f) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    // A file cut short says so, with where it stops ("unexpected end of input").
+    bad(f, "top level", fmt::format("not valid JSON ({})", e.what()));
+  }
+  if (!j.is_object()) bad(f, "top level", "not a JSON object");
   if (j.value("schema", "") != "tritonpack-tuning" || j.value("version", 0) != 1)
     bad(f, "schema/version", "expected \"schema\": \"tritonpack-tuning\", \"version\": 1");
   const auto kernels = j.find("kernels");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 #include "tritonpack/model.hpp"
 
@@ -19,5 +20,8 @@ namespace tritonpack::pack {
 // wrong (an unknown kernel, a kernel with one config, a bucket of the wrong length, a config out of
 // range, a second row for one device and bucket); io_error when the file cannot be read.
 void apply_tuning_table(container_info& info, const std::filesystem::path& file);
+// The same from the table's text; `file` names it in messages (`tritonpack tune` checks the table
+// it resumes with this).
+void apply_tuning_table_text(container_info& info, const std::string& text, const std::string& file);
 
 }  // namespace tritonpack::pack
