@@ -106,7 +106,7 @@ void bench_ao2mo(const bench_env& env, tensor4::cublas& blas, std::int64_t n, st
   const std::size_t count = ao2mo::pow4(n);
   const auto eri = ao2mo::random_integrals<float>(n, 1000 + static_cast<std::uint64_t>(n));
   const auto coef = ao2mo::random_coefficients<float>(n, 2000 + static_cast<std::uint64_t>(n));
-  tritonpack::device_array<float> d_eri(eri), d_c(coef), ta(count), tb(count), mo(count), ref_mo(count);
+  tritonpack::device_array<float> d_eri(eri), d_c(coef), d_ct(ao2mo::transposed(coef, n)), ta(count), tb(count), mo(count), ref_mo(count);
   const std::string kase = "ao2mo_N" + std::to_string(n);
   const double flops = ao2mo::transform_flops(n);
   auto s = reinterpret_cast<tritonpack::stream_t>(env.stream);
@@ -133,14 +133,15 @@ void bench_ao2mo(const bench_env& env, tensor4::cublas& blas, std::int64_t n, st
       report(env, kase, impl, prec, "-", flops, bytes, time_it(env, work), err, ref);
     };
     run("cublas_unfused", ao2mo::unfused_bytes(n, 4), [&] { cublas_unfused(blas, n, d_eri.data(), d_c.data(), ta.data(), tb.data(), mo.data(), tf32); });
-    run("triton_unfused", ao2mo::unfused_bytes(n, 4), [&] { ao2mo::transform_unfused(p, n, d_eri.data(), d_c.data(), ta.data(), tb.data(), mo.data(), s); });
+    run("triton_unfused", ao2mo::unfused_bytes(n, 4),
+        [&] { ao2mo::transform_unfused(p, n, d_eri.data(), d_c.data(), d_ct.data(), ta.data(), tb.data(), mo.data(), s); });
     run("triton_unfused_tuned", ao2mo::unfused_bytes(n, 4), [&] {
-      ao2mo::transform_unfused_with(n, d_eri.data(), d_c.data(), ta.data(), tb.data(), mo.data(),
+      ao2mo::transform_unfused_with(n, d_eri.data(), d_c.data(), tf32 ? d_ct.data() : nullptr, ta.data(), tb.data(), mo.data(),
                                     [&](const ao2mo::batched_gemm& g, const float* a, const float* b, float* out) { tensor4::gemm_tuned(tf32, g, a, b, out, s); });
     });
     const auto fused = tensor4::tuned_half_kernels(tf32);
     if (fused.cover(n))
-      run("triton_fused", ao2mo::fused_bytes(n, 4), [&] { ao2mo::transform_fused(p, n, d_eri.data(), d_c.data(), ta.data(), mo.data(), s, &fused); });
+      run("triton_fused", ao2mo::fused_bytes(n, 4), [&] { ao2mo::transform_fused(p, n, d_eri.data(), d_ct.data(), ta.data(), mo.data(), s, &fused); });
   }
 }
 

@@ -115,9 +115,9 @@ def gemm(a, b, out, M, N, K, B,
 
 
 @triton.jit
-def _half_rows(coef, xc, rows, n, lam, lam_ok, acc, PRECISION: tl.constexpr):
+def _half_rows(coef_t, xc, rows, n, lam, lam_ok, acc, PRECISION: tl.constexpr):
     # acc[r, (s, b)] += sum_lam C[lam, r] * xc[lam, (s, b)] for the rows r of this accumulator.
-    ct = tl.load(coef + lam[None, :] * n + rows[:, None], mask=(rows < n)[:, None] & lam_ok[None, :], other=0.0)
+    ct = tl.load(coef_t + rows[:, None] * n + lam[None, :], mask=(rows < n)[:, None] & lam_ok[None, :], other=0.0)
     return tl.dot(ct, xc, acc, input_precision=PRECISION, out_dtype=acc.dtype)
 
 
@@ -128,12 +128,14 @@ def _half_store(out, acc, rows, n, so_r, cols_off, cols_ok):
 
 
 @triton.jit
-def half_transform(x, coef, out, n, sx_b, so_r, so_s,
+def half_transform(x, coef_t, out, n, sx_b, so_r, so_s,
                    R_HI: tl.constexpr, R_LO: tl.constexpr, BLOCK_B: tl.constexpr,
                    BLOCK_S: tl.constexpr, BLOCK_L: tl.constexpr, BLOCK_K: tl.constexpr,
                    PRECISION: tl.constexpr):
     # y[r, s, b] = sum_lam C[lam, r] sum_sig x[b, lam, sig] C[sig, s] for the n*n batches b, with x's
-    # sig stride 1, y's b stride 1 (b fastest, the next half's input layout).
+    # sig stride 1, y's b stride 1 (b fastest, the next half's input layout). C comes transposed,
+    # coef_t[r, lam] = C[lam, r], so that both products read C along their contracted index: TF32
+    # wgmma takes fp32 operands only K-major from shared memory, which 16-byte copies then fill.
     #
     # One program: BLOCK_B consecutive batches, one tile of BLOCK_S columns s, every row r (R_HI +
     # R_LO >= n rows in two power-of-two accumulators, e.g. 128 + 32 for n = 160). Its columns are
@@ -165,7 +167,7 @@ def half_transform(x, coef, out, n, sx_b, so_r, so_s,
             sig = k0 + tl.arange(0, BLOCK_K)
             sig_ok = sig < n
             xt = tl.load(x_rows[:, None] + sig[None, :], mask=x_rows_ok[:, None] & sig_ok[None, :], other=0.0)
-            cs = tl.load(coef + sig[:, None] * n + s[None, :], mask=sig_ok[:, None] & s_ok[None, :], other=0.0)
+            cs = tl.load(coef_t + s[None, :] * n + sig[:, None], mask=sig_ok[:, None] & s_ok[None, :], other=0.0)
             xc = tl.dot(xt, cs, xc, input_precision=PRECISION, out_dtype=acc_dtype)
         # [(lam, b), s] -> [lam, (s, b)]: the second product's operand, columns as the store wants them.
         xc = tl.reshape(tl.permute(tl.reshape(xc, (BLOCK_L, BLOCK_B, BLOCK_S)), (0, 2, 1)), (BLOCK_L, BLOCK_S * BLOCK_B))
@@ -173,9 +175,9 @@ def half_transform(x, coef, out, n, sx_b, so_r, so_s,
         lam = l0 + tl.arange(0, BLOCK_L)
         lam_ok = lam < n
         # Second quarter step: contract lam with C[lam, r] for every r.
-        acc_hi = _half_rows(coef, xc, rows_hi, n, lam, lam_ok, acc_hi, PRECISION)
+        acc_hi = _half_rows(coef_t, xc, rows_hi, n, lam, lam_ok, acc_hi, PRECISION)
         if R_LO > 0:
-            acc_lo = _half_rows(coef, xc, rows_lo, n, lam, lam_ok, acc_lo, PRECISION)
+            acc_lo = _half_rows(coef_t, xc, rows_lo, n, lam, lam_ok, acc_lo, PRECISION)
     col = tl.arange(0, BLOCK_S * BLOCK_B)
     col_s = pid_s * BLOCK_S + col // BLOCK_B
     col_b = pid_b * BLOCK_B + col % BLOCK_B

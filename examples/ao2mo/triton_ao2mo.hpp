@@ -76,21 +76,35 @@ void gemm(precision p, const batched_gemm& g, const T* a, const T* b, T* out, tr
     launch_gemm(p == precision::tf32 ? &ao2mo_kernels::gemm_tf32 : &ao2mo_kernels::gemm_fp32, g, a, b, out, stream);
 }
 
-// The unfused transformation: four quarter steps, each a batched GEMM with no transpose (T1, T2
-// and T3 in memory: t_a, t_b, N^4 each; the result ends in `mo`). `run(step, g, a, b, out)`
-// launches one step; the default runs the example library's gemm in precision p.
-template <class T, class Run>
-void transform_unfused_with(std::int64_t n, const T* eri, const T* coef, T* t_a, T* t_b, T* mo, Run run) {
-  run(as_batched_gemm(quarter_step(1, n)), eri, coef, t_a);
-  run(as_batched_gemm(quarter_step(2, n)), coef, t_a, t_b);
-  run(as_batched_gemm(quarter_step(3, n)), coef, t_b, t_a);
-  run(as_batched_gemm(quarter_step(4, n)), coef, t_a, mo);
+// A batched GEMM whose a is the square N x N matrix C read transposed (steps 2-4: a[m, k] = C[k, m])
+// rewritten to read coef_t = C^T instead (transposed(), ao2mo.hpp): a is then contiguous along k.
+inline batched_gemm reading_coef_t(batched_gemm g) {
+  std::swap(g.sa[1], g.sa[2]);
+  return g;
 }
 
+// The unfused transformation: four quarter steps, each a batched GEMM with no transpose (T1, T2
+// and T3 in memory: t_a, t_b, N^4 each; the result ends in `mo`). `run(g, a, b, out)` launches one
+// step. With coef_t (C^T) given, steps 2-4 read it (a contiguous along k) instead of C transposed:
+// TF32 wgmma takes fp32 operands only K-major from shared memory (kernels.py, half_transform).
+template <class T, class Run>
+void transform_unfused_with(std::int64_t n, const T* eri, const T* coef, const T* coef_t, T* t_a, T* t_b, T* mo, Run run) {
+  auto step = [&](int i, const T* b, T* out) {
+    const batched_gemm g = as_batched_gemm(quarter_step(i, n));
+    if (coef_t) run(reading_coef_t(g), coef_t, b, out);
+    else run(g, coef, b, out);
+  };
+  run(as_batched_gemm(quarter_step(1, n)), eri, coef, t_a);
+  step(2, t_a, t_b);
+  step(3, t_b, t_a);
+  step(4, t_a, mo);
+}
+
+// The unfused transformation with the example library's gemm in precision p (TF32 reads coef_t).
 template <class T>
-void transform_unfused(precision p, std::int64_t n, const T* eri, const T* coef, T* t_a, T* t_b, T* mo,
+void transform_unfused(precision p, std::int64_t n, const T* eri, const T* coef, const T* coef_t, T* t_a, T* t_b, T* mo,
                        tritonpack::stream_t stream = nullptr) {
-  transform_unfused_with(n, eri, coef, t_a, t_b, mo,
+  transform_unfused_with(n, eri, coef, p == precision::tf32 ? coef_t : nullptr, t_a, t_b, mo,
                          [&](const batched_gemm& g, const T* a, const T* b, T* out) { gemm(p, g, a, b, out, stream); });
 }
 
@@ -126,27 +140,28 @@ half_kernels<T> library_half_kernels(precision p) {
 }
 
 // One half transformation: y[r, s, b] = sum_{lam sig} C[lam, r] C[sig, s] x[b, lam, sig] for the
-// N^2 batches b, written with b fastest (the next half's input layout), with `kernels`.
+// N^2 batches b, written with b fastest (the next half's input layout), with `kernels`; the
+// kernels read C as coef_t = C^T (transposed(), ao2mo.hpp).
 template <class T>
-void half_transform(const half_kernels<T>& kernels, std::int64_t n, const T* x, const T* coef, T* y, tritonpack::stream_t stream) {
+void half_transform(const half_kernels<T>& kernels, std::int64_t n, const T* x, const T* coef_t, T* y, tritonpack::stream_t stream) {
   if (!kernels.cover(n))
     throw std::invalid_argument("ao2mo: no fused kernel covers N = " + std::to_string(n) +
                                 " (they need N a multiple of 16 and keep up to " + std::to_string(kernels.max_n()) +
                                 " rows in registers; use the unfused path)");
   const std::int32_t n1 = i32(n), n2 = i32(n * n), n3 = i32(n * n * n);
   // x[b, lam, sig]: batch stride N^2; y[r, s, b]: strides N^3, N^2, 1.
-  kernels.covering(n)(x, coef, y, n1, n2, n3, n2, stream);
+  kernels.covering(n)(x, coef_t, y, n1, n2, n3, n2, stream);
 }
 
 // The fused transformation: two launches, (mu nu|lam sig) -> J[rs, mu nu] -> (pq|rs); the
-// quarter-transformed tensors stay on chip. J is N^4 (`half`). `kernels`: the example's library's
-// by default (a benchmark may pass other compiled configurations).
+// quarter-transformed tensors stay on chip. J is N^4 (`half`); coef_t = C^T. `kernels`: the
+// example's library's by default (a benchmark may pass other compiled configurations).
 template <class T>
-void transform_fused(precision p, std::int64_t n, const T* eri, const T* coef, T* half, T* mo, tritonpack::stream_t stream = nullptr,
+void transform_fused(precision p, std::int64_t n, const T* eri, const T* coef_t, T* half, T* mo, tritonpack::stream_t stream = nullptr,
                      const half_kernels<T>* kernels = nullptr) {
   const half_kernels<T> chosen = kernels ? *kernels : library_half_kernels<T>(p);
-  half_transform(chosen, n, eri, coef, half, stream);
-  half_transform(chosen, n, half, coef, mo, stream);
+  half_transform(chosen, n, eri, coef_t, half, stream);
+  half_transform(chosen, n, half, coef_t, mo, stream);
 }
 
 }  // namespace ao2mo
