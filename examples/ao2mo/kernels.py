@@ -4,21 +4,27 @@
 integrals stored row-major as I[mu, nu, lam, sig] and the MO coefficients as C[mu, p] (AO rows,
 MO columns), both for N basis functions.
 
-Two kernels:
+Three kernels:
+
+* `gemm`: a strided-batched GEMM, out[bt, m, n] = sum_k a[bt, m, k] * b[bt, k, n]. Every quarter step of
+  the AO->MO transformation in these row-major layouts is one (ao2mo.hpp, contraction.hpp's
+  as_batched_gemm), with no transpose. Its tiles run along real tensor indices, so with the strides
+  kernels.toml promises (i32:1, i32:16) Triton sees contiguous, aligned rows: vector loads, wgmma.
 
 * `contract`: a general contraction of two tensors over two indices with two free indices on each
   side, by strides alone (no permutes): out[(m1,m2),(n1,n2)] = sum_{(k1,k2)} A[(m1,m2),(k1,k2)] *
   B[(k1,k2),(n1,n2)]. Each pair is one flattened GEMM dimension (m = m1*M2 + m2, ...); every index
-  has its own stride in each tensor, so a permuted operand costs no copy. One quarter step of the
-  AO->MO transformation is such a contraction (the batch folded into a free index), and so are the
-  TCCG cases of bench/tensor4 (ijkl-imjn-lnkm, abcd-ea-ebcd, mhkn,ukvh->munv).
+  has its own stride in each tensor, so a permuted operand costs no copy. The TCCG cases of
+  bench/tensor4 (ijkl-imjn-lnkm, abcd-ea-ebcd, mhkn,ukvh->munv) run through it. Flattened pairs
+  hide contiguity from Triton (`//`, `%`): every load is a 4-byte gather, hence `gemm` for the
+  common case.
 
 * `half_transform`: two quarter steps in one kernel, the N x N intermediate kept on chip (a
-  back-to-back GEMM): out[b, r, s] = sum_lam C[lam, r] * (sum_sig x[b, lam, sig] * C[sig, s]). One
-  program holds every r of its (b, s-tile) in registers, so the first product is computed once.
-  With `out` written transposed (b fastest), two launches make the whole transformation: the first
-  turns (mu nu|lam sig) into J[r s, mu nu], the second J into (pq|rs), and no quarter-transformed
-  tensor ever reaches memory.
+  back-to-back GEMM): out[r, s, b] = sum_lam C[lam, r] * (sum_sig x[b, lam, sig] * C[sig, s]). One
+  program holds every r of its (batch block, s-tile) in registers, so the first product is computed
+  once. With `out` written transposed (b fastest, in runs of BLOCK_B), two launches make the whole
+  transformation: the first turns (mu nu|lam sig) into J[r s, mu nu], the second J into (pq|rs), and
+  no quarter-transformed tensor ever reaches memory.
 
 Dot precision is a constexpr, PRECISION: "ieee" (true FP32 or FP64 products) or "tf32" (tensor
 cores, 10-bit mantissa inputs); kernels.toml compiles each kernel once per precision.
