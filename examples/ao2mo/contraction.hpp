@@ -15,6 +15,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ao2mo {
@@ -81,6 +82,14 @@ inline batched_gemm as_batched_gemm(const contraction& c) {
   g.batches = c.n.outer, g.m = c.m.inner, g.n = c.n.inner, g.k = c.k.inner;
   const std::int64_t sa[3] = {0, c.sa[1], c.sa[3]}, sb[3] = {c.sb[2], c.sb[1], c.sb[3]}, so[3] = {c.so[2], c.so[1], c.so[3]};
   std::copy(sa, sa + 3, g.sa), std::copy(sb, sb + 3, g.sb), std::copy(so, so + 3, g.so);
+  return g;
+}
+
+// A batched GEMM whose a is a square matrix read transposed (AO->MO steps 2-4: a[m, k] = C[k, m])
+// rewritten to read that matrix's transpose instead (C^T, stored row-major): a is then contiguous
+// along k, as TF32 wgmma wants its fp32 operands (kernels.py, half_transform).
+inline batched_gemm reading_coef_t(batched_gemm g) {
+  std::swap(g.sa[1], g.sa[2]);
   return g;
 }
 

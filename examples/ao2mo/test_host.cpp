@@ -119,6 +119,21 @@ TEST_CASE("every quarter step is a batched GEMM giving the descriptor's result; 
       CHECK(g.fast_layout() == (n % 16 == 0));
     }
   }
+  // Steps 2-4 reading C^T (the TF32 paths and the fused kernel): the same result from the transposed copy.
+  const std::int64_t n = 6;
+  const auto c = random_coefficients<double>(n, 33);
+  const auto c_t = transposed(c, n);
+  CHECK(c_t[1 * n + 4] == c[4 * n + 1]);
+  CHECK_THROWS_WITH_AS(transposed(c, n + 1), doctest::Contains("needs N^2 elements"), std::invalid_argument);
+  const auto x = random_integrals<double>(n, 34);
+  for (int step = 2; step <= 4; ++step) {
+    const batched_gemm g = as_batched_gemm(quarter_step(step, n)), gt = reading_coef_t(g);
+    CHECK(gt.sa[2] == 1);
+    std::vector<double> want(pow4(n), -1.0), got(pow4(n), -2.0);
+    gemm_reference(g, c.data(), x.data(), want.data());
+    gemm_reference(gt, c_t.data(), x.data(), got.data());
+    REQUIRE(got == want);
+  }
   const contraction general = {{3, 4}, {1, 5}, {1, 6}, {0, 1, 0, 1}, {0, 1, 0, 1}, {0, 1, 0, 1}};
   CHECK_THROWS_WITH_AS(as_batched_gemm(general), doctest::Contains("run this contraction with `contract`"), std::invalid_argument);
   batched_gemm odd = as_batched_gemm(quarter_step(2, 16));

@@ -76,13 +76,6 @@ void gemm(precision p, const batched_gemm& g, const T* a, const T* b, T* out, tr
     launch_gemm(p == precision::tf32 ? &ao2mo_kernels::gemm_tf32 : &ao2mo_kernels::gemm_fp32, g, a, b, out, stream);
 }
 
-// A batched GEMM whose a is the square N x N matrix C read transposed (steps 2-4: a[m, k] = C[k, m])
-// rewritten to read coef_t = C^T instead (transposed(), ao2mo.hpp): a is then contiguous along k.
-inline batched_gemm reading_coef_t(batched_gemm g) {
-  std::swap(g.sa[1], g.sa[2]);
-  return g;
-}
-
 // The unfused transformation: four quarter steps, each a batched GEMM with no transpose (T1, T2
 // and T3 in memory: t_a, t_b, N^4 each; the result ends in `mo`). `run(g, a, b, out)` launches one
 // step. With coef_t (C^T) given, steps 2-4 read it (a contiguous along k) instead of C transposed:
