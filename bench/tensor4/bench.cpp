@@ -1,12 +1,14 @@
 // bench/tensor4 — 4-index tensor contractions on one GPU, side by side in one run:
 //
 //   AO->MO (examples/ao2mo) for N in --sizes: the vendor path (cuBLAS: four strided-batched GEMMs,
-//   the quarter steps need no transpose), Triton unfused (four `contract` launches) and Triton
-//   fused (two `half_transform` launches; `triton_fused_n16`: the same kernel compiled with N
-//   promised a multiple of 16, tensor4_configs.toml), FP32 (ieee) and TF32;
+//   the quarter steps need no transpose), Triton unfused (four `gemm` launches: the example
+//   library's one config, and `triton_unfused_tuned`: several configs tuned on first use,
+//   tensor4_configs.toml) and Triton fused (two `half_transform` launches, tuned on first use),
+//   FP32 (ieee) and TF32;
 //   TCCG contractions ijkl-imjn-lnkm, abcd-ea-ebcd and munv-mhkn-ukvh (the cuTENSOR sample): the
 //   vendor path TTGT (permute.cu transposes + one cuBLAS GEMM) against Triton's direct `contract`
-//   (strides, no transposes) in every compiled configuration (tensor4_configs_table.hpp).
+//   (strides, no transposes) in every compiled configuration (tensor4_configs_table.hpp), and the
+//   tuned `gemm` where the case is a batched GEMM (abcd-ea-ebcd).
 //
 // Times: CUDA events on one stream around each repetition, median of --reps after --warmup.
 // Errors: max |x - ref| / max |ref| against an FP64 CPU reference (all elements for AO->MO at
@@ -104,7 +106,7 @@ void bench_ao2mo(const bench_env& env, tensor4::cublas& blas, std::int64_t n, st
   const std::size_t count = ao2mo::pow4(n);
   const auto eri = ao2mo::random_integrals<float>(n, 1000 + static_cast<std::uint64_t>(n));
   const auto coef = ao2mo::random_coefficients<float>(n, 2000 + static_cast<std::uint64_t>(n));
-  tritonpack::device_array<float> d_eri(eri), d_c(coef), ta(count), tb(count), mo(count), ref_mo(count);
+  tritonpack::device_array<float> d_eri(eri), d_c(coef), d_ct(ao2mo::transposed(coef, n)), ta(count), tb(count), mo(count), ref_mo(count);
   const std::string kase = "ao2mo_N" + std::to_string(n);
   const double flops = ao2mo::transform_flops(n);
   auto s = reinterpret_cast<tritonpack::stream_t>(env.stream);
@@ -131,13 +133,15 @@ void bench_ao2mo(const bench_env& env, tensor4::cublas& blas, std::int64_t n, st
       report(env, kase, impl, prec, "-", flops, bytes, time_it(env, work), err, ref);
     };
     run("cublas_unfused", ao2mo::unfused_bytes(n, 4), [&] { cublas_unfused(blas, n, d_eri.data(), d_c.data(), ta.data(), tb.data(), mo.data(), tf32); });
-    run("triton_unfused", ao2mo::unfused_bytes(n, 4), [&] { ao2mo::transform_unfused(p, n, d_eri.data(), d_c.data(), ta.data(), tb.data(), mo.data(), s); });
-    if (n <= ao2mo::fused_max_n(p))
-      run("triton_fused", ao2mo::fused_bytes(n, 4), [&] { ao2mo::transform_fused(p, n, d_eri.data(), d_c.data(), ta.data(), mo.data(), s); });
-    const auto n16 = tensor4::fused_n16_kernels(tf32);
-    if (n <= ao2mo::fused_max_n(p) && n % 16 == 0)
-      run("triton_fused_n16", ao2mo::fused_bytes(n, 4),
-          [&] { ao2mo::transform_fused(p, n, d_eri.data(), d_c.data(), ta.data(), mo.data(), s, &n16); });
+    run("triton_unfused", ao2mo::unfused_bytes(n, 4),
+        [&] { ao2mo::transform_unfused(p, n, d_eri.data(), d_c.data(), d_ct.data(), ta.data(), tb.data(), mo.data(), s); });
+    run("triton_unfused_tuned", ao2mo::unfused_bytes(n, 4), [&] {
+      ao2mo::transform_unfused_with(n, d_eri.data(), d_c.data(), tf32 ? d_ct.data() : nullptr, ta.data(), tb.data(), mo.data(),
+                                    [&](const ao2mo::batched_gemm& g, const float* a, const float* b, float* out) { tensor4::gemm_tuned(tf32, g, a, b, out, s); });
+    });
+    const auto fused = tensor4::tuned_half_kernels(tf32);
+    if (fused.cover(n))
+      run("triton_fused", ao2mo::fused_bytes(n, 4), [&] { ao2mo::transform_fused(p, n, d_eri.data(), d_ct.data(), ta.data(), mo.data(), s, &fused); });
   }
 }
 
@@ -278,6 +282,13 @@ void bench_tccg(const bench_env& env, tensor4::cublas& blas, const tccg_case& c)
       d_out.fill_bytes(0xFF);
       direct();
       report(env, c.name, "triton_direct", prec, cfg.name, flops, direct_bytes, time_it(env, direct), sampled_error(), "fp64 cpu sample");
+    }
+    if (c.direct.m.outer == 1 && c.direct.k.outer == 1) {  // a batched GEMM: the tuned `gemm` reads it in place too
+      const ao2mo::batched_gemm g = ao2mo::as_batched_gemm(c.direct);
+      auto direct = [&] { tensor4::gemm_tuned(tf32, g, d_a.data(), d_b.data(), d_out.data(), s); };
+      d_out.fill_bytes(0xFF);
+      direct();
+      report(env, c.name, "triton_gemm", prec, "tuned", flops, direct_bytes, time_it(env, direct), sampled_error(), "fp64 cpu sample");
     }
   }
 }

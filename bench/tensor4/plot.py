@@ -12,9 +12,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-IMPLS = ["cublas_unfused", "triton_unfused", "triton_fused", "triton_fused_n16", "cublas_ttgt", "triton_direct"]
-COLORS = {"cublas_unfused": "#7f7f7f", "triton_unfused": "#1f77b4", "triton_fused": "#d62728",
-          "triton_fused_n16": "#ff9896", "cublas_ttgt": "#7f7f7f", "triton_direct": "#1f77b4"}
+IMPLS = ["cublas_unfused", "triton_unfused", "triton_unfused_tuned", "triton_fused", "cublas_ttgt", "triton_direct",
+         "triton_gemm"]
+COLORS = {"cublas_unfused": "#7f7f7f", "triton_unfused": "#aec7e8", "triton_unfused_tuned": "#1f77b4",
+          "triton_fused": "#d62728", "cublas_ttgt": "#7f7f7f", "triton_direct": "#1f77b4", "triton_gemm": "#2ca02c"}
 
 
 def best(rows):

@@ -1,6 +1,6 @@
-// tensor4_configs_table.hpp — the compiled configurations of `contract` (tensor4_configs.toml): one
-// row per `contract` [[kernel]] there, in the same order, and the half_transform *_n16 set; keep the
-// two in step when adding a configuration.
+// tensor4_configs_table.hpp — the compiled configurations of tensor4_configs.toml: one row per
+// `contract` [[kernel]] there, in the same order (keep the two in step when adding one), and the
+// tuned `gemm` and `half_transform` functions.
 #pragma once
 
 #include <tensor4_configs.hpp>
@@ -26,11 +26,16 @@ inline const contract_config contract_configs[] = {
     {"m128n256k32w8s3", true, [](const float* a, const float* b, float* out, const ao2mo::contraction& c, tritonpack::stream_t s) { ao2mo::launch_contract(&tensor4_configs::contract_tf32_m128n256k32w8s3, c, a, b, out, s); }},
 };
 
-// half_transform with N a multiple of 16 (i32:16 hints: 16-byte loads), FP32 (ieee) and TF32.
-inline ao2mo::half_kernels<float> fused_n16_kernels(bool tf32) {
+// `gemm` with several configs, tuned on the GPU at the first call of each (M, N, K) bucket.
+inline void gemm_tuned(bool tf32, const ao2mo::batched_gemm& g, const float* a, const float* b, float* out, tritonpack::stream_t s) {
+  ao2mo::launch_gemm(tf32 ? &tensor4_configs::gemm_tf32_tuned : &tensor4_configs::gemm_fp32_tuned, g, a, b, out, s, "tensor4 gemm");
+}
+
+// half_transform for N = 64, 96, 128, 160 (N a multiple of 16), two configs each, tuned at the first call.
+inline ao2mo::half_kernels<float> tuned_half_kernels(bool tf32) {
   namespace k = tensor4_configs;
-  if (tf32) return {&k::half_transform_tf32_r64_n16, &k::half_transform_tf32_r96_n16, &k::half_transform_tf32_r128_n16, &k::half_transform_tf32_r160_n16};
-  return {&k::half_transform_fp32_r64_n16, &k::half_transform_fp32_r96_n16, &k::half_transform_fp32_r128_n16, &k::half_transform_fp32_r160_n16};
+  if (tf32) return {&k::half_transform_tf32_r64_tuned, &k::half_transform_tf32_r96_tuned, &k::half_transform_tf32_r128_tuned, &k::half_transform_tf32_r160_tuned};
+  return {&k::half_transform_fp32_r64_tuned, &k::half_transform_fp32_r96_tuned, &k::half_transform_fp32_r128_tuned, &k::half_transform_fp32_r160_tuned};
 }
 
 }  // namespace tensor4

@@ -70,6 +70,17 @@ std::vector<T> random_coefficients(std::int64_t n, std::uint64_t seed) {
   return c;
 }
 
+// C^T of an N x N matrix (row-major in, row-major out): the GPU kernels read C along the index
+// they contract, which for the r (and p, q) steps is C's row index (triton_ao2mo.hpp).
+template <class T>
+std::vector<T> transposed(const std::vector<T>& c, std::int64_t n) {
+  if (c.size() != static_cast<std::size_t>(n * n)) throw std::invalid_argument("transposed: N = " + std::to_string(n) + " needs N^2 elements");
+  std::vector<T> t(c.size());
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j) t[static_cast<std::size_t>(j * n + i)] = c[static_cast<std::size_t>(i * n + j)];
+  return t;
+}
+
 // Quarter step `step` (1..4) as a contraction: out = transform of `in` over one AO index with C.
 //   1: T1[mu nu lam, s] = sum_sig I[mu nu lam, sig] C[sig, s]           one GEMM, M = N^3
 //   2: T2[mu nu][r, s]  = sum_lam C[lam, r] T1[mu nu][lam, s]           batch mu nu folded into columns

@@ -15,6 +15,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ao2mo {
@@ -49,6 +50,61 @@ struct contraction {
                                     ") does not fit the kernel's 32-bit indexing; use a smaller problem");
   }
 };
+
+// The common case of a contraction as a strided-batched GEMM, the form kernels.py's `gemm` takes:
+//
+//   out[bt, m, n] = sum_k a[bt, m, k] * b[bt, k, n]   for bt < batches,
+//
+// every index a real tensor index (no flattened pairs), so a tile's fast dimension is contiguous
+// when its stride is 1. Strides are (batch, row, column) of each tensor, in elements.
+struct batched_gemm {
+  std::int64_t batches = 1, m = 1, n = 1, k = 1;
+  std::int64_t sa[3] = {}, sb[3] = {}, so[3] = {};  // a: (bt, m, k), b: (bt, k, n), out: (bt, m, n)
+
+  // Whether the kernels' fast signatures apply (kernels.toml): one stride of a (k's or m's), b's n
+  // stride and out's n stride are 1, every other stride and m, n, k are multiples of 16.
+  bool fast_layout() const {
+    auto d16 = [](std::int64_t v) { return v % 16 == 0; };
+    const bool a_ok = (sa[2] == 1 && d16(sa[1])) || (sa[1] == 1 && d16(sa[2]));
+    return a_ok && d16(sa[0]) && sb[2] == 1 && d16(sb[0]) && d16(sb[1]) && so[2] == 1 && d16(so[0]) && d16(so[1]) &&
+           d16(m) && d16(n) && d16(k);
+  }
+};
+
+// c as a batched GEMM: possible when m and k are single indices (outer extent 1); the outer index
+// of the n pair becomes the batch. Throws otherwise (use `contract` for those: the TCCG cases).
+inline batched_gemm as_batched_gemm(const contraction& c) {
+  if (c.m.outer != 1 || c.k.outer != 1)
+    throw std::invalid_argument("as_batched_gemm: the row and contracted dimensions must be single indices (outer extents " +
+                                std::to_string(c.m.outer) + " and " + std::to_string(c.k.outer) +
+                                " given); run this contraction with `contract`");
+  batched_gemm g;
+  g.batches = c.n.outer, g.m = c.m.inner, g.n = c.n.inner, g.k = c.k.inner;
+  const std::int64_t sa[3] = {0, c.sa[1], c.sa[3]}, sb[3] = {c.sb[2], c.sb[1], c.sb[3]}, so[3] = {c.so[2], c.so[1], c.so[3]};
+  std::copy(sa, sa + 3, g.sa), std::copy(sb, sb + 3, g.sb), std::copy(so, so + 3, g.so);
+  return g;
+}
+
+// A batched GEMM whose a is a square matrix read transposed (AO->MO steps 2-4: a[m, k] = C[k, m])
+// rewritten to read that matrix's transpose instead (C^T, stored row-major): a is then contiguous
+// along k, as TF32 wgmma wants its fp32 operands (kernels.py, half_transform).
+inline batched_gemm reading_coef_t(batched_gemm g) {
+  std::swap(g.sa[1], g.sa[2]);
+  return g;
+}
+
+// out = a . b by the batched GEMM, in double, on the CPU.
+template <class In>
+void gemm_reference(const batched_gemm& g, const In* a, const In* b, double* out) {
+  for (std::int64_t bt = 0; bt < g.batches; ++bt)
+    for (std::int64_t m = 0; m < g.m; ++m)
+      for (std::int64_t n = 0; n < g.n; ++n) {
+        double sum = 0;
+        for (std::int64_t k = 0; k < g.k; ++k)
+          sum += static_cast<double>(a[bt * g.sa[0] + m * g.sa[1] + k * g.sa[2]]) * static_cast<double>(b[bt * g.sb[0] + k * g.sb[1] + n * g.sb[2]]);
+        out[bt * g.so[0] + m * g.so[1] + n * g.so[2]] = sum;
+      }
+}
 
 // out = a . b by the descriptor, in double, on the CPU (the reference for any element type).
 template <class In>

@@ -45,29 +45,57 @@ def run_contract(a, b, out, m, n, k, sa, sb, so, block=(16, 16, 16), precision="
                            *sa, *sb, *so, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=2, PRECISION=precision)
 
 
-def quarter_steps(rng, n, dtype, block=(32, 128, 32)):
+def run_gemm(a, b, out, batches, m, n, k, sa, sb, so, block=(32, 32, 16), precision="ieee"):
+    """out[bt, m, n] = sum_k a[bt, m, k] b[bt, k, n]; sa = (b, m, k), sb = (b, k, n), so = (b, m, n) strides."""
+    bm, bn, bk = block
+    grid = (-(-m // bm) * -(-n // bn), batches)
+    kernels.gemm[grid](HostArray(a), HostArray(b), HostArray(out), m, n, k, batches, *sa, *sb, *so,
+                       BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=2, PRECISION=precision)
+
+
+def quarter_steps(rng, n, dtype):
     ao = rng.standard_normal((n, n, n, n)).astype(dtype)
     c = rng.standard_normal((n, n)).astype(dtype)
+    c_t = np.ascontiguousarray(c.T)
     want = np.einsum("ijkl,ip,jq,kr,ls->pqrs", ao.astype(np.float64), *[c.astype(np.float64)] * 4, optimize=True)
     n2, n3 = n * n, n * n * n
+    tol = 1e-5 if dtype == np.float32 else 1e-12
     t1, t2, t3, t4 = (np.full((n, n, n, n), np.nan, dtype) for _ in range(4))
-    # The same four calls as main.cpp's quarter_step() (ao2mo.hpp's quarter_step_shape).
+    # The four quarter steps as `contract` descriptors (ao2mo.hpp's quarter_step) ...
+    block = (32, 128, 32)
     run_contract(ao, c, t1, (1, n3), (1, n), (1, n), (0, n, 0, 1), (0, n, 0, 1), (0, n, 0, 1), block)
     run_contract(c, t1, t2, (1, n), (n2, n), (1, n), (0, 1, 0, n), (0, n, n2, 1), (0, n, n2, 1), block)
     run_contract(c, t2, t3, (1, n), (n, n2), (1, n), (0, 1, 0, n), (0, n2, n3, 1), (0, n2, n3, 1), block)
     run_contract(c, t3, t4, (1, n), (1, n3), (1, n), (0, 1, 0, n), (0, n3, 0, 1), (0, n3, 0, 1), block)
-    check(f"contract: four quarter steps, N={n}, {np.dtype(dtype).name}", t4, want, 1e-5 if dtype == np.float32 else 1e-12)
+    check(f"contract: four quarter steps, N={n}, {np.dtype(dtype).name}", t4, want, tol)
 
-    # Both accumulators where N > 16; one (R_LO = 0) where N <= 16.
+    # ... and as batched GEMMs (contraction.hpp's as_batched_gemm of the same descriptors).
+    t1, t2, t3, t4 = (np.full((n, n, n, n), np.nan, dtype) for _ in range(4))
+    run_gemm(ao, c, t1, 1, n3, n, n, (0, n, 1), (0, n, 1), (0, n, 1))
+    run_gemm(c, t1, t2, n2, n, n, n, (0, 1, n), (n2, n, 1), (n2, n, 1))
+    run_gemm(c, t2, t3, n, n, n2, n, (0, 1, n), (n3, n2, 1), (n3, n2, 1))
+    run_gemm(c, t3, t4, 1, n, n3, n, (0, 1, n), (0, n3, 1), (0, n3, 1))
+    check(f"gemm: four quarter steps, N={n}, {np.dtype(dtype).name}", t4, want, tol)
+    # Steps 2-4 reading C^T (triton_ao2mo.hpp's reading_coef_t: a contiguous along k).
+    t2, t3, t4 = (np.full((n, n, n, n), np.nan, dtype) for _ in range(3))
+    run_gemm(c_t, t1, t2, n2, n, n, n, (0, n, 1), (n2, n, 1), (n2, n, 1))
+    run_gemm(c_t, t2, t3, n, n, n2, n, (0, n, 1), (n3, n2, 1), (n3, n2, 1))
+    run_gemm(c_t, t3, t4, 1, n, n3, n, (0, n, 1), (0, n3, 1), (0, n3, 1))
+    check(f"gemm: quarter steps 2-4 reading C^T, N={n}, {np.dtype(dtype).name}", t4, want, tol)
+
+    # The fused transformation: both accumulators where N > 16, one (R_LO = 0) where N <= 16;
+    # batch blocks that do not divide N^2 where N = 18 (324 = 40 * 8 + 4).
     for r_hi, r_lo in (((16, 16),) if n > 16 else ((16, 0),)):
-        j, mo = np.full((n, n, n, n), np.nan, dtype), np.full((n, n, n, n), np.nan, dtype)
-        for x, y in ((ao, j), (j, mo)):
-            # x read as [b, lam, sig], y written as y[r, s, b]: b fastest (transposed).
-            kernels.half_transform[(n2, -(-n // 32))](HostArray(x), HostArray(c), HostArray(y), n, n2, n, 1, 1, n3, n2,
-                                                       R_HI=r_hi, R_LO=r_lo, BLOCK_S=32, BLOCK_L=16, BLOCK_K=16,
-                                                       PRECISION="ieee")
-        check(f"half_transform twice (R_HI={r_hi}, R_LO={r_lo}), N={n}, {np.dtype(dtype).name}", mo, want,
-              1e-5 if dtype == np.float32 else 1e-12)
+        for block_b, block_s in ((8, 16), (4, 32)):
+            j, mo = np.full((n, n, n, n), np.nan, dtype), np.full((n, n, n, n), np.nan, dtype)
+            for x, y in ((ao, j), (j, mo)):
+                # x read as [b, lam, sig], y written as y[r, s, b]: b fastest (transposed); C read as C^T.
+                grid = (-(-n2 // block_b), -(-n // block_s))
+                kernels.half_transform[grid](HostArray(x), HostArray(c_t), HostArray(y), n, n2, n3, n2,
+                                             R_HI=r_hi, R_LO=r_lo, BLOCK_B=block_b, BLOCK_S=block_s, BLOCK_L=16,
+                                             BLOCK_K=16, PRECISION="ieee")
+            check(f"half_transform twice (R_HI={r_hi}, R_LO={r_lo}, BLOCK_B={block_b}, BLOCK_S={block_s}), N={n}, "
+                  f"{np.dtype(dtype).name}", mo, want, tol)
 
 
 def tccg(rng):

@@ -4,21 +4,27 @@
 integrals stored row-major as I[mu, nu, lam, sig] and the MO coefficients as C[mu, p] (AO rows,
 MO columns), both for N basis functions.
 
-Two kernels:
+Three kernels:
+
+* `gemm`: a strided-batched GEMM, out[bt, m, n] = sum_k a[bt, m, k] * b[bt, k, n]. Every quarter step of
+  the AO->MO transformation in these row-major layouts is one (ao2mo.hpp, contraction.hpp's
+  as_batched_gemm), with no transpose. Its tiles run along real tensor indices, so with the strides
+  kernels.toml promises (i32:1, i32:16) Triton sees contiguous, aligned rows: vector loads, wgmma.
 
 * `contract`: a general contraction of two tensors over two indices with two free indices on each
   side, by strides alone (no permutes): out[(m1,m2),(n1,n2)] = sum_{(k1,k2)} A[(m1,m2),(k1,k2)] *
   B[(k1,k2),(n1,n2)]. Each pair is one flattened GEMM dimension (m = m1*M2 + m2, ...); every index
-  has its own stride in each tensor, so a permuted operand costs no copy. One quarter step of the
-  AO->MO transformation is such a contraction (the batch folded into a free index), and so are the
-  TCCG cases of bench/tensor4 (ijkl-imjn-lnkm, abcd-ea-ebcd, mhkn,ukvh->munv).
+  has its own stride in each tensor, so a permuted operand costs no copy. The TCCG cases of
+  bench/tensor4 (ijkl-imjn-lnkm, abcd-ea-ebcd, mhkn,ukvh->munv) run through it. Flattened pairs
+  hide contiguity from Triton (`//`, `%`): every load is a 4-byte gather, hence `gemm` for the
+  common case.
 
 * `half_transform`: two quarter steps in one kernel, the N x N intermediate kept on chip (a
-  back-to-back GEMM): out[b, r, s] = sum_lam C[lam, r] * (sum_sig x[b, lam, sig] * C[sig, s]). One
-  program holds every r of its (b, s-tile) in registers, so the first product is computed once.
-  With `out` written transposed (b fastest), two launches make the whole transformation: the first
-  turns (mu nu|lam sig) into J[r s, mu nu], the second J into (pq|rs), and no quarter-transformed
-  tensor ever reaches memory.
+  back-to-back GEMM): out[r, s, b] = sum_lam C[lam, r] * (sum_sig x[b, lam, sig] * C[sig, s]). One
+  program holds every r of its (batch block, s-tile) in registers, so the first product is computed
+  once. With `out` written transposed (b fastest, in runs of BLOCK_B), two launches make the whole
+  transformation: the first turns (mu nu|lam sig) into J[r s, mu nu], the second J into (pq|rs), and
+  no quarter-transformed tensor ever reaches memory.
 
 Dot precision is a constexpr, PRECISION: "ieee" (true FP32 or FP64 products) or "tf32" (tensor
 cores, 10-bit mantissa inputs); kernels.toml compiles each kernel once per precision.
@@ -77,48 +83,112 @@ def contract(a, b, out,
 
 
 @triton.jit
-def _half_rows(coef, xc, rows, n, row_ok, lam, lam_ok, acc, PRECISION: tl.constexpr):
-    # acc[r, s] += sum_lam C[lam, r] * xc[lam, s] for the rows r of this accumulator.
-    ct = tl.load(coef + lam[None, :] * n + rows[:, None], mask=row_ok[:, None] & lam_ok[None, :], other=0.0)
+def gemm(a, b, out, M, N, K, B,
+         sa_b, sa_m, sa_k, sb_b, sb_k, sb_n, so_b, so_m, so_n,
+         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+         GROUP_M: tl.constexpr, PRECISION: tl.constexpr):
+    # out[bt, m, n] = sum_k a[bt, m, k] * b[bt, k, n] for the B batches bt (grid axis 1): the common
+    # case of `contract` (one free index per side, one contracted, a batch index), which is every
+    # AO->MO quarter step. The tiles run along real tensor indices, so when kernels.toml folds a
+    # stride to 1 (i32:1) and promises the others divisible by 16 (i32:16), Triton sees contiguous,
+    # 16-byte aligned rows: vector loads and cp.async of 16 bytes, wgmma fed from shared memory.
+    pid = tl.program_id(0)
+    bt = tl.program_id(1)
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    # Grouped order: GROUP_M row tiles share the column tiles they read, for L2 reuse.
+    in_group = GROUP_M * tiles_n
+    first_m = (pid // in_group) * GROUP_M
+    group_rows = tl.minimum(tiles_m - first_m, GROUP_M)
+    pid_m = first_m + (pid % in_group) % group_rows
+    pid_n = (pid % in_group) // group_rows
+
+    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    row_ok = rows < M
+    col_ok = cols < N
+    a_ptr = a + bt * sa_b + rows[:, None] * sa_m
+    b_ptr = b + bt * sb_b + cols[None, :] * sb_n
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=a.dtype.element_ty)
+    for k0 in range(0, K, BLOCK_K):
+        ks = k0 + tl.arange(0, BLOCK_K)
+        k_ok = ks < K
+        a_tile = tl.load(a_ptr + ks[None, :] * sa_k, mask=row_ok[:, None] & k_ok[None, :], other=0.0)
+        b_tile = tl.load(b_ptr + ks[:, None] * sb_k, mask=k_ok[:, None] & col_ok[None, :], other=0.0)
+        acc = tl.dot(a_tile, b_tile, acc, input_precision=PRECISION, out_dtype=acc.dtype)
+    o = out + bt * so_b + rows[:, None] * so_m + cols[None, :] * so_n
+    tl.store(o, acc.to(out.dtype.element_ty), mask=row_ok[:, None] & col_ok[None, :])
+
+
+@triton.jit
+def _half_rows(coef_t, xc, rows, n, lam, lam_ok, acc, PRECISION: tl.constexpr):
+    # acc[r, (s, b)] += sum_lam C[lam, r] * xc[lam, (s, b)] for the rows r of this accumulator.
+    ct = tl.load(coef_t + rows[:, None] * n + lam[None, :], mask=(rows < n)[:, None] & lam_ok[None, :], other=0.0)
     return tl.dot(ct, xc, acc, input_precision=PRECISION, out_dtype=acc.dtype)
 
 
 @triton.jit
-def half_transform(x, coef, out, n,
-                   sx_b, sx_l, sx_s, so_b, so_r, so_s,
-                   R_HI: tl.constexpr, R_LO: tl.constexpr,
+def _half_store(out, acc, rows, n, so_r, cols_off, cols_ok):
+    o = out + rows[:, None] * so_r + cols_off[None, :]
+    tl.store(o, acc.to(out.dtype.element_ty), mask=(rows < n)[:, None] & cols_ok[None, :])
+
+
+@triton.jit
+def half_transform(x, coef_t, out, n, sx_b, so_r, so_s,
+                   R_HI: tl.constexpr, R_LO: tl.constexpr, BLOCK_B: tl.constexpr,
                    BLOCK_S: tl.constexpr, BLOCK_L: tl.constexpr, BLOCK_K: tl.constexpr,
                    PRECISION: tl.constexpr):
-    # One program: batch b (an index pair of the other half), columns s of one tile, every row r
-    # (R_HI + R_LO >= n rows in two power-of-two accumulators, e.g. 128 + 32 for n = 160).
-    b = tl.program_id(0)
-    s = tl.program_id(1) * BLOCK_S + tl.arange(0, BLOCK_S)
-    s_ok = s < n
-    x_b = x + b.to(tl.int64) * sx_b
+    # y[r, s, b] = sum_lam C[lam, r] sum_sig x[b, lam, sig] C[sig, s] for the n*n batches b, with x's
+    # sig stride 1, y's b stride 1 (b fastest, the next half's input layout). C comes transposed,
+    # coef_t[r, lam] = C[lam, r], so that both products read C along their contracted index: TF32
+    # wgmma takes fp32 operands only K-major from shared memory, which 16-byte copies then fill.
+    #
+    # One program: BLOCK_B consecutive batches, one tile of BLOCK_S columns s, every row r (R_HI +
+    # R_LO >= n rows in two power-of-two accumulators, e.g. 128 + 32 for n = 160). Its columns are
+    # the pairs (s, b) with b fastest, so the result goes out as runs of BLOCK_B contiguous elements
+    # (16-32 bytes: whole sectors) although y is written transposed.
+    pid_b = tl.program_id(0)
+    pid_s = tl.program_id(1)
+    batches = n * n
     acc_dtype: tl.constexpr = x.dtype.element_ty
+    # First product's rows: the pairs (lam, b), b fastest.
+    pair = tl.arange(0, BLOCK_L * BLOCK_B)
+    row_b = pid_b * BLOCK_B + pair % BLOCK_B
+    row_b_ok = row_b < batches
+    row_l = pair // BLOCK_B
+    s = pid_s * BLOCK_S + tl.arange(0, BLOCK_S)
+    s_ok = s < n
     rows_hi = tl.arange(0, R_HI)
-    acc_hi = tl.zeros((R_HI, BLOCK_S), dtype=acc_dtype)
+    acc_hi = tl.zeros((R_HI, BLOCK_S * BLOCK_B), dtype=acc_dtype)
     if R_LO > 0:
         rows_lo = R_HI + tl.arange(0, R_LO)
-        acc_lo = tl.zeros((R_LO, BLOCK_S), dtype=acc_dtype)
+        acc_lo = tl.zeros((R_LO, BLOCK_S * BLOCK_B), dtype=acc_dtype)
     for l0 in range(0, n, BLOCK_L):
-        lam = l0 + tl.arange(0, BLOCK_L)
-        lam_ok = lam < n
-        # First quarter step for these lam: xc[lam, s] = sum_sig x[b, lam, sig] * C[sig, s], on chip.
-        xc = tl.zeros((BLOCK_L, BLOCK_S), dtype=acc_dtype)
+        lam_of_row = l0 + row_l
+        x_rows = x + row_b * sx_b + lam_of_row * n
+        x_rows_ok = row_b_ok & (lam_of_row < n)
+        # First quarter step for these lam: xc[(lam, b), s] = sum_sig x[b, lam, sig] * C[sig, s], on chip.
+        xc = tl.zeros((BLOCK_L * BLOCK_B, BLOCK_S), dtype=acc_dtype)
         for k0 in range(0, n, BLOCK_K):
             sig = k0 + tl.arange(0, BLOCK_K)
             sig_ok = sig < n
-            xt = tl.load(x_b + lam[:, None] * sx_l + sig[None, :] * sx_s,
-                         mask=lam_ok[:, None] & sig_ok[None, :], other=0.0)
-            cs = tl.load(coef + sig[:, None] * n + s[None, :], mask=sig_ok[:, None] & s_ok[None, :], other=0.0)
+            xt = tl.load(x_rows[:, None] + sig[None, :], mask=x_rows_ok[:, None] & sig_ok[None, :], other=0.0)
+            cs = tl.load(coef_t + s[None, :] * n + sig[:, None], mask=sig_ok[:, None] & s_ok[None, :], other=0.0)
             xc = tl.dot(xt, cs, xc, input_precision=PRECISION, out_dtype=acc_dtype)
-        # Second quarter step: contract lam with C[lam, r] for every r.
+        # [(lam, b), s] -> [lam, (s, b)]: the second product's operand, columns as the store wants them.
+        xc = tl.reshape(tl.permute(tl.reshape(xc, (BLOCK_L, BLOCK_B, BLOCK_S)), (0, 2, 1)), (BLOCK_L, BLOCK_S * BLOCK_B))
         xc = xc.to(x.dtype.element_ty)
-        acc_hi = _half_rows(coef, xc, rows_hi, n, rows_hi < n, lam, lam_ok, acc_hi, PRECISION)
+        lam = l0 + tl.arange(0, BLOCK_L)
+        lam_ok = lam < n
+        # Second quarter step: contract lam with C[lam, r] for every r.
+        acc_hi = _half_rows(coef_t, xc, rows_hi, n, lam, lam_ok, acc_hi, PRECISION)
         if R_LO > 0:
-            acc_lo = _half_rows(coef, xc, rows_lo, n, rows_lo < n, lam, lam_ok, acc_lo, PRECISION)
-    o = out + b.to(tl.int64) * so_b + s[None, :] * so_s
-    tl.store(o + rows_hi[:, None] * so_r, acc_hi.to(out.dtype.element_ty), mask=(rows_hi < n)[:, None] & s_ok[None, :])
+            acc_lo = _half_rows(coef_t, xc, rows_lo, n, lam, lam_ok, acc_lo, PRECISION)
+    col = tl.arange(0, BLOCK_S * BLOCK_B)
+    col_s = pid_s * BLOCK_S + col // BLOCK_B
+    col_b = pid_b * BLOCK_B + col % BLOCK_B
+    cols_off = col_s * so_s + col_b
+    cols_ok = (col_s < n) & (col_b < batches)
+    _half_store(out, acc_hi, rows_hi, n, so_r, cols_off, cols_ok)
     if R_LO > 0:
-        tl.store(o + rows_lo[:, None] * so_r, acc_lo.to(out.dtype.element_ty), mask=(rows_lo < n)[:, None] & s_ok[None, :])
+        _half_store(out, acc_lo, rows_lo, n, so_r, cols_off, cols_ok)

@@ -99,3 +99,44 @@ TEST_CASE("max_relative_error: scale-relative, NaN (a poisoned element) is infin
   CHECK(max_relative_error(std::vector<double>{1.0, std::nan("")}, want) == std::numeric_limits<double>::infinity());
   CHECK_THROWS_AS(max_relative_error(std::vector<double>{1.0}, want), std::invalid_argument);
 }
+
+TEST_CASE("every quarter step is a batched GEMM giving the descriptor's result; the fast layouts are recognised") {
+  for (std::int64_t n : {5, 16}) {
+    const auto c = random_coefficients<double>(n, 31);
+    const auto x = random_integrals<double>(n, 32);
+    for (int step = 1; step <= 4; ++step) {
+      const contraction q = quarter_step(step, n);
+      const batched_gemm g = as_batched_gemm(q);
+      CHECK(2.0 * static_cast<double>(g.batches * g.m * g.n * g.k) == doctest::Approx(q.flops()));
+      const double* a = step == 1 ? x.data() : c.data();
+      const double* b = step == 1 ? c.data() : x.data();
+      std::vector<double> by_contract(pow4(n), -1.0), by_gemm(pow4(n), -2.0);
+      contract_reference(q, a, b, by_contract.data());
+      gemm_reference(g, a, b, by_gemm.data());
+      REQUIRE(by_gemm == by_contract);  // same products in the same order: bit for bit, every element written
+      // Step 1 reads a along k, steps 2-4 along m (C transposed); b and out along n.
+      CHECK((step == 1 ? g.sa[2] : g.sa[1]) == 1);
+      CHECK(g.fast_layout() == (n % 16 == 0));
+    }
+  }
+  // Steps 2-4 reading C^T (the TF32 paths and the fused kernel): the same result from the transposed copy.
+  const std::int64_t n = 6;
+  const auto c = random_coefficients<double>(n, 33);
+  const auto c_t = transposed(c, n);
+  CHECK(c_t[1 * n + 4] == c[4 * n + 1]);
+  CHECK_THROWS_WITH_AS(transposed(c, n + 1), doctest::Contains("needs N^2 elements"), std::invalid_argument);
+  const auto x = random_integrals<double>(n, 34);
+  for (int step = 2; step <= 4; ++step) {
+    const batched_gemm g = as_batched_gemm(quarter_step(step, n)), gt = reading_coef_t(g);
+    CHECK(gt.sa[2] == 1);
+    std::vector<double> want(pow4(n), -1.0), got(pow4(n), -2.0);
+    gemm_reference(g, c.data(), x.data(), want.data());
+    gemm_reference(gt, c_t.data(), x.data(), got.data());
+    REQUIRE(got == want);
+  }
+  const contraction general = {{3, 4}, {1, 5}, {1, 6}, {0, 1, 0, 1}, {0, 1, 0, 1}, {0, 1, 0, 1}};
+  CHECK_THROWS_WITH_AS(as_batched_gemm(general), doctest::Contains("run this contraction with `contract`"), std::invalid_argument);
+  batched_gemm odd = as_batched_gemm(quarter_step(2, 16));
+  odd.sb[2] = 2;  // b not contiguous along n
+  CHECK_FALSE(odd.fast_layout());
+}

@@ -37,7 +37,7 @@ void check_element_type(precision p) {
 inline std::int32_t i32(std::int64_t v) { return static_cast<std::int32_t>(v); }  // contraction::check_fits_int32 checked
 
 // Launches a generated `contract` function (any compiled configuration: they share one
-// signature) for contraction c, queued on `stream`.
+// signature) for contraction c, queued on `stream`: the general path (bench/tensor4's TCCG cases).
 template <class Fn, class T>
 void launch_contract(Fn fn, const contraction& c, const T* a, const T* b, T* out, tritonpack::stream_t stream) {
   c.check_fits_int32("ao2mo::contract");
@@ -46,38 +46,71 @@ void launch_contract(Fn fn, const contraction& c, const T* a, const T* b, T* out
      i32(c.so[0]), i32(c.so[1]), i32(c.so[2]), i32(c.so[3]), stream);
 }
 
-// out = contraction of a and b (kernels.py's `contract`) in precision p, queued on `stream`.
+// Launches a generated `gemm` function for g, queued on `stream`. The function picks its variant
+// from the values (kernels.toml): contiguous and multiples of 16 (fast_layout) or the general one.
+// `what` names the caller in the error of a problem too large for 32-bit indexing.
+template <class Fn, class T>
+void launch_gemm(Fn fn, const batched_gemm& g, const T* a, const T* b, T* out, tritonpack::stream_t stream,
+                 const std::string& what = "ao2mo::gemm") {
+  // The kernel's 32-bit offsets: the largest element each tensor's strides reach must fit.
+  auto reach = [](const std::int64_t (&s)[3], std::int64_t e0, std::int64_t e1, std::int64_t e2) {
+    return (e0 - 1) * s[0] + (e1 - 1) * s[1] + (e2 - 1) * s[2];
+  };
+  for (std::int64_t v : {g.batches, g.m, g.n, g.k, reach(g.sa, g.batches, g.m, g.k), reach(g.sb, g.batches, g.k, g.n),
+                         reach(g.so, g.batches, g.m, g.n)})
+    if (v < 0 || v > 0x7fffffff)
+      throw std::invalid_argument(what + ": an extent or offset (" + std::to_string(v) +
+                                  ") does not fit the kernel's 32-bit indexing; use a smaller problem");
+  fn(a, b, out, i32(g.m), i32(g.n), i32(g.k), i32(g.batches), i32(g.sa[0]), i32(g.sa[1]), i32(g.sa[2]), i32(g.sb[0]),
+     i32(g.sb[1]), i32(g.sb[2]), i32(g.so[0]), i32(g.so[1]), i32(g.so[2]), stream);
+}
+
+// out = a . b as a batched GEMM (kernels.py's `gemm`, the example library's configuration) in
+// precision p, queued on `stream`.
 template <class T>
-void contract(precision p, const contraction& c, const T* a, const T* b, T* out, tritonpack::stream_t stream = nullptr) {
+void gemm(precision p, const batched_gemm& g, const T* a, const T* b, T* out, tritonpack::stream_t stream = nullptr) {
   check_element_type<T>(p);
   if constexpr (std::is_same<T, double>::value)
-    launch_contract(&ao2mo_kernels::contract_fp64, c, a, b, out, stream);
+    launch_gemm(&ao2mo_kernels::gemm_fp64, g, a, b, out, stream);
   else
-    launch_contract(p == precision::tf32 ? &ao2mo_kernels::contract_tf32 : &ao2mo_kernels::contract_fp32, c, a, b, out, stream);
+    launch_gemm(p == precision::tf32 ? &ao2mo_kernels::gemm_tf32 : &ao2mo_kernels::gemm_fp32, g, a, b, out, stream);
 }
 
-// The unfused transformation: four quarter steps, T1, T2 and T3 in memory (t_a, t_b: N^4 each;
-// the result ends in `mo`).
+// The unfused transformation: four quarter steps, each a batched GEMM with no transpose (T1, T2
+// and T3 in memory: t_a, t_b, N^4 each; the result ends in `mo`). `run(g, a, b, out)` launches one
+// step. With coef_t (C^T) given, steps 2-4 read it (a contiguous along k) instead of C transposed:
+// TF32 wgmma takes fp32 operands only K-major from shared memory (kernels.py, half_transform).
+template <class T, class Run>
+void transform_unfused_with(std::int64_t n, const T* eri, const T* coef, const T* coef_t, T* t_a, T* t_b, T* mo, Run run) {
+  auto step = [&](int i, const T* b, T* out) {
+    const batched_gemm g = as_batched_gemm(quarter_step(i, n));
+    if (coef_t) run(reading_coef_t(g), coef_t, b, out);
+    else run(g, coef, b, out);
+  };
+  run(as_batched_gemm(quarter_step(1, n)), eri, coef, t_a);
+  step(2, t_a, t_b);
+  step(3, t_b, t_a);
+  step(4, t_a, mo);
+}
+
+// The unfused transformation with the example library's gemm in precision p (TF32 reads coef_t).
 template <class T>
-void transform_unfused(precision p, std::int64_t n, const T* eri, const T* coef, T* t_a, T* t_b, T* mo,
+void transform_unfused(precision p, std::int64_t n, const T* eri, const T* coef, const T* coef_t, T* t_a, T* t_b, T* mo,
                        tritonpack::stream_t stream = nullptr) {
-  contract(p, quarter_step(1, n), eri, coef, t_a, stream);
-  contract(p, quarter_step(2, n), coef, t_a, t_b, stream);
-  contract(p, quarter_step(3, n), coef, t_b, t_a, stream);
-  contract(p, quarter_step(4, n), coef, t_a, mo, stream);
+  transform_unfused_with(n, eri, coef, p == precision::tf32 ? coef_t : nullptr, t_a, t_b, mo,
+                         [&](const batched_gemm& g, const T* a, const T* b, T* out) { gemm(p, g, a, b, out, stream); });
 }
-
-// Largest N the fused kernels cover (kernels.toml's row coverages).
-inline std::int64_t fused_max_n(precision p) { return p == precision::fp64 ? 128 : 160; }
 
 // The compiled half_transform functions of one precision, by the rows they keep (R_HI + R_LO):
-// 64, 96, 128, 160; nullptr where not compiled (FP64: 64 and 128).
+// 64, 96, 128, 160; nullptr where not compiled (the example's library: 64 and 128).
 template <class T>
 struct half_kernels {
-  using fn = void (*)(const T*, const T*, T*, std::int32_t, std::int32_t, std::int32_t, std::int32_t, std::int32_t,
-                      std::int32_t, std::int32_t, tritonpack::stream_t);
+  using fn = void (*)(const T*, const T*, T*, std::int32_t, std::int32_t, std::int32_t, std::int32_t, tritonpack::stream_t);
   fn r64 = nullptr, r96 = nullptr, r128 = nullptr, r160 = nullptr;
 
+  std::int64_t max_n() const { return r160 ? 160 : r128 ? 128 : r96 ? 96 : r64 ? 64 : 0; }
+  // Whether these kernels run N: a multiple of 16 (their i32:16 signature) within the rows kept.
+  bool cover(std::int64_t n) const { return n >= 16 && n % 16 == 0 && n <= max_n(); }
   // The one with the fewest rows that covers n.
   fn covering(std::int64_t n) const {
     for (auto [rows, f] : {std::pair<std::int64_t, fn>{64, r64}, {96, r96}, {128, r128}, {160, r160}})
@@ -94,34 +127,34 @@ half_kernels<T> library_half_kernels(precision p) {
   if constexpr (std::is_same<T, double>::value)
     return {&k::half_transform_fp64_r64, nullptr, &k::half_transform_fp64_r128, nullptr};
   else if (p == precision::tf32)
-    return {&k::half_transform_tf32_r64, &k::half_transform_tf32_r96, &k::half_transform_tf32_r128, &k::half_transform_tf32_r160};
+    return {&k::half_transform_tf32_r64, nullptr, &k::half_transform_tf32_r128, nullptr};
   else
-    return {&k::half_transform_fp32_r64, &k::half_transform_fp32_r96, &k::half_transform_fp32_r128, &k::half_transform_fp32_r160};
+    return {&k::half_transform_fp32_r64, nullptr, &k::half_transform_fp32_r128, nullptr};
 }
 
 // One half transformation: y[r, s, b] = sum_{lam sig} C[lam, r] C[sig, s] x[b, lam, sig] for the
-// N^2 batches b, written with b fastest (the next half's input layout), with `kernels`.
+// N^2 batches b, written with b fastest (the next half's input layout), with `kernels`; the
+// kernels read C as coef_t = C^T (transposed(), ao2mo.hpp).
 template <class T>
-void half_transform(const half_kernels<T>& kernels, std::int64_t n, const T* x, const T* coef, T* y, tritonpack::stream_t stream) {
-  const auto fn = n >= 1 ? kernels.covering(n) : nullptr;
-  if (!fn)
-    throw std::invalid_argument("ao2mo: no fused kernel covers N = " + std::to_string(n) + " (they keep up to " +
-                                std::to_string(kernels.r160 ? 160 : 128) +
-                                " rows in registers; use the unfused path for larger N)");
+void half_transform(const half_kernels<T>& kernels, std::int64_t n, const T* x, const T* coef_t, T* y, tritonpack::stream_t stream) {
+  if (!kernels.cover(n))
+    throw std::invalid_argument("ao2mo: no fused kernel covers N = " + std::to_string(n) +
+                                " (they need N a multiple of 16 and keep up to " + std::to_string(kernels.max_n()) +
+                                " rows in registers; use the unfused path)");
   const std::int32_t n1 = i32(n), n2 = i32(n * n), n3 = i32(n * n * n);
-  // x[b, lam, sig] strides (N^2, N, 1); y[r, s, b] strides (1, N^3, N^2) as (b, r, s).
-  fn(x, coef, y, n1, n2, n1, 1, 1, n3, n2, stream);
+  // x[b, lam, sig]: batch stride N^2; y[r, s, b]: strides N^3, N^2, 1.
+  kernels.covering(n)(x, coef_t, y, n1, n2, n3, n2, stream);
 }
 
 // The fused transformation: two launches, (mu nu|lam sig) -> J[rs, mu nu] -> (pq|rs); the
-// quarter-transformed tensors stay on chip. J is N^4 (`half`). `kernels`: the example's library's
-// by default (a benchmark may pass other compiled configurations).
+// quarter-transformed tensors stay on chip. J is N^4 (`half`); coef_t = C^T. `kernels`: the
+// example's library's by default (a benchmark may pass other compiled configurations).
 template <class T>
-void transform_fused(precision p, std::int64_t n, const T* eri, const T* coef, T* half, T* mo, tritonpack::stream_t stream = nullptr,
+void transform_fused(precision p, std::int64_t n, const T* eri, const T* coef_t, T* half, T* mo, tritonpack::stream_t stream = nullptr,
                      const half_kernels<T>* kernels = nullptr) {
   const half_kernels<T> chosen = kernels ? *kernels : library_half_kernels<T>(p);
-  half_transform(chosen, n, eri, coef, half, stream);
-  half_transform(chosen, n, half, coef, mo, stream);
+  half_transform(chosen, n, eri, coef_t, half, stream);
+  half_transform(chosen, n, half, coef_t, mo, stream);
 }
 
 }  // namespace ao2mo
