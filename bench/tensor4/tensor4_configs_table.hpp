@@ -6,6 +6,7 @@
 #include <tensor4_configs.hpp>
 
 #include "triton_ao2mo.hpp"
+#include "triton_mp2.hpp"
 
 namespace tensor4 {
 
@@ -36,6 +37,14 @@ inline ao2mo::half_kernels<float> tuned_half_kernels(bool tf32) {
   namespace k = tensor4_configs;
   if (tf32) return {&k::half_transform_tf32_r64_tuned, &k::half_transform_tf32_r96_tuned, &k::half_transform_tf32_r128_tuned, &k::half_transform_tf32_r160_tuned};
   return {&k::half_transform_fp32_r64_tuned, &k::half_transform_fp32_r96_tuned, &k::half_transform_fp32_r128_tuned, &k::half_transform_fp32_r160_tuned};
+}
+
+// mp2_fused covering v virtual orbitals (64 or 128 kept on chip), tuned at the first call; f is
+// nullptr (cover() false) where v > 128.
+inline ao2mo::mp2_fused_kernel tuned_mp2_fused(bool tf32, std::int64_t v) {
+  namespace k = tensor4_configs;
+  if (v <= 64) return {tf32 ? &k::mp2_fused_tf32_v64_tuned : &k::mp2_fused_fp32_v64_tuned, 64};
+  return {v <= 128 ? (tf32 ? &k::mp2_fused_tf32_v128_tuned : &k::mp2_fused_fp32_v128_tuned) : nullptr, 128};
 }
 
 }  // namespace tensor4

@@ -131,9 +131,50 @@ def tccg(rng):
           np.einsum("mhkn,ukvh->munv", A.astype(float), B.astype(float)), 1e-5)
 
 
+def mp2(rng, n, o):
+    """The MP2 energy: the four occupied/virtual quarter steps (triton_ao2mo.hpp's mp2_steps) as
+    `gemm`, then `mp2_energy` (unfused) and `mp2_fused` (step 4 + energy), each + `sum_partials`."""
+    f = np.float32
+    v = n - o
+    ao = rng.standard_normal((n, n, n, n)).astype(f)
+    c = rng.standard_normal((n, n)).astype(f) / np.sqrt(n)
+    c_occ, c_vir = np.ascontiguousarray(c[:, :o]), np.ascontiguousarray(c[:, o:])
+    c_occ_t, c_vir_t = np.ascontiguousarray(c_occ.T), np.ascontiguousarray(c_vir.T)
+    e_occ = np.sort(rng.uniform(-2.0, -0.3, o)).astype(f)
+    e_vir = np.sort(rng.uniform(0.2, 3.0, v)).astype(f)
+    d = np.float64
+    ovov = np.einsum("mnls,mi,na,lj,sb->iajb", ao.astype(d), c_occ.astype(d), c_vir.astype(d), c_occ.astype(d),
+                     c_vir.astype(d), optimize=True)
+    denom = e_occ.astype(d)[:, None, None, None] + e_occ.astype(d)[None, None, :, None] - e_vir.astype(d)[None, :, None, None] \
+        - e_vir.astype(d)[None, None, None, :]
+    want = np.sum(ovov * (2 * ovov - ovov.transpose(0, 3, 2, 1)) / denom)
+    n2, n3 = n * n, n * n * n
+    x1, x2 = np.full((o, n, n, n), np.nan, f), np.full((o, v, n, n), np.nan, f)
+    x3, k = np.full((o, v, o, n), np.nan, f), np.full((o, v, o, v), np.nan, f)
+    run_gemm(c_occ_t, ao, x1, 1, o, n3, n, (0, n, 1), (0, n3, 1), (0, n3, 1))
+    run_gemm(c_vir_t, x1, x2, o, v, n2, n, (0, n, 1), (n3, n2, 1), (v * n2, n2, 1))
+    run_gemm(c_occ_t, x2, x3, o * v, o, n, n, (0, n, 1), (n2, n, 1), (o * n, n, 1))
+    run_gemm(x3, c_vir, k, 1, o * v * o, v, n, (0, n, 1), (0, v, 1), (0, v, 1))
+    check(f"gemm: (ia|jb) in four occupied/virtual steps, N={n}, o={o}", k, ovov, 1e-5)
+
+    def energy(launch):
+        partials, out = np.full(o * o, np.nan), np.full(1, np.nan)
+        launch(HostArray(partials))
+        kernels.sum_partials[(1,)](HostArray(partials), HostArray(out), o * o, BLOCK=16)
+        return out[0]
+
+    got = energy(lambda p: kernels.mp2_energy[(o * o,)](HostArray(k), HostArray(e_occ), HostArray(e_vir), p, o, v, BLOCK=8))
+    check(f"mp2_energy + sum_partials (E2 = {want:.6e}), N={n}, o={o}", np.array([got]), np.array([want]), 1e-5)
+    for v_pad in (16, 32):
+        got = energy(lambda p: kernels.mp2_fused[(o * o,)](HostArray(x3), HostArray(c_vir), HostArray(e_occ), HostArray(e_vir), p,
+                                                           n, o, v, V_PAD=v_pad, BLOCK_K=8, PRECISION="ieee"))
+        check(f"mp2_fused (V_PAD={v_pad}) + sum_partials, N={n}, o={o}", np.array([got]), np.array([want]), 1e-5)
+
+
 rng = np.random.default_rng(13)
 quarter_steps(rng, 18, np.float32)  # N > 16: partial tiles everywhere, both fused accumulators
 quarter_steps(rng, 10, np.float64)
 tccg(rng)
+mp2(rng, 19, 5)  # v = 14: partial tiles in every kernel; BLOCK = 8 makes mp2_energy loop over 2 x 2 tiles
 print("interpret_check:", "all agree" if not failures else f"{failures} mismatch(es)")
 sys.exit(1 if failures else 0)

@@ -192,3 +192,81 @@ def half_transform(x, coef_t, out, n, sx_b, so_r, so_s,
     _half_store(out, acc_hi, rows_hi, n, so_r, cols_off, cols_ok)
     if R_LO > 0:
         _half_store(out, acc_lo, rows_lo, n, so_r, cols_off, cols_ok)
+
+
+# ---- MP2 energy ----------------------------------------------------------------------------------
+#
+# E(2) = sum_{ijab} (ia|jb) [2 (ia|jb) - (ib|ja)] / (e_i + e_j - e_a - e_b) for o occupied orbitals
+# i, j and v virtual ones a, b (closed shell, real orbitals). For one pair (i, j) the v x v block
+# K_ij[a, b] = (ia|jb) holds both terms: (ib|ja) = K_ij[b, a]. Each program below sums one pair's
+# block into partials[i * o + j] (FP64); `sum_partials` adds the o^2 partials in a fixed order, so
+# the energy is deterministic (no atomics).
+
+
+@triton.jit
+def _pair_energy(k, kt, e_ij, e_a, e_b, ok):
+    # sum of K[a, b] (2 K[a, b] - K[b, a]) / (e_i + e_j - e_a - e_b) over the valid (a, b).
+    denom = e_ij - e_a[:, None] - e_b[None, :]
+    term = k * (2.0 * k - kt) / tl.where(ok, denom, 1.0)
+    return tl.sum(tl.sum(tl.where(ok, term, 0.0), axis=1), axis=0)
+
+
+@triton.jit
+def mp2_energy(ovov, e_occ, e_vir, partials, o, v, BLOCK: tl.constexpr):
+    # From the transformed integrals ovov[i, a, j, b] = (ia|jb) in memory (the unfused path): one
+    # program per pair (i, j), its v x v block in BLOCK x BLOCK tiles, the exchange tile read at the
+    # transposed addresses.
+    pid = tl.program_id(0)
+    i = pid // o
+    j = pid % o
+    e_ij = tl.load(e_occ + i) + tl.load(e_occ + j)
+    block = ovov + i * v * o * v + j * v  # K_ij[a, b] at block + a * (o v) + b
+    row = o * v
+    acc = 0.0
+    for a0 in range(0, v, BLOCK):
+        a = a0 + tl.arange(0, BLOCK)
+        e_a = tl.load(e_vir + a, mask=a < v, other=0.0)
+        for b0 in range(0, v, BLOCK):
+            b = b0 + tl.arange(0, BLOCK)
+            e_b = tl.load(e_vir + b, mask=b < v, other=0.0)
+            ok = (a < v)[:, None] & (b < v)[None, :]
+            k = tl.load(block + a[:, None] * row + b[None, :], mask=ok, other=0.0)
+            kt = tl.load(block + b[None, :] * row + a[:, None], mask=ok, other=0.0)
+            acc += _pair_energy(k, kt, e_ij, e_a, e_b, ok)
+    tl.store(partials + pid, acc.to(tl.float64))
+
+
+@triton.jit
+def mp2_fused(x3, c_vir, e_occ, e_vir, partials, n, o, v,
+              V_PAD: tl.constexpr, BLOCK_K: tl.constexpr, PRECISION: tl.constexpr):
+    # The last quarter step and the energy in one kernel: for the pair (i, j) of this program,
+    # K_ij[a, b] = sum_sig x3[i, a, j, sig] C_vir[sig, b] is built in registers (all v <= V_PAD rows
+    # and columns), its transpose taken on chip (tl.trans) for the exchange term, and reduced with
+    # the denominators; (ia|jb) (o^2 v^2 elements) is never written.
+    pid = tl.program_id(0)
+    i = pid // o
+    j = pid % o
+    ab = tl.arange(0, V_PAD)
+    ab_ok = ab < v
+    rows = x3 + (i * v + ab) * (o * n) + j * n  # x3[i, a, j, :] for every a
+    k = tl.zeros((V_PAD, V_PAD), dtype=tl.float32)
+    for k0 in range(0, n, BLOCK_K):
+        sig = k0 + tl.arange(0, BLOCK_K)
+        sig_ok = sig < n
+        xt = tl.load(rows[:, None] + sig[None, :], mask=ab_ok[:, None] & sig_ok[None, :], other=0.0)
+        cv = tl.load(c_vir + sig[:, None] * v + ab[None, :], mask=sig_ok[:, None] & ab_ok[None, :], other=0.0)
+        k = tl.dot(xt, cv, k, input_precision=PRECISION, out_dtype=tl.float32)
+    e_ab = tl.load(e_vir + ab, mask=ab_ok, other=0.0)
+    e_ij = tl.load(e_occ + i) + tl.load(e_occ + j)
+    energy = _pair_energy(k, tl.trans(k), e_ij, e_ab, e_ab, ab_ok[:, None] & ab_ok[None, :])
+    tl.store(partials + pid, energy.to(tl.float64))
+
+
+@triton.jit
+def sum_partials(partials, out, count, BLOCK: tl.constexpr):
+    # out[0] = the sum of count FP64 partials, in one program and a fixed order: deterministic.
+    acc = tl.zeros((BLOCK,), dtype=tl.float64)
+    for i0 in range(0, count, BLOCK):
+        idx = i0 + tl.arange(0, BLOCK)
+        acc += tl.load(partials + idx, mask=idx < count, other=0.0)
+    tl.store(out, tl.sum(acc, axis=0))

@@ -7,12 +7,17 @@
 // with the N x N intermediate on chip; N a multiple of 16), in FP32 (ieee), TF32 and FP64. Random integrals with
 // 8-fold symmetry and random MO coefficients; each result is checked against the FP64 CPU
 // reference (N <= --check-max) and fused against unfused. Outputs are poisoned (NaN) first.
+// --mp2 adds the MP2 correlation energy (mp2.hpp) from the same integrals in FP32 and TF32:
+// unfused (four occupied/virtual quarter steps write (ia|jb), an energy kernel reads it) and fused
+// (the last step and the energy in one kernel: (ia|jb) is never written), each against the FP64
+// CPU energy (N <= --check-max) or fused against unfused.
 //
-//   ao2mo [-n 24,64] [--precision fp32,tf32,fp64] [--reps 5] [--check-max 64] [--require-gpu]
+//   ao2mo [-n 24,64] [--precision fp32,tf32,fp64] [--reps 5] [--check-max 64] [--mp2] [--require-gpu]
 //
 // Exit 0: every check passed (or no GPU and no --require-gpu); 1: a check failed; 2: bad options.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -22,7 +27,9 @@
 #include <vector>
 
 #include "ao2mo.hpp"
+#include "mp2.hpp"
 #include "triton_ao2mo.hpp"
+#include "triton_mp2.hpp"
 
 namespace {
 
@@ -32,10 +39,11 @@ struct options {
   int reps = 5;
   std::int64_t check_max = 64;
   bool require_gpu = false;
+  bool mp2 = false;
 };
 
 [[noreturn]] void usage(const std::string& problem) {
-  std::fprintf(stderr, "ao2mo: %s\nusage: ao2mo [-n 24,64] [--precision fp32,tf32,fp64] [--reps 5] [--check-max 64] [--require-gpu]\n",
+  std::fprintf(stderr, "ao2mo: %s\nusage: ao2mo [-n 24,64] [--precision fp32,tf32,fp64] [--reps 5] [--check-max 64] [--mp2] [--require-gpu]\n",
                problem.c_str());
   std::exit(2);
 }
@@ -82,6 +90,8 @@ options parse(int argc, char** argv) {
       o.reps = static_cast<int>(parse_int(value(), "--reps", 1, 10000));
     } else if (a == "--check-max") {
       o.check_max = parse_int(value(), "--check-max", 0, 212);
+    } else if (a == "--mp2") {
+      o.mp2 = true;
     } else if (a == "--require-gpu") {
       o.require_gpu = true;
     } else {
@@ -159,6 +169,50 @@ bool run(const options& o, std::int64_t n, ao2mo::precision p) {
   return ok;
 }
 
+// The MP2 energy at N in the FP32 precisions of o.precisions: unfused and fused (where the fused
+// kernel covers N), each checked as run() checks the transformation.
+bool run_mp2(const options& o, std::int64_t n) {
+  const auto eri = ao2mo::random_integrals<float>(n, 1000 + static_cast<std::uint64_t>(n));
+  const auto coef = ao2mo::random_coefficients<float>(n, 2000 + static_cast<std::uint64_t>(n));
+  const ao2mo::mp2_problem prob = ao2mo::make_mp2_problem(n, ao2mo::default_occupied(n), coef, 3000 + static_cast<std::uint64_t>(n));
+  const bool check = n <= o.check_max;
+  const double want = check ? ao2mo::mp2_reference(eri, coef, prob) : 0.0;
+  tritonpack::device_array<float> d_eri(eri);
+  ao2mo::mp2_device d(prob);
+  const double gflop = ao2mo::mp2_flops(n, prob.o) * 1e-9;
+  bool ok = true;
+  for (ao2mo::precision p : o.precisions) {
+    if (p == ao2mo::precision::fp64) continue;  // the MP2 kernels are FP32 (ieee or tf32 products)
+    const auto fused_kernel = ao2mo::library_mp2_fused(p);
+    const bool fused_ok = fused_kernel.cover(n, prob.o);
+    d.poison();
+    const double unfused_ms = median_ms(o.reps, [&] { ao2mo::mp2_unfused(p, d, d_eri.data()); });
+    const double e_unfused = d.energy_on_host();
+    d.poison();
+    const double fused_ms = fused_ok ? median_ms(o.reps, [&] { ao2mo::mp2_fused(p, d, d_eri.data()); }) : 0.0;
+    const double e_fused = fused_ok ? d.energy_on_host() : 0.0;
+    const double ref = check ? want : e_unfused;
+    auto rel = [&](double e) { return std::abs(e - ref) / std::abs(ref); };  // NaN (a pair never summed) fails below
+    const double limit = tolerance(p) * (check ? 1 : 2);
+    const bool pass = (!check || rel(e_unfused) <= limit) && (!fused_ok || rel(e_fused) <= limit);
+    ok = ok && pass;
+    std::printf("N=%4lld o=%3lld %-4s MP2 E2 = %.10e  unfused %9.3f ms %8.1f GFLOP/s", static_cast<long long>(n),
+                static_cast<long long>(prob.o), ao2mo::name_of(p), e_unfused, unfused_ms, gflop / unfused_ms * 1e3);
+    if (fused_ok)
+      std::printf("  fused %9.3f ms (%.2fx)", fused_ms, unfused_ms / fused_ms);
+    else
+      std::printf("  fused: not run (needs N, o multiples of 16, v <= %lld)", static_cast<long long>(fused_kernel.max_v));
+    if (check)
+      std::printf("  vs FP64 CPU (%.10e): unfused %.1e", want, rel(e_unfused));
+    else
+      std::printf("  vs unfused:");
+    if (fused_ok) std::printf(", fused %.1e", rel(e_fused));
+    std::printf(" (limit %.0e)  %s\n", limit, pass ? "ok" : "FAILED");
+    std::fflush(stdout);
+  }
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -174,6 +228,8 @@ int main(int argc, char** argv) {
   for (std::int64_t n : o.sizes)
     for (ao2mo::precision p : o.precisions)
       ok = (p == ao2mo::precision::fp64 ? run<double>(o, n, p) : run<float>(o, n, p)) && ok;
+  if (o.mp2)
+    for (std::int64_t n : o.sizes) ok = run_mp2(o, n) && ok;
   std::printf("ao2mo: %s\n", ok ? "all checks passed" : "a check FAILED");
   return ok ? 0 : 1;
 }

@@ -3,6 +3,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 
 #include "ao2mo.hpp"
 #include "contraction.hpp"
+#include "mp2.hpp"
 
 using namespace ao2mo;
 
@@ -139,4 +141,65 @@ TEST_CASE("every quarter step is a batched GEMM giving the descriptor's result; 
   batched_gemm odd = as_batched_gemm(quarter_step(2, 16));
   odd.sb[2] = 2;  // b not contiguous along n
   CHECK_FALSE(odd.fast_layout());
+}
+
+TEST_CASE("MP2: the occupied/virtual steps as batched GEMMs give (ia|jb) of the full transformation; the energy by definition") {
+  for (std::int64_t n : {7, 32}) {
+    const std::int64_t o = default_occupied(n), v = n - o;
+    CHECK(o == (n == 32 ? 16 : 1));
+    const auto eri = random_integrals<float>(n, 5);
+    const auto coef = random_coefficients<float>(n, 6);
+    const mp2_problem p = make_mp2_problem(n, o, coef, 7);
+    REQUIRE(p.v == v);
+    CHECK(p.e_occ.back() < 0.0f);
+    CHECK(p.e_vir.front() > 0.0f);
+    CHECK(std::is_sorted(p.e_occ.begin(), p.e_occ.end()));
+    // The four steps on the CPU through their descriptors (what the GPU kernels are given).
+    const auto c_occ_t = transposed(p.c_occ, n, o), c_vir_t = transposed(p.c_vir, n, v);
+    std::vector<double> x1(static_cast<std::size_t>(o * n * n * n)), x2(static_cast<std::size_t>(o * v * n * n)),
+        x3(static_cast<std::size_t>(o * v * o * n)), ovov(static_cast<std::size_t>(o * v * o * v));
+    const std::vector<double> occ_t(c_occ_t.begin(), c_occ_t.end()), vir_t(c_vir_t.begin(), c_vir_t.end()),
+        vir(p.c_vir.begin(), p.c_vir.end()), ao(eri.begin(), eri.end());
+    gemm_reference(mp2_step(1, n, o), occ_t.data(), ao.data(), x1.data());
+    gemm_reference(mp2_step(2, n, o), vir_t.data(), x1.data(), x2.data());
+    gemm_reference(mp2_step(3, n, o), occ_t.data(), x2.data(), x3.data());
+    gemm_reference(mp2_step(4, n, o), x3.data(), vir.data(), ovov.data());
+    const auto mo = reference_transform(n, eri, coef);
+    double worst = 0, scale = 0;
+    for (std::int64_t i = 0; i < o; ++i)
+      for (std::int64_t a = 0; a < v; ++a)
+        for (std::int64_t j = 0; j < o; ++j)
+          for (std::int64_t b = 0; b < v; ++b) {
+            const double want = mo[static_cast<std::size_t>(((i * n + o + a) * n + j) * n + o + b)];
+            worst = std::max(worst, std::abs(ovov[static_cast<std::size_t>(((i * v + a) * o + j) * v + b)] - want));
+            scale = std::max(scale, std::abs(want));
+          }
+    CHECK(scale > 0.01);
+    CHECK(worst <= 1e-12 * scale);
+    // The energy by its definition, element by element, against mp2_energy_from and mp2_reference.
+    double e = 0;
+    for (std::int64_t i = 0; i < o; ++i)
+      for (std::int64_t j = 0; j < o; ++j)
+        for (std::int64_t a = 0; a < v; ++a)
+          for (std::int64_t b = 0; b < v; ++b) {
+            auto at = [&](std::int64_t pp, std::int64_t q, std::int64_t r, std::int64_t s) {
+              return mo[static_cast<std::size_t>(((pp * n + q) * n + r) * n + s)];
+            };
+            const double iajb = at(i, o + a, j, o + b), ibja = at(i, o + b, j, o + a);
+            e += iajb * (2 * iajb - ibja) / (double(p.e_occ[i]) + p.e_occ[j] - p.e_vir[a] - p.e_vir[b]);
+          }
+    CHECK(e < 0.0);  // every denominator is negative and the direct term dominates for random data
+    CHECK(mp2_energy_from(ovov, p) == doctest::Approx(e).epsilon(1e-12));
+    CHECK(mp2_reference(eri, coef, p) == doctest::Approx(e).epsilon(1e-12));
+    // The fast signatures apply where N and o are multiples of 16.
+    for (int s = 1; s <= 4; ++s) CHECK(mp2_step(s, n, o).fast_layout() == (n == 32));
+  }
+  CHECK(default_occupied(64) == 16);
+  CHECK(default_occupied(96) == 32);
+  CHECK(default_occupied(160) == 48);
+  CHECK(mp2_fused_bytes(64, 16, 4) == doctest::Approx(mp2_unfused_bytes(64, 16, 4) - 2.0 * 4 * 16 * 48 * 16 * 48));
+  CHECK_THROWS_WITH_AS(make_mp2_problem(8, 8, random_coefficients<float>(8, 1), 1), doctest::Contains("need 1 <= o < N"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(default_occupied(1), doctest::Contains("use N >= 2"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(mp2_step(5, 8, 2), doctest::Contains("the steps are 1 to 4"), std::invalid_argument);
 }
