@@ -15,11 +15,11 @@
 // N <= --check-max, else against cuBLAS FP32; TCCG: 4096 sampled elements). cuTENSOR is not used
 // (bench/tensor4/RESULTS.md says why). CSV: one row per (case, implementation, precision, config).
 //
-//   MP2 energy (examples/ao2mo/mp2.hpp) for N in --mp2-sizes: cuBLAS quarter steps + a CUDA C++ energy
+//   MP2 energy (examples/ao2mo/mp2.hpp) from the same integrals (unless --no-mp2): cuBLAS quarter steps + a CUDA C++ energy
 //   kernel (mp2_energy.cu), Triton unfused (tuned gemm + mp2_energy) and Triton fused (the last step
 //   and the energy in one kernel, (ia|jb) never written), FP32 and TF32.
 //
-//   tensor4_bench [--sizes 64,96,128,160] [--mp2-sizes 64,96,128,160 | --no-mp2] [--reps 20] [--warmup 3] [--cublas PATH] [--csv FILE]
+//   tensor4_bench [--sizes 64,96,128,160] [--no-mp2] [--no-tccg] [--reps 20] [--warmup 3] [--cublas PATH] [--csv FILE]
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -91,12 +91,76 @@ void report(const bench_env& env, const std::string& kase, const std::string& im
   if (env.csv)
     std::fprintf(env.csv, "%s,%s,%s,%s,%.6f,%.6f,%.6f,%.6e,%.6e,%.3f,%.3f,%.3e,%s\n", kase.c_str(), impl.c_str(), prec.c_str(),
                  config.c_str(), t.median, t.p10, t.p90, flops, bytes, gflops, gbs, err, ref.c_str());
+  if (env.csv) std::fflush(env.csv);  // every row kept when a time limit cuts the run
+  std::fflush(stdout);
 }
 
 template <class T>
 std::vector<T> download(const tritonpack::device_array<T>& a) {
   cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   return a.to_host();
+}
+
+// ---- MP2 energy ---------------------------------------------------------------------------------
+
+// cuBLAS: the four occupied/virtual quarter steps (mp2.hpp) as strided-batched GEMMs writing (ia|jb),
+// then the CUDA C++ energy kernel (mp2_energy.cu).
+void cublas_mp2(tensor4::cublas& blas, ao2mo::mp2_device& d, const float* eri, bool tf32, cudaStream_t stream) {
+  const int N = static_cast<int>(d.n), o = static_cast<int>(d.o), v = static_cast<int>(d.v), N2 = N * N, N3 = N2 * N;
+  // Steps 1-3 read C_occ^T / C_vir^T (o x N, v x N row-major), as the Triton path does.
+  blas.gemm_row_major(false, false, o, N3, N, d.c_occ_t.data(), N, 0, eri, N3, 0, d.x1.data(), N3, 0, 1, tf32);
+  blas.gemm_row_major(false, false, v, N2, N, d.c_vir_t.data(), N, 0, d.x1.data(), N2, N3, d.x2.data(), N2, static_cast<long long>(v) * N2, o, tf32);
+  blas.gemm_row_major(false, false, o, N, N, d.c_occ_t.data(), N, 0, d.x2.data(), N, N2, d.x3.data(), N, static_cast<long long>(o) * N, o * v, tf32);
+  blas.gemm_row_major(false, false, o * v * o, v, N, d.x3.data(), N, 0, d.c_vir.data(), v, 0, d.ovov.data(), v, 0, 1, tf32);
+  tensor4::mp2_energy(d.ovov.data(), d.e_occ.data(), d.e_vir.data(), d.partials.data(), d.energy.data(), o, v, stream);
+}
+
+// E(2) at N with o = default_occupied(N): cuBLAS + CUDA energy kernel, Triton unfused (tuned gemm +
+// mp2_energy) and Triton fused (tuned gemm for steps 1-3 + tuned mp2_fused), FP32 and TF32. Error:
+// |E - E_ref| / |E_ref| against the FP64 CPU energy (N <= check_max) or cuBLAS FP32's.
+// The integrals and C are AO->MO's (bench_ao2mo passes them, with its FP64 (pq|rs) where it made one).
+void bench_mp2(const bench_env& env, tensor4::cublas& blas, std::int64_t n, const std::vector<float>& coef,
+               const tritonpack::device_array<float>& d_eri, const std::vector<double>* fp64_mo) {
+  const auto prob = ao2mo::make_mp2_problem(n, ao2mo::default_occupied(n), coef, 3000 + static_cast<std::uint64_t>(n));
+  ao2mo::mp2_device d(prob);
+  const std::string kase = "mp2_N" + std::to_string(n) + "_o" + std::to_string(prob.o);
+  const double flops = ao2mo::mp2_flops(n, prob.o);
+  auto s = reinterpret_cast<tritonpack::stream_t>(env.stream);
+  auto energy = [&] {
+    cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    return d.energy_on_host();
+  };
+  double want;
+  std::string ref;
+  if (fp64_mo) {
+    want = ao2mo::mp2_energy_from_transformed(*fp64_mo, prob);
+    ref = "fp64 cpu";
+  } else {
+    d.poison();
+    cublas_mp2(blas, d, d_eri.data(), false, env.stream);
+    want = energy();
+    ref = "cublas fp32";
+  }
+  for (bool tf32 : {false, true}) {
+    const char* prec = tf32 ? "tf32" : "fp32";
+    auto gemm = [&](const ao2mo::batched_gemm& g, const float* a, const float* b, float* out) { tensor4::gemm_tuned(tf32, g, a, b, out, s); };
+    auto run = [&](const char* impl, double bytes, const std::function<void()>& work) {
+      d.poison();
+      work();
+      const double err = std::abs(energy() - want) / std::abs(want);  // NaN: a pair never summed
+      report(env, kase, impl, prec, "-", flops, bytes, time_it(env, work), std::isnan(err) ? INFINITY : err, ref);
+    };
+    run("cublas_unfused", ao2mo::mp2_unfused_bytes(n, prob.o, 4), [&] { cublas_mp2(blas, d, d_eri.data(), tf32, env.stream); });
+    run("triton_unfused_tuned", ao2mo::mp2_unfused_bytes(n, prob.o, 4), [&] {
+      ao2mo::mp2_steps_with(d, d_eri.data(), 4, gemm);
+      ao2mo::mp2_energy_from_ovov(d, s);
+    });
+    const auto fused = tensor4::tuned_mp2_fused(tf32, prob.v);
+    if (fused.cover(n, prob.o))
+      run("triton_fused", ao2mo::mp2_fused_bytes(n, prob.o, 4), [&] { ao2mo::mp2_fused_with(fused, d, d_eri.data(), s, gemm); });
+    else
+      std::printf("%-22s triton_fused: not run (needs N, o multiples of 16 and v <= 128)\n", kase.c_str());
+  }
 }
 
 // ---- AO->MO -------------------------------------------------------------------------------------
@@ -110,7 +174,8 @@ void cublas_unfused(tensor4::cublas& blas, std::int64_t n, const float* eri, con
   blas.gemm_row_major(true, false, N, N3, N, c, N, 0, ta, N3, 0, mo, N3, 0, 1, tf32);            // MO = C^T . T3
 }
 
-void bench_ao2mo(const bench_env& env, tensor4::cublas& blas, std::int64_t n, std::int64_t check_max) {
+// With mp2 set, the MP2 energy from the same integrals follows (bench_mp2).
+void bench_ao2mo(const bench_env& env, tensor4::cublas& blas, std::int64_t n, std::int64_t check_max, bool mp2) {
   const std::size_t count = ao2mo::pow4(n);
   const auto eri = ao2mo::random_integrals<float>(n, 1000 + static_cast<std::uint64_t>(n));
   const auto coef = ao2mo::random_coefficients<float>(n, 2000 + static_cast<std::uint64_t>(n));
@@ -151,69 +216,7 @@ void bench_ao2mo(const bench_env& env, tensor4::cublas& blas, std::int64_t n, st
     if (fused.cover(n))
       run("triton_fused", ao2mo::fused_bytes(n, 4), [&] { ao2mo::transform_fused(p, n, d_eri.data(), d_ct.data(), ta.data(), mo.data(), s, &fused); });
   }
-}
-
-// ---- MP2 energy ---------------------------------------------------------------------------------
-
-// cuBLAS: the four occupied/virtual quarter steps (mp2.hpp) as strided-batched GEMMs writing (ia|jb),
-// then the CUDA C++ energy kernel (mp2_energy.cu).
-void cublas_mp2(tensor4::cublas& blas, ao2mo::mp2_device& d, const float* eri, bool tf32, cudaStream_t stream) {
-  const int N = static_cast<int>(d.n), o = static_cast<int>(d.o), v = static_cast<int>(d.v), N2 = N * N, N3 = N2 * N;
-  // Steps 1-3 read C_occ^T / C_vir^T (o x N, v x N row-major), as the Triton path does.
-  blas.gemm_row_major(false, false, o, N3, N, d.c_occ_t.data(), N, 0, eri, N3, 0, d.x1.data(), N3, 0, 1, tf32);
-  blas.gemm_row_major(false, false, v, N2, N, d.c_vir_t.data(), N, 0, d.x1.data(), N2, N3, d.x2.data(), N2, static_cast<long long>(v) * N2, o, tf32);
-  blas.gemm_row_major(false, false, o, N, N, d.c_occ_t.data(), N, 0, d.x2.data(), N, N2, d.x3.data(), N, static_cast<long long>(o) * N, o * v, tf32);
-  blas.gemm_row_major(false, false, o * v * o, v, N, d.x3.data(), N, 0, d.c_vir.data(), v, 0, d.ovov.data(), v, 0, 1, tf32);
-  tensor4::mp2_energy(d.ovov.data(), d.e_occ.data(), d.e_vir.data(), d.partials.data(), d.energy.data(), o, v, stream);
-}
-
-// E(2) at N with o = default_occupied(N): cuBLAS + CUDA energy kernel, Triton unfused (tuned gemm +
-// mp2_energy) and Triton fused (tuned gemm for steps 1-3 + tuned mp2_fused), FP32 and TF32. Error:
-// |E - E_ref| / |E_ref| against the FP64 CPU energy (N <= check_max) or cuBLAS FP32's.
-void bench_mp2(const bench_env& env, tensor4::cublas& blas, std::int64_t n, std::int64_t check_max) {
-  const auto eri = ao2mo::random_integrals<float>(n, 1000 + static_cast<std::uint64_t>(n));
-  const auto coef = ao2mo::random_coefficients<float>(n, 2000 + static_cast<std::uint64_t>(n));
-  const auto prob = ao2mo::make_mp2_problem(n, ao2mo::default_occupied(n), coef, 3000 + static_cast<std::uint64_t>(n));
-  tritonpack::device_array<float> d_eri(eri);
-  ao2mo::mp2_device d(prob);
-  const std::string kase = "mp2_N" + std::to_string(n) + "_o" + std::to_string(prob.o);
-  const double flops = ao2mo::mp2_flops(n, prob.o);
-  auto s = reinterpret_cast<tritonpack::stream_t>(env.stream);
-  auto energy = [&] {
-    cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    return d.energy_on_host();
-  };
-  double want;
-  std::string ref;
-  if (n <= check_max) {
-    want = ao2mo::mp2_reference(eri, coef, prob);
-    ref = "fp64 cpu";
-  } else {
-    d.poison();
-    cublas_mp2(blas, d, d_eri.data(), false, env.stream);
-    want = energy();
-    ref = "cublas fp32";
-  }
-  for (bool tf32 : {false, true}) {
-    const char* prec = tf32 ? "tf32" : "fp32";
-    auto gemm = [&](const ao2mo::batched_gemm& g, const float* a, const float* b, float* out) { tensor4::gemm_tuned(tf32, g, a, b, out, s); };
-    auto run = [&](const char* impl, double bytes, const std::function<void()>& work) {
-      d.poison();
-      work();
-      const double err = std::abs(energy() - want) / std::abs(want);  // NaN: a pair never summed
-      report(env, kase, impl, prec, "-", flops, bytes, time_it(env, work), std::isnan(err) ? INFINITY : err, ref);
-    };
-    run("cublas_unfused", ao2mo::mp2_unfused_bytes(n, prob.o, 4), [&] { cublas_mp2(blas, d, d_eri.data(), tf32, env.stream); });
-    run("triton_unfused_tuned", ao2mo::mp2_unfused_bytes(n, prob.o, 4), [&] {
-      ao2mo::mp2_steps_with(d, d_eri.data(), 4, gemm);
-      ao2mo::mp2_energy_from_ovov(d, s);
-    });
-    const auto fused = tensor4::tuned_mp2_fused(tf32, prob.v);
-    if (fused.cover(n, prob.o))
-      run("triton_fused", ao2mo::mp2_fused_bytes(n, prob.o, 4), [&] { ao2mo::mp2_fused_with(fused, d, d_eri.data(), s, gemm); });
-    else
-      std::printf("%-22s triton_fused: not run (needs N, o multiples of 16 and v <= 128)\n", kase.c_str());
-  }
+  if (mp2) bench_mp2(env, blas, n, coef, d_eri, n <= check_max ? &want : nullptr);
 }
 
 // ---- TCCG contractions --------------------------------------------------------------------------
@@ -381,7 +384,8 @@ std::vector<std::int64_t> parse_sizes(const std::string& s) {
 
 int main(int argc, char** argv) try {
   bench_env env;
-  std::vector<std::int64_t> sizes{64, 96, 128, 160}, mp2_sizes{64, 96, 128, 160};
+  std::vector<std::int64_t> sizes{64, 96, 128, 160};
+  bool mp2 = true;
   std::string cublas_path, csv_path;
   std::int64_t check_max = 64;
   bool tccg = true;
@@ -392,8 +396,7 @@ int main(int argc, char** argv) try {
       return argv[++i];
     };
     if (a == "--sizes") sizes = parse_sizes(value());
-    else if (a == "--mp2-sizes") mp2_sizes = parse_sizes(value());
-    else if (a == "--no-mp2") mp2_sizes.clear();
+    else if (a == "--no-mp2") mp2 = false;
     else if (a == "--reps") env.reps = std::max(1, std::atoi(value().c_str()));
     else if (a == "--warmup") env.warmup = std::max(0, std::atoi(value().c_str()));
     else if (a == "--cublas") cublas_path = value();
@@ -414,8 +417,7 @@ int main(int argc, char** argv) try {
     if (!env.csv) throw std::runtime_error("cannot write " + csv_path);
     std::fprintf(env.csv, "case,impl,precision,config,ms_median,ms_p10,ms_p90,flops,model_bytes,gflops,gbs,max_rel_err,reference\n");
   }
-  for (std::int64_t n : sizes) bench_ao2mo(env, blas, n, check_max);
-  for (std::int64_t n : mp2_sizes) bench_mp2(env, blas, n, check_max);
+  for (std::int64_t n : sizes) bench_ao2mo(env, blas, n, check_max, mp2);
   if (tccg)
     for (const auto& c : tccg_cases()) bench_tccg(env, blas, c);
   if (env.csv) std::fclose(env.csv);

@@ -50,7 +50,7 @@ def main(src, dst):
         uniq = dict(zip(labels, handles))
         ax.legend(uniq.values(), uniq.keys(), fontsize=8)
         ax.grid(axis="y", alpha=0.3)
-    fig.suptitle("bench/tensor4: AO->MO (unfused/fused) and TCCG contractions, Triton via tritonpack vs cuBLAS")
+    fig.suptitle("bench/tensor4: AO->MO and MP2 energy (unfused/fused), TCCG contractions, Triton via tritonpack vs cuBLAS")
     fig.tight_layout()
     fig.savefig(dst, dpi=110)
 

@@ -2,7 +2,8 @@
 # bench/tensor4/run.sh — the whole tensor4 benchmark in one call on a machine with an NVIDIA GPU:
 # builds tensor4_bench and the ao2mo example (or uses prebuilt ones: PREBUILT=dir holding both,
 # built on another machine, which saves the GPU lease the Triton compiles), runs the example's GPU
-# check (the command of ctest's example.ao2mo.gpu), the benchmark, and plot.py.
+# check (the command of ctest's example.ao2mo.gpu), the benchmark (AO->MO, MP2 energy, TCCG;
+# BENCH_ARGS="--no-tccg" leaves TCCG out), plot.py and table.py (the AO->MO / MP2 table).
 #
 #   bash bench/tensor4/run.sh           # CSV, logs and the PNG in $OUT, else <build>/logs
 # cuBLAS: TENSOR4_CUBLAS=/path/libcublas.so.N, else found in python3's nvidia-cublas package.
@@ -53,8 +54,9 @@ if [ -z "${PREBUILT:-}" ]; then
 fi
 
 rc=0
-# ctest's example.ao2mo.gpu: fused and unfused vs the FP64 CPU reference, outputs poisoned first.
-timeout 90 "$EXAMPLE" -n 20,48,64 --reps 2 --require-gpu 2>&1 | tee "$LOGS/example_check.log" || rc=1
+# ctest's example.ao2mo.gpu: fused and unfused AO->MO and MP2 energy vs the FP64 CPU reference,
+# outputs poisoned first.
+timeout 90 "$EXAMPLE" -n 20,48,64 --reps 2 --mp2 --require-gpu 2>&1 | tee "$LOGS/example_check.log" || rc=1
 # Optional (EXAMPLE_SIZES="64,128"): the example's own timings at larger N, all three precisions.
 if [ -n "${EXAMPLE_SIZES:-}" ]; then
   timeout 120 "$EXAMPLE" -n "$EXAMPLE_SIZES" --reps 5 --check-max 64 2>&1 | tee "$LOGS/example_sizes.log" || rc=1
@@ -64,4 +66,6 @@ export TRITONPACK_CACHE_DIR=${TRITONPACK_CACHE_DIR:-$LOGS/cache}
 timeout "${BENCH_TIMEOUT:-300}" "$BENCH" --csv "$LOGS/tensor4.csv" ${BENCH_ARGS:-} 2>&1 | tee "$LOGS/bench.log" || rc=1
 [ -d "$TRITONPACK_CACHE_DIR/tune-v1" ] && tar -czf "$LOGS/tune.tar.gz" -C "$TRITONPACK_CACHE_DIR" tune-v1 && rm -rf "$LOGS/cache"
 "$PY" "$ROOT/bench/tensor4/plot.py" "$LOGS/tensor4.csv" "$LOGS/tensor4.png" || echo "plot.py failed (plot here from the CSV)"
+# The AO->MO and MP2 table for RESULTS.md (ms, modelled HBM MB, errors, fused speed-up vs cuBLAS).
+"$PY" "$ROOT/bench/tensor4/table.py" "$LOGS/tensor4.csv" | tee "$LOGS/table.md" || rc=1
 exit $rc

@@ -101,9 +101,9 @@ double mp2_energy_from(const K& ovov, const mp2_problem& p) {
 }
 
 // The FP64 reference: the whole (pq|rs) by reference_transform with C = [C_occ | C_vir], (ia|jb)
-// picked from it, then the energy. O(N^5): small N only.
-inline double mp2_reference(const std::vector<float>& eri, const std::vector<float>& coef, const mp2_problem& p) {
-  const auto mo = reference_transform(p.n, eri, coef);
+// picked from it (mp2_energy_from_transformed, for a caller that has (pq|rs)), then the energy.
+// O(N^5): small N only.
+inline double mp2_energy_from_transformed(const std::vector<double>& mo, const mp2_problem& p) {
   const std::int64_t n = p.n, o = p.o, v = p.v;
   std::vector<double> ovov(static_cast<std::size_t>(o * v * o * v));
   for (std::int64_t i = 0; i < o; ++i)
@@ -112,6 +112,9 @@ inline double mp2_reference(const std::vector<float>& eri, const std::vector<flo
         for (std::int64_t b = 0; b < v; ++b)
           ovov[static_cast<std::size_t>(((i * v + a) * o + j) * v + b)] = mo[static_cast<std::size_t>(((i * n + o + a) * n + j) * n + o + b)];
   return mp2_energy_from(ovov, p);
+}
+inline double mp2_reference(const std::vector<float>& eri, const std::vector<float>& coef, const mp2_problem& p) {
+  return mp2_energy_from_transformed(reference_transform(p.n, eri, coef), p);
 }
 
 // Useful flops: the four steps (2 N^4 o + 2 N^3 o v + 2 N^2 o^2 v + 2 N o^2 v^2) and the energy

@@ -102,7 +102,7 @@ void transform_unfused(precision p, std::int64_t n, const T* eri, const T* coef,
 }
 
 // The compiled half_transform functions of one precision, by the rows they keep (R_HI + R_LO):
-// 64, 96, 128, 160; nullptr where not compiled (the example's library: 64 and 128).
+// 64, 96, 128, 160; nullptr where not compiled (the example's library: 128 only).
 template <class T>
 struct half_kernels {
   using fn = void (*)(const T*, const T*, T*, std::int32_t, std::int32_t, std::int32_t, std::int32_t, tritonpack::stream_t);
@@ -125,11 +125,11 @@ half_kernels<T> library_half_kernels(precision p) {
   check_element_type<T>(p);
   namespace k = ao2mo_kernels;
   if constexpr (std::is_same<T, double>::value)
-    return {&k::half_transform_fp64_r64, nullptr, &k::half_transform_fp64_r128, nullptr};
+    return {nullptr, nullptr, &k::half_transform_fp64_r128, nullptr};
   else if (p == precision::tf32)
-    return {&k::half_transform_tf32_r64, nullptr, &k::half_transform_tf32_r128, nullptr};
+    return {nullptr, nullptr, &k::half_transform_tf32_r128, nullptr};
   else
-    return {&k::half_transform_fp32_r64, nullptr, &k::half_transform_fp32_r128, nullptr};
+    return {nullptr, nullptr, &k::half_transform_fp32_r128, nullptr};
 }
 
 // One half transformation: y[r, s, b] = sum_{lam sig} C[lam, r] C[sig, s] x[b, lam, sig] for the
