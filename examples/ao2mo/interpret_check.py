@@ -6,6 +6,8 @@
   extents, with the strides main.cpp and bench/tensor4 pass;
 * `half_transform` twice (transposed writes) as the fused transformation, with both accumulators
   (R_LO > 0) and with one;
+* the MP2 energy: the four occupied/virtual quarter steps as `gemm` (mp2.hpp's mp2_step), then
+  `mp2_energy` (unfused) and `mp2_fused` (last step + energy, two V_PAD), each + `sum_partials`;
 
 each against numpy's einsum in FP64 on random data. Exit 0: all agree; 1: a mismatch; 77: numpy
 1.x missing (Triton 3.6's interpreter needs it; ctest reports the test as skipped).
