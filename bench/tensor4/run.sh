@@ -68,4 +68,5 @@ timeout "${BENCH_TIMEOUT:-300}" "$BENCH" --csv "$LOGS/tensor4.csv" ${BENCH_ARGS:
 "$PY" "$ROOT/bench/tensor4/plot.py" "$LOGS/tensor4.csv" "$LOGS/tensor4.png" || echo "plot.py failed (plot here from the CSV)"
 # The AO->MO and MP2 table for RESULTS.md (ms, modelled HBM MB, errors, fused speed-up vs cuBLAS).
 "$PY" "$ROOT/bench/tensor4/table.py" "$LOGS/tensor4.csv" | tee "$LOGS/table.md" || rc=1
+echo "run.sh: done in $SECONDS s (rc $rc)"
 exit $rc
