@@ -41,6 +41,18 @@ def _pair_offsets(idx, inner, stride_outer, stride_inner):
 
 
 @triton.jit
+def _grouped_tile(pid, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr):
+    # Grouped launch order: GROUP_M row tiles share the column tiles they read, for L2 reuse.
+    # Returns the (row tile, column tile) of program pid.
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    in_group = GROUP_M * tiles_n
+    first_m = (pid // in_group) * GROUP_M
+    group_rows = tl.minimum(tiles_m - first_m, GROUP_M)
+    return first_m + (pid % in_group) % group_rows, (pid % in_group) // group_rows
+
+
+@triton.jit
 def contract(a, b, out,
              M1, M2, N1, N2, K1, K2,
              sa_m1, sa_m2, sa_k1, sa_k2,
@@ -51,15 +63,7 @@ def contract(a, b, out,
     M = M1 * M2
     N = N1 * N2
     K = K1 * K2
-    # Grouped launch order: GROUP_M row tiles share the column tiles they read, for L2 reuse.
-    pid = tl.program_id(0)
-    tiles_m = tl.cdiv(M, BLOCK_M)
-    tiles_n = tl.cdiv(N, BLOCK_N)
-    in_group = GROUP_M * tiles_n
-    first_m = (pid // in_group) * GROUP_M
-    group_rows = tl.minimum(tiles_m - first_m, GROUP_M)
-    pid_m = first_m + (pid % in_group) % group_rows
-    pid_n = (pid % in_group) // group_rows
+    pid_m, pid_n = _grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
 
     rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
@@ -92,16 +96,8 @@ def gemm(a, b, out, M, N, K, B,
     # AO->MO quarter step. The tiles run along real tensor indices, so when kernels.toml folds a
     # stride to 1 (i32:1) and promises the others divisible by 16 (i32:16), Triton sees contiguous,
     # 16-byte aligned rows: vector loads and cp.async of 16 bytes, wgmma fed from shared memory.
-    pid = tl.program_id(0)
     bt = tl.program_id(1)
-    tiles_m = tl.cdiv(M, BLOCK_M)
-    tiles_n = tl.cdiv(N, BLOCK_N)
-    # Grouped order: GROUP_M row tiles share the column tiles they read, for L2 reuse.
-    in_group = GROUP_M * tiles_n
-    first_m = (pid // in_group) * GROUP_M
-    group_rows = tl.minimum(tiles_m - first_m, GROUP_M)
-    pid_m = first_m + (pid % in_group) % group_rows
-    pid_n = (pid % in_group) // group_rows
+    pid_m, pid_n = _grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
 
     rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
