@@ -4,7 +4,8 @@
 //   the quarter steps need no transpose), Triton unfused (four `gemm` launches: the example
 //   library's one config, and `triton_unfused_tuned`: several configs tuned on first use,
 //   tensor4_configs.toml) and Triton fused (two `half_transform` launches, tuned on first use),
-//   FP32 (ieee) and TF32;
+//   FP32 (ieee) and TF32; both unfused paths also in the cyclic layout (`*_unfused_cyclic`: four
+//   identical GEMMs with both operands read along the contracted index, ao2mo.hpp);
 //   TCCG contractions ijkl-imjn-lnkm, abcd-ea-ebcd and munv-mhkn-ukvh (the cuTENSOR sample): the
 //   vendor path TTGT (permute.cu transposes + one cuBLAS GEMM) against Triton's direct `contract`
 //   (strides, no transposes) in every compiled configuration (tensor4_configs_table.hpp), and the
@@ -174,6 +175,16 @@ void cublas_unfused(tensor4::cublas& blas, std::int64_t n, const float* eri, con
   blas.gemm_row_major(true, false, N, N3, N, c, N, 0, ta, N3, 0, mo, N3, 0, 1, tf32);            // MO = C^T . T3
 }
 
+// cuBLAS in the cyclic layout (ao2mo.hpp's cyclic_quarter_step): one GEMM shape four times,
+// out[x, rest] = C^T[x, k] . in[rest, k] (both operands transposed in cuBLAS's terms).
+void cublas_unfused_cyclic(tensor4::cublas& blas, std::int64_t n, const float* eri, const float* c, float* ta, float* tb, float* mo, bool tf32) {
+  const int N = static_cast<int>(n), N3 = N * N * N;
+  blas.gemm_row_major(true, true, N, N3, N, c, N, 0, eri, N, 0, ta, N3, 0, 1, tf32);  // T1[s, mu nu lam]
+  blas.gemm_row_major(true, true, N, N3, N, c, N, 0, ta, N, 0, tb, N3, 0, 1, tf32);   // T2[r, s mu nu]
+  blas.gemm_row_major(true, true, N, N3, N, c, N, 0, tb, N, 0, ta, N3, 0, 1, tf32);   // T3[q, r s mu]
+  blas.gemm_row_major(true, true, N, N3, N, c, N, 0, ta, N, 0, mo, N3, 0, 1, tf32);   // MO[p, q r s]
+}
+
 // With mp2 set, the MP2 energy from the same integrals follows (bench_mp2).
 void bench_ao2mo(const bench_env& env, tensor4::cublas& blas, std::int64_t n, std::int64_t check_max, bool mp2) {
   const std::size_t count = ao2mo::pow4(n);
@@ -211,6 +222,12 @@ void bench_ao2mo(const bench_env& env, tensor4::cublas& blas, std::int64_t n, st
     run("triton_unfused_tuned", ao2mo::unfused_bytes(n, 4), [&] {
       ao2mo::transform_unfused_with(n, d_eri.data(), d_c.data(), tf32 ? d_ct.data() : nullptr, ta.data(), tb.data(), mo.data(),
                                     [&](const ao2mo::batched_gemm& g, const float* a, const float* b, float* out) { tensor4::gemm_tuned(tf32, g, a, b, out, s); });
+    });
+    run("cublas_unfused_cyclic", ao2mo::unfused_bytes(n, 4),
+        [&] { cublas_unfused_cyclic(blas, n, d_eri.data(), d_c.data(), ta.data(), tb.data(), mo.data(), tf32); });
+    run("triton_unfused_cyclic", ao2mo::unfused_bytes(n, 4), [&] {
+      ao2mo::transform_unfused_cyclic_with(n, d_eri.data(), d_ct.data(), ta.data(), tb.data(), mo.data(),
+                                           [&](const ao2mo::batched_gemm& g, const float* a, const float* b, float* out) { tensor4::gemm_tuned(tf32, g, a, b, out, s); });
     });
     const auto fused = tensor4::tuned_half_kernels(tf32);
     if (fused.cover(n))

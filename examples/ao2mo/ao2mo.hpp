@@ -111,6 +111,27 @@ inline contraction quarter_step(int step, std::int64_t n) {
   return c;
 }
 
+// The quarter step of the cyclic layout: every step the same GEMM with both operands K-major,
+//
+//   out[x, rest] = sum_k C^T[x, k] in[rest, k]     M = N, N = N^3, K = N (one batch),
+//
+// contracting the input's last (contiguous) index and putting the new MO index first, so that the
+// next AO index to contract is now the last one:
+//   I[mu nu lam, sig] -> T1[s, mu nu lam] -> T2[r, s mu nu] -> T3[q, r s mu] -> MO[p, q r s],
+// four rotations that end in the row-major (pq|rs) with no symmetry of the integrals used. a = C^T
+// (coef_t) and the tensor are both read along k: what TF32 wgmma needs of fp32 operands, and what
+// the batched steps above cannot give (their tensor operand runs along n).
+inline batched_gemm cyclic_quarter_step(std::int64_t n) {
+  const std::int64_t n3 = n * n * n;
+  if (n < 1 || n > 4096 || n * n3 - 1 > 0x7fffffff)  // the last output element's offset, N^4 - 1
+    throw std::invalid_argument("cyclic_quarter_step: N = " + std::to_string(n) + " does not fit the kernel's 32-bit indexing; use a smaller problem");
+  batched_gemm g;
+  g.batches = 1, g.m = n, g.n = n3, g.k = n;
+  const std::int64_t sa[3] = {0, n, 1}, sb[3] = {0, 1, n}, so[3] = {0, n3, 1};
+  std::copy(sa, sa + 3, g.sa), std::copy(sb, sb + 3, g.sb), std::copy(so, so + 3, g.so);
+  return g;
+}
+
 // The four quarter steps on the CPU in FP64 through the descriptors above (contract_reference):
 // what the GPU kernels are given, run on the CPU. Slow (strided); the tests use it at small N to
 // pin the descriptors and reference_transform.

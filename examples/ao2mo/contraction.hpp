@@ -61,14 +61,19 @@ struct batched_gemm {
   std::int64_t batches = 1, m = 1, n = 1, k = 1;
   std::int64_t sa[3] = {}, sb[3] = {}, so[3] = {};  // a: (bt, m, k), b: (bt, k, n), out: (bt, m, n)
 
-  // Whether the kernels' fast signatures apply (kernels.toml): one stride of a (k's or m's), b's n
-  // stride and out's n stride are 1, every other stride and m, n, k are multiples of 16.
+  // Whether the kernels' fast signatures apply (kernels.toml): a contiguous along k with b along k
+  // or n, or a along m with b along n; out's n stride 1; every other stride and m, n, k multiples of 16.
   bool fast_layout() const {
     auto d16 = [](std::int64_t v) { return v % 16 == 0; };
-    const bool a_ok = (sa[2] == 1 && d16(sa[1])) || (sa[1] == 1 && d16(sa[2]));
-    return a_ok && d16(sa[0]) && sb[2] == 1 && d16(sb[0]) && d16(sb[1]) && so[2] == 1 && d16(so[0]) && d16(so[1]) &&
+    const bool a_k = sa[2] == 1 && d16(sa[1]), a_m = sa[1] == 1 && d16(sa[2]);
+    const bool b_k = sb[1] == 1 && d16(sb[2]), b_n = sb[2] == 1 && d16(sb[1]);
+    return ((a_k && (b_k || b_n)) || (a_m && b_n)) && d16(sa[0]) && d16(sb[0]) && so[2] == 1 && d16(so[0]) && d16(so[1]) &&
            d16(m) && d16(n) && d16(k);
   }
+
+  // Whether both operands are contiguous along k (kernels.toml's first signature): TF32 wgmma
+  // takes fp32 operands only K-major, so this layout is the one that runs TF32 at full width.
+  bool k_major() const { return sa[2] == 1 && sb[1] == 1; }
 };
 
 // c as a batched GEMM: possible when m and k are single indices (outer extent 1); the outer index

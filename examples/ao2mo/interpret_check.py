@@ -85,6 +85,15 @@ def quarter_steps(rng, n, dtype):
     run_gemm(c_t, t3, t4, 1, n, n3, n, (0, n, 1), (0, n3, 1), (0, n3, 1))
     check(f"gemm: quarter steps 2-4 reading C^T, N={n}, {np.dtype(dtype).name}", t4, want, tol)
 
+    # The cyclic layout (ao2mo.hpp's cyclic_quarter_step): one GEMM shape four times, both operands
+    # along k, I -> T1[s, mu nu lam] -> T2[r, s mu nu] -> T3[q, r s mu] -> (pq|rs) row-major.
+    x = ao
+    for _ in range(4):
+        y = np.full((n, n, n, n), np.nan, dtype)
+        run_gemm(c_t, x, y, 1, n, n3, n, (0, n, 1), (0, 1, n), (0, n3, 1))
+        x = y
+    check(f"gemm: four cyclic quarter steps (both operands along k), N={n}, {np.dtype(dtype).name}", x, want, tol)
+
     # The fused transformation: both accumulators where N > 16, one (R_LO = 0) where N <= 16;
     # batch blocks that do not divide N^2 where N = 18 (324 = 40 * 8 + 4).
     for r_hi, r_lo in (((16, 16),) if n > 16 else ((16, 0),)):

@@ -143,6 +143,31 @@ TEST_CASE("every quarter step is a batched GEMM giving the descriptor's result; 
   CHECK_FALSE(odd.fast_layout());
 }
 
+TEST_CASE("the cyclic layout: four identical K-major GEMMs rotate I[mu nu lam sig] into the row-major (pq|rs)") {
+  // Integrals with no permutational symmetry: the rotation must not rely on any.
+  for (std::int64_t n : {5, 16}) {
+    std::vector<double> eri(pow4(n));
+    for (std::size_t i = 0; i < eri.size(); ++i) eri[i] = hashed_uniform(41, i);
+    const auto c = random_coefficients<double>(n, 42);
+    const auto c_t = transposed(c, n);
+    const batched_gemm g = cyclic_quarter_step(n);
+    CHECK(g.k_major());
+    CHECK(g.fast_layout() == (n % 16 == 0));
+    std::vector<double> x = eri, y(pow4(n), -1.0);
+    for (int step = 0; step < 4; ++step) {
+      gemm_reference(g, c_t.data(), x.data(), y.data());
+      x.swap(y);
+    }
+    // The descriptors' quarter steps, summed in the same order per step: equal to rounding.
+    const auto want = transform_by_descriptors(n, eri, c);
+    CHECK(max_relative_error(x, want) < 1e-13);
+    CHECK_FALSE(as_batched_gemm(quarter_step(2, n)).k_major());
+  }
+  CHECK_NOTHROW(cyclic_quarter_step(215));  // the last offset, 215^4 - 1, fits 32 bits; 216^4 - 1 does not
+  CHECK_THROWS_WITH_AS(cyclic_quarter_step(216), doctest::Contains("does not fit the kernel's 32-bit indexing"), std::invalid_argument);
+  CHECK_THROWS_AS(cyclic_quarter_step(0), std::invalid_argument);
+}
+
 TEST_CASE("MP2: the occupied/virtual steps as batched GEMMs give (ia|jb) of the full transformation; the energy by definition") {
   for (std::int64_t n : {7, 32}) {
     const std::int64_t o = default_occupied(n), v = n - o;

@@ -101,6 +101,26 @@ void transform_unfused(precision p, std::int64_t n, const T* eri, const T* coef,
                          [&](const batched_gemm& g, const T* a, const T* b, T* out) { gemm(p, g, a, b, out, stream); });
 }
 
+// The unfused transformation in the cyclic layout (ao2mo.hpp's cyclic_quarter_step): four launches
+// of one GEMM shape, a = C^T and the tensor both read along k, I -> T1 (t_a) -> T2 (t_b) -> T3
+// (t_a) -> MO. `run(g, a, b, out)` launches one step.
+template <class T, class Run>
+void transform_unfused_cyclic_with(std::int64_t n, const T* eri, const T* coef_t, T* t_a, T* t_b, T* mo, Run run) {
+  const batched_gemm g = cyclic_quarter_step(n);
+  run(g, coef_t, eri, t_a);
+  run(g, coef_t, t_a, t_b);
+  run(g, coef_t, t_b, t_a);
+  run(g, coef_t, t_a, mo);
+}
+
+// The cyclic unfused transformation with the example library's gemm in precision p.
+template <class T>
+void transform_unfused_cyclic(precision p, std::int64_t n, const T* eri, const T* coef_t, T* t_a, T* t_b, T* mo,
+                              tritonpack::stream_t stream = nullptr) {
+  transform_unfused_cyclic_with(n, eri, coef_t, t_a, t_b, mo,
+                                [&](const batched_gemm& g, const T* a, const T* b, T* out) { gemm(p, g, a, b, out, stream); });
+}
+
 // The compiled half_transform functions of one precision, by the rows they keep (R_HI + R_LO):
 // 64, 96, 128, 160; nullptr where not compiled (the example's library: 128 only).
 template <class T>
