@@ -4,6 +4,8 @@
 * `contract` as each of the four quarter steps of AO->MO and as the three TCCG contractions of
   bench/tensor4 (ijkl-imjn-lnkm, abcd-ea-ebcd, mhkn,ukvh->munv) at small, non-multiple-of-tile
   extents, with the strides main.cpp and bench/tensor4 pass;
+* `permute4` (transposes and copies of runs, partial tiles, the ALIGN = 8 variant) and the Triton
+  TTGT chain of bench/tensor4 (permute4, the K-major `gemm`, permute4) for the three TCCG cases;
 * `half_transform` twice (transposed writes) as the fused transformation, with both accumulators
   (R_LO > 0) and with one;
 * the MP2 energy: the four occupied/virtual quarter steps as `gemm` (mp2.hpp's mp2_step), then
@@ -142,6 +144,70 @@ def tccg(rng):
           np.einsum("mhkn,ukvh->munv", A.astype(float), B.astype(float)), 1e-5)
 
 
+def run_permute(x, out_shape, in_strides, align=1, block=(8, 8)):
+    """out (row-major, out_shape)[i0..i3] = x.flat[sum i_d in_strides[d]], as bench/tensor4's
+    permute_plan.hpp calls `permute4`: rows r = the outer output dimension along which x is fastest,
+    columns c = the last; with align > 1 every extent and stride but the unit one divided by it."""
+    out = np.full(out_shape, np.nan, x.dtype)
+    so = strides(out)
+    r = max((d for d in range(3) if out_shape[d] > 1), key=lambda d: (-in_strides[d], d), default=2)
+    p, q = [d for d in range(3) if d != r]
+    unit_r = int(in_strides[r] == 1)
+    args = [out_shape[r], out_shape[3], in_strides[p], in_strides[q], in_strides[r], in_strides[3], so[p], so[q], so[r]]
+    if align > 1:
+        args = [1 if (i == 4 and unit_r) or (i == 5 and not unit_r) else v // align for i, v in enumerate(args)]
+    tiles = -(-out_shape[r] // block[0]) * -(-out_shape[3] // block[1])
+    kernels.permute4[(out_shape[p] * out_shape[q] * tiles,)](HostArray(x), HostArray(out), out_shape[p], out_shape[q], *args,
+                                                            BLOCK_R=block[0], BLOCK_C=block[1], ALIGN=align, UNIT_R=unit_r)
+    return out
+
+
+def permutes(rng):
+    """`permute4` on its own: a transpose (x fastest along an outer output dimension), a copy of
+    runs (x fastest along the last), partial tiles, and the ALIGN = 8 variant on multiples of 8."""
+    x = rng.standard_normal((5, 7, 9, 11)).astype(np.float32)
+    for perm in ((0, 2, 1, 3), (3, 1, 0, 2), (2, 3, 0, 1), (1, 0, 3, 2)):
+        got = run_permute(x, [x.shape[d] for d in perm], [strides(x)[d] for d in perm])
+        check(f"permute4 {perm}, extents 5x7x9x11, 8x8 tiles", got, x.transpose(perm), 0)
+    x = rng.standard_normal((8, 16, 8, 24)).astype(np.float32)
+    for perm in ((0, 2, 1, 3), (3, 1, 0, 2)):
+        got = run_permute(x, [x.shape[d] for d in perm], [strides(x)[d] for d in perm], align=8, block=(16, 16))
+        check(f"permute4 ALIGN=8 {perm}, extents 8x16x8x24, 16x16 tiles", got, x.transpose(perm), 0)
+
+
+def ttgt(rng):
+    """The Triton TTGT chain of bench/tensor4 (permute_plan.hpp's k_major_plan) for the three TCCG
+    cases at small extents: A -> A'[m1, m2, k1, k2], B -> B'[n1, n2, k1, k2] (both K-major), the
+    K-major `gemm` C'[m, n] = sum_k A'[m, k] B'[n, k], then C' -> C where C is not C' already."""
+    f = np.float32
+
+    def chain(name, A, B, C_shape, a_order, b_order, c_order, expr):
+        # a_order: A's dimensions holding (m1, m2, k1, k2); b_order: B's holding (k1, k2, n1, n2);
+        # c_order: C's holding (m1, m2, n1, n2).
+        sA, sB = strides(A), strides(B)
+        a2 = run_permute(A, [A.shape[d] for d in a_order], [sA[d] for d in a_order])
+        b_kn = [b_order[2], b_order[3], b_order[0], b_order[1]]  # B' is [n1, n2, k1, k2]
+        b2 = run_permute(B, [B.shape[d] for d in b_kn], [sB[d] for d in b_kn])
+        M, K = a2.shape[0] * a2.shape[1], a2.shape[2] * a2.shape[3]
+        N = b2.shape[0] * b2.shape[1]
+        c2 = np.full((M, N), np.nan, f)
+        run_gemm(a2, b2, c2, 1, M, N, K, (0, K, 1), (0, 1, K), (0, N, 1), precision="tf32")
+        cp = c2.reshape(a2.shape[:2] + b2.shape[:2])
+        inv = [c_order.index(d) for d in range(4)]  # C's dimension d is C''s inv[d]
+        C = cp if list(c_order) == [0, 1, 2, 3] else run_permute(cp, list(C_shape), [strides(cp)[i] for i in inv])
+        check(f"TTGT (permute4, K-major gemm, permute4): {name}", C, np.einsum(expr, A.astype(float), B.astype(float)), 1e-5)
+
+    i, j, k, l, m, n = 5, 7, 6, 9, 4, 11
+    chain("ijkl-imjn-lnkm", rng.standard_normal((i, m, j, n)).astype(f), rng.standard_normal((l, n, k, m)).astype(f),
+          (i, j, k, l), (0, 2, 1, 3), (3, 1, 2, 0), (0, 1, 2, 3), "imjn,lnkm->ijkl")
+    a, b, c, d, e = 13, 6, 5, 7, 19
+    chain("abcd-ea-ebcd", rng.standard_normal((1, 1, e, a)).astype(f), rng.standard_normal((e, b, c, d)).astype(f).reshape(1, e, b, c * d),
+          (1, a, b, c * d), (0, 3, 1, 2), (0, 1, 2, 3), (0, 1, 2, 3), "xyea,xebn->xabn")
+    m, h, k, n, u, v = 6, 5, 7, 9, 10, 3
+    chain("mhkn,ukvh->munv", rng.standard_normal((m, h, k, n)).astype(f), rng.standard_normal((u, k, v, h)).astype(f),
+          (m, u, n, v), (0, 3, 1, 2), (3, 1, 0, 2), (0, 2, 1, 3), "mhkn,ukvh->munv")
+
+
 def mp2(rng, n, o):
     """The MP2 energy: the four occupied/virtual quarter steps (triton_ao2mo.hpp's mp2_steps) as
     `gemm`, then `mp2_energy` (unfused) and `mp2_fused` (step 4 + energy), each + `sum_partials`."""
@@ -186,6 +252,8 @@ rng = np.random.default_rng(13)
 quarter_steps(rng, 18, np.float32)  # N > 16: partial tiles everywhere, both fused accumulators
 quarter_steps(rng, 10, np.float64)
 tccg(rng)
+permutes(rng)
+ttgt(rng)
 mp2(rng, 19, 5)  # v = 14: partial tiles in every kernel; BLOCK = 8 makes mp2_energy loop over 2 x 2 tiles
 print("interpret_check:", "all agree" if not failures else f"{failures} mismatch(es)")
 sys.exit(1 if failures else 0)

@@ -117,6 +117,53 @@ def gemm(a, b, out, M, N, K, B,
 
 
 @triton.jit
+def permute4(inp, out, P, Q, R, C, si_p, si_q, si_r, si_c, so_p, so_q, so_r,
+             BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, ALIGN: tl.constexpr, UNIT_R: tl.constexpr):
+    # A 4-D tensor copied into another index order (bench/tensor4's Triton TTGT):
+    # out[p, q, r, c] = inp[p*si_p + q*si_q + r*si_r + c*si_c], out row-major except for the strides
+    # so_* of its three outer dimensions (c, its last, has stride 1). The caller (permute_plan.hpp)
+    # names as r the output dimension along which the input is fastest, so one program's 2-D tile
+    # [BLOCK_R, BLOCK_C] is read along r and written along c: with si_r folded to 1 (i32:1) and the
+    # other strides i32:16, Triton loads 16-byte vectors down r and, after transposing the tile
+    # through shared memory, stores 16-byte vectors along c. Where the input is already fastest along
+    # c (si_c = 1: a copy of runs), both sides run along c.
+    #
+    # ALIGN > 1: the caller passes every extent and stride divided by ALIGN (permute_plan.hpp does,
+    # only where they divide) except the input's unit stride, si_r (UNIT_R = 1) or si_c (UNIT_R =
+    # 0), which the kernel takes as 1. Multiplying back, Triton knows every value a multiple of
+    # ALIGN (tl.multiple_of on a scalar argument is dropped in Triton 3.6): the vector widths for
+    # extents such as 72 that are no multiple of 16, the only divisibility a signature can state.
+    # Its own [[kernel]] in tensor4_configs.toml.
+    if ALIGN > 1:
+        R = R * ALIGN
+        C = C * ALIGN
+        si_p = si_p * ALIGN
+        si_q = si_q * ALIGN
+        so_p = so_p * ALIGN
+        so_q = so_q * ALIGN
+        so_r = so_r * ALIGN
+        if UNIT_R:
+            si_r = 1
+            si_c = si_c * ALIGN
+        else:
+            si_r = si_r * ALIGN
+            si_c = 1
+    # One flat grid axis (no 65535 limit): the (p, q) slice outermost, then the tile of R x C.
+    pid = tl.program_id(0)
+    tiles_c = tl.cdiv(C, BLOCK_C)
+    tiles = tl.cdiv(R, BLOCK_R) * tiles_c
+    pq = pid // tiles
+    t = pid % tiles
+    p = pq // Q
+    q = pq % Q
+    r = (t // tiles_c) * BLOCK_R + tl.arange(0, BLOCK_R)
+    c = (t % tiles_c) * BLOCK_C + tl.arange(0, BLOCK_C)
+    ok = (r < R)[:, None] & (c < C)[None, :]
+    x = tl.load(inp + p * si_p + q * si_q + r[:, None] * si_r + c[None, :] * si_c, mask=ok)
+    tl.store(out + p * so_p + q * so_q + r[:, None] * so_r + c[None, :], x, mask=ok)
+
+
+@triton.jit
 def _half_rows(coef_t, xc, rows, n, lam, lam_ok, acc, PRECISION: tl.constexpr):
     # acc[r, (s, b)] += sum_lam C[lam, r] * xc[lam, (s, b)] for the rows r of this accumulator.
     ct = tl.load(coef_t + rows[:, None] * n + lam[None, :], mask=(rows < n)[:, None] & lam_ok[None, :], other=0.0)
