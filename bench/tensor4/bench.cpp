@@ -39,6 +39,8 @@
 #include "mp2.hpp"
 #include "mp2_energy.hpp"
 #include "permute.hpp"
+#include "permute_plan.hpp"
+#include "tccg_cases.hpp"
 #include "tensor4_configs_table.hpp"
 #include "triton_ao2mo.hpp"
 #include "triton_mp2.hpp"
@@ -238,90 +240,17 @@ void bench_ao2mo(const bench_env& env, tensor4::cublas& blas, std::int64_t n, st
 
 // ---- TCCG contractions --------------------------------------------------------------------------
 
-struct tensor4d {
-  std::int64_t extent[4];
-  std::int64_t stride(int d) const {
-    std::int64_t s = 1;
-    for (int i = 3; i > d; --i) s *= extent[i];
-    return s;
-  }
-  std::size_t count() const { return static_cast<std::size_t>(extent[0] * extent[1] * extent[2] * extent[3]); }
-};
 
-// A TCCG case: out = a . b as `contract` reads it (strides), plus the vendor path's TTGT plan:
-// permute a (if a_perm), permute b (if b_perm), one GEMM, permute the result (if out_perm).
-struct tccg_case {
-  std::string name;
-  tensor4d a, b, out;
-  ao2mo::contraction direct;
-  bool a_perm, b_perm, out_perm;
-  tensor4::permute4_shape pa, pb, pout;  // a -> a', b -> b', c' -> out
-  int gm, gn, gk;                          // the GEMM c'[gm, gn] = a'[gm, gk] . b'[gk, gn]
-  bool gemm_trans_a = false;               // a' read transposed (stored gk x gm)
-};
-
-// A case whose operands are 4-D tensors with one index of each pair per dimension: `*_order` lists
-// the dimension of A holding (m1, m2, k1, k2), of B holding (k1, k2, n1, n2) and of C holding (m1,
-// m2, n1, n2). The direct descriptor reads them in place; TTGT permutes A to A'[m1,m2,k1,k2] and B
-// to B'[k1,k2,n1,n2] (the same strides, as copies), multiplies into C'[m1,m2,n1,n2] and, unless C
-// is already in that order, permutes C' into C.
-tccg_case permuted_case(const std::string& name, tensor4d A, tensor4d B, tensor4d C, const int (&a_order)[4],
-                        const int (&b_order)[4], const int (&c_order)[4]) {
-  tccg_case c{name, A, B, C, {}, true, true, false, {}, {}, {}, 0, 0, 0};
-  auto ext = [](const tensor4d& t, const int (&o)[4], int i) { return t.extent[o[i]]; };
-  c.direct.m = {ext(A, a_order, 0), ext(A, a_order, 1)};
-  c.direct.k = {ext(A, a_order, 2), ext(A, a_order, 3)};
-  c.direct.n = {ext(B, b_order, 2), ext(B, b_order, 3)};
-  for (int i = 0; i < 4; ++i) {
-    c.direct.sa[i] = c.pa.in_stride[i] = A.stride(a_order[i]);
-    c.direct.sb[i] = c.pb.in_stride[i] = B.stride(b_order[i]);
-    c.direct.so[i] = C.stride(c_order[i]);
-    c.pa.out_extent[i] = ext(A, a_order, i);
-    c.pb.out_extent[i] = ext(B, b_order, i);
-    c.out_perm = c.out_perm || c_order[i] != i;
-  }
-  // C'[m1,m2,n1,n2] is row-major: C's dimension c_order[i] has C''s i-th stride.
-  const std::int64_t cp_extent[4] = {c.direct.m.outer, c.direct.m.inner, c.direct.n.outer, c.direct.n.inner};
-  for (int i = 0, stride = 1; i < 4; ++i) {
-    const int d = 3 - i;
-    c.pout.in_stride[c_order[d]] = stride;
-    stride *= static_cast<int>(cp_extent[d]);
-  }
-  for (int i = 0; i < 4; ++i) c.pout.out_extent[i] = C.extent[i];
-  c.gm = static_cast<int>(c.direct.m.extent()), c.gn = static_cast<int>(c.direct.n.extent()), c.gk = static_cast<int>(c.direct.k.extent());
-  return c;
-}
-
-std::vector<tccg_case> tccg_cases() {
-  std::vector<tccg_case> cases;
-  const std::int64_t e = 72;
-  // ijkl-imjn-lnkm (CCSD), all extents 72: C[i,j,k,l] = A[i,m,j,n] B[l,n,k,m].
-  cases.push_back(permuted_case("ijkl-imjn-lnkm_72", {{e, e, e, e}}, {{e, e, e, e}}, {{e, e, e, e}}, {0, 2, 1, 3}, {3, 1, 2, 0},
-                                {0, 1, 2, 3}));
-  {
-    // abcd-ea-ebcd, extents 72: C[a,bcd] = A[e,a]^T B[e,bcd]: one GEMM for cuBLAS, no transposes.
-    tccg_case c{"abcd-ea-ebcd_72", {{1, 1, e, e}}, {{e, e, e, e}}, {{e, e, e, e}}, {}, false, false, false, {}, {}, {}, 0, 0, 0};
-    c.direct = {{1, e}, {e, e * e}, {1, e}, {0, 1, 0, e}, {0, e * e * e, e * e, 1}, {0, e * e * e, e * e, 1}};
-    c.gm = static_cast<int>(e), c.gn = static_cast<int>(e * e * e), c.gk = static_cast<int>(e);
-    c.gemm_trans_a = true;
-    cases.push_back(c);
-  }
-  // munv-mhkn-ukvh (cuTENSOR's contraction.cu): C[m,u,n,v] = A[m,h,k,n] B[u,k,v,h], m = n = u = 96,
-  // v = h = k = 64; rows (m, n), columns (u, v), contracted (h, k).
-  const std::int64_t m = 96, n = 96, u = 96, v = 64, h = 64, k = 64;
-  cases.push_back(permuted_case("munv-mhkn-ukvh", {{m, h, k, n}}, {{u, k, v, h}}, {{m, u, n, v}}, {0, 3, 1, 2}, {3, 1, 0, 2},
-                                {0, 2, 1, 3}));
-  return cases;
-}
-
-void bench_tccg(const bench_env& env, tensor4::cublas& blas, const tccg_case& c) {
+void bench_tccg(const bench_env& env, tensor4::cublas& blas, const tensor4::tccg_case& c) {
   std::mt19937_64 gen(77);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   std::vector<float> a(c.a.count()), b(c.b.count());
   for (auto& x : a) x = u(gen);
   for (auto& x : b) x = u(gen);
-  tritonpack::device_array<float> d_a(a), d_b(b), d_out(c.out.count()), pa(c.a_perm ? a.size() : 1),
-      pb(c.b_perm ? b.size() : 1), pc(c.out_perm ? c.out.count() : 1);
+  // Workspaces for the permuted copies, of either TTGT (cuBLAS's or Triton's K-major plan).
+  const tensor4::ttgt_plan k_major = tensor4::k_major_plan(c.direct, false);
+  tritonpack::device_array<float> d_a(a), d_b(b), d_out(c.out.count()), pa(c.a_perm || k_major.permute_a ? a.size() : 1),
+      pb(c.b_perm || k_major.permute_b ? b.size() : 1), pc(c.out_perm || k_major.permute_out ? c.out.count() : 1);
   auto s = reinterpret_cast<tritonpack::stream_t>(env.stream);
   c.direct.check_fits_int32(c.name);
 
@@ -367,6 +296,26 @@ void bench_tccg(const bench_env& env, tensor4::cublas& blas, const tccg_case& c)
     d_out.fill_bytes(0xFF);
     ttgt();
     report(env, c.name, "cublas_ttgt", prec, "-", flops, ttgt_bytes, time_it(env, ttgt), sampled_error(), "fp64 cpu sample");
+    // Triton TTGT: both GEMM operands K-major (permute_plan.hpp), permute4 + the tuned `gemm`; where
+    // b is contiguous along n in place (abcd-ea-ebcd), also the plan that leaves it there.
+    for (bool b_in_place : {false, true}) {
+      const tensor4::ttgt_plan t = tensor4::k_major_plan(c.direct, b_in_place);
+      if (b_in_place && t.permute_b == k_major.permute_b) continue;  // the same plan as the K-major one
+      auto triton_ttgt = [&] {
+        const float* ga = d_a.data();
+        const float* gb = d_b.data();
+        if (t.permute_a) tensor4::permute4_triton(d_a.data(), pa.data(), t.pa, s), ga = pa.data();
+        if (t.permute_b) tensor4::permute4_triton(d_b.data(), pb.data(), t.pb, s), gb = pb.data();
+        float* gc = t.permute_out ? pc.data() : d_out.data();
+        tensor4::gemm_tuned(tf32, t.gemm, ga, gb, gc, s);
+        if (t.permute_out) tensor4::permute4_triton(pc.data(), d_out.data(), t.pout, s);
+      };
+      d_out.fill_bytes(0xFF);
+      triton_ttgt();
+      report(env, c.name, b_in_place ? "triton_ttgt_b_in_place" : "triton_ttgt", prec, "tuned", flops,
+             tensor4::ttgt_bytes(t, static_cast<std::int64_t>(c.a.count()), static_cast<std::int64_t>(c.b.count()), static_cast<std::int64_t>(c.out.count())),
+             time_it(env, triton_ttgt), sampled_error(), "fp64 cpu sample");
+    }
     for (const auto& cfg : tensor4::contract_configs) {
       if (cfg.tf32 != tf32) continue;
       auto direct = [&] { cfg.fn(d_a.data(), d_b.data(), d_out.data(), c.direct, s); };
@@ -436,7 +385,7 @@ int main(int argc, char** argv) try {
   }
   for (std::int64_t n : sizes) bench_ao2mo(env, blas, n, check_max, mp2);
   if (tccg)
-    for (const auto& c : tccg_cases()) bench_tccg(env, blas, c);
+    for (const auto& c : tensor4::tccg_cases()) bench_tccg(env, blas, c);
   if (env.csv) std::fclose(env.csv);
   return 0;
 } catch (const std::exception& e) {

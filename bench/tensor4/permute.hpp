@@ -1,21 +1,14 @@
-// permute.hpp — a 4-D tensor copied into another index order (permute.cu): out is row-major with
-// extents out_extent; its element (i0, i1, i2, i3) is in[sum_d i_d * in_stride[d]].
+// permute.hpp — the vendor path's transposes (permute.cu, CUDA C++) of a permute4_shape
+// (permute_shape.hpp).
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 
-namespace tensor4 {
+#include "permute_shape.hpp"
 
-struct permute4_shape {
-  std::int64_t out_extent[4];
-  std::int64_t in_stride[4];
-#ifdef __CUDACC__
-  __host__ __device__
-#endif
-  std::int64_t count() const { return out_extent[0] * out_extent[1] * out_extent[2] * out_extent[3]; }
-};
+namespace tensor4 {
 
 // Queued on `stream`; a launch error is reported by the next CUDA runtime check.
 void permute4(const float* in, float* out, const permute4_shape& shape, cudaStream_t stream);

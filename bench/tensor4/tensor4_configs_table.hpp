@@ -1,10 +1,11 @@
 // tensor4_configs_table.hpp — the compiled configurations of tensor4_configs.toml: one row per
 // `contract` [[kernel]] there, in the same order (keep the two in step when adding one), and the
-// tuned `gemm` and `half_transform` functions.
+// tuned `gemm`, `half_transform` and `permute4` functions.
 #pragma once
 
 #include <tensor4_configs.hpp>
 
+#include "permute_plan.hpp"
 #include "triton_ao2mo.hpp"
 #include "triton_mp2.hpp"
 
@@ -30,6 +31,20 @@ inline const contract_config contract_configs[] = {
 // `gemm` with several configs, tuned on the GPU at the first call of each (M, N, K) bucket.
 inline void gemm_tuned(bool tf32, const ao2mo::batched_gemm& g, const float* a, const float* b, float* out, tritonpack::stream_t s) {
   ao2mo::launch_gemm(tf32 ? &tensor4_configs::gemm_tf32_tuned : &tensor4_configs::gemm_fp32_tuned, g, a, b, out, s, "tensor4 gemm");
+}
+
+// A 4-D permute in Triton (the Triton TTGT's transposes), tuned at the first call of each shape
+// bucket: permute_plan.hpp's call, on the kernel it chose (the 8-aligned ones only for values it
+// checked are multiples of 8).
+inline void permute4_triton(const float* in, float* out, const permute4_shape& shape, tritonpack::stream_t s) {
+  namespace k = tensor4_configs;
+  const permute4_call c = permute4_call_for(shape);
+  auto fn = c.which == permute4_call::kernel::tuned       ? &k::permute4_tuned
+            : c.which == permute4_call::kernel::a8_unit_r ? &k::permute4_a8_unit_r_tuned
+                                                          : &k::permute4_a8_unit_c_tuned;
+  using ao2mo::i32;  // permute4_call_for checked that every offset fits 32 bits
+  fn(in, out, i32(c.P), i32(c.Q), i32(c.R), i32(c.C), i32(c.si_p), i32(c.si_q), i32(c.si_r), i32(c.si_c), i32(c.so_p), i32(c.so_q),
+     i32(c.so_r), s);
 }
 
 // half_transform for N = 64, 96, 128, 160 (N a multiple of 16), two configs each, tuned at the first call.
