@@ -7,9 +7,15 @@
 //   FP32 (ieee) and TF32; both unfused paths also in the cyclic layout (`*_unfused_cyclic`: four
 //   identical GEMMs with both operands read along the contracted index, ao2mo.hpp);
 //   TCCG contractions ijkl-imjn-lnkm, abcd-ea-ebcd and munv-mhkn-ukvh (the cuTENSOR sample): the
-//   vendor path TTGT (permute.cu transposes + one cuBLAS GEMM) against Triton's direct `contract`
-//   (strides, no transposes) in every compiled configuration (tensor4_configs_table.hpp), and the
-//   tuned `gemm` where the case is a batched GEMM (abcd-ea-ebcd).
+//   vendor path TTGT (permute.cu transposes + one cuBLAS GEMM, b as B'[k, n]) against the Triton
+//   TTGT (`triton_ttgt`: kernels.py's `permute4`, tuned on first use, then the tuned `gemm` with
+//   both operands K-major, A'[m, k] and B'[n, k] — TF32 wgmma's 16-byte cp.async layout on sm_90 —
+//   then `permute4` of the result where needed; an operand K-major in place is not copied;
+//   permute_plan.hpp plans it, tensor4_plan_test checks the plans on the CPU; for abcd-ea-ebcd also
+//   `triton_ttgt_b_in_place`: b read along n where it lies, only the 72 x 72 a permuted), Triton's
+//   direct `contract` (strides, no transposes) in every compiled configuration
+//   (tensor4_configs_table.hpp), and the tuned `gemm` in place where the case is a batched GEMM
+//   (abcd-ea-ebcd: its b-along-n signature, vector loads although M = K = 72).
 //
 // Times: CUDA events on one stream around each repetition, median of --reps after --warmup.
 // Errors: max |x - ref| / max |ref| against an FP64 CPU reference (all elements for AO->MO at
@@ -20,7 +26,7 @@
 //   kernel (mp2_energy.cu), Triton unfused (tuned gemm + mp2_energy) and Triton fused (the last step
 //   and the energy in one kernel, (ia|jb) never written), FP32 and TF32.
 //
-//   tensor4_bench [--sizes 64,96,128,160] [--no-mp2] [--no-tccg] [--reps 20] [--warmup 3] [--cublas PATH] [--csv FILE]
+//   tensor4_bench [--sizes 64,96,128,160] [--no-ao2mo] [--no-mp2] [--no-tccg] [--reps 20] [--warmup 3] [--cublas PATH] [--csv FILE]
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -284,37 +290,47 @@ void bench_tccg(const bench_env& env, tensor4::cublas& blas, const tensor4::tccg
                                                                      (c.out_perm ? c.out.count() : 0));
   for (bool tf32 : {false, true}) {
     const char* prec = tf32 ? "tf32" : "fp32";
+    // Each TTGT also reports its GEMM alone (`*_gemm`: on the permuted copies the full run left,
+    // timing only, no error): how much of the gap to cuBLAS is the GEMM and how much the permutes.
+    const double nan = std::nan("");
+    const float* ca = c.a_perm ? pa.data() : d_a.data();
+    const float* cb = c.b_perm ? pb.data() : d_b.data();
+    float* cc = c.out_perm ? pc.data() : d_out.data();
+    auto cublas_gemm = [&] {
+      blas.gemm_row_major(c.gemm_trans_a, false, c.gm, c.gn, c.gk, ca, c.gemm_trans_a ? c.gm : c.gk, 0, cb, c.gn, 0, cc, c.gn, 0, 1, tf32);
+    };
     auto ttgt = [&] {
-      const float* ga = d_a.data();
-      const float* gb = d_b.data();
-      if (c.a_perm) tensor4::permute4(d_a.data(), pa.data(), c.pa, env.stream), ga = pa.data();
-      if (c.b_perm) tensor4::permute4(d_b.data(), pb.data(), c.pb, env.stream), gb = pb.data();
-      float* gc = c.out_perm ? pc.data() : d_out.data();
-      blas.gemm_row_major(c.gemm_trans_a, false, c.gm, c.gn, c.gk, ga, c.gemm_trans_a ? c.gm : c.gk, 0, gb, c.gn, 0, gc, c.gn, 0, 1, tf32);
+      if (c.a_perm) tensor4::permute4(d_a.data(), pa.data(), c.pa, env.stream);
+      if (c.b_perm) tensor4::permute4(d_b.data(), pb.data(), c.pb, env.stream);
+      cublas_gemm();
       if (c.out_perm) tensor4::permute4(pc.data(), d_out.data(), c.pout, env.stream);
     };
     d_out.fill_bytes(0xFF);
     ttgt();
     report(env, c.name, "cublas_ttgt", prec, "-", flops, ttgt_bytes, time_it(env, ttgt), sampled_error(), "fp64 cpu sample");
+    report(env, c.name, "cublas_ttgt_gemm", prec, "-", flops, direct_bytes, time_it(env, cublas_gemm), nan, "timing only");
     // Triton TTGT: both GEMM operands K-major (permute_plan.hpp), permute4 + the tuned `gemm`; where
     // b is contiguous along n in place (abcd-ea-ebcd), also the plan that leaves it there.
     for (bool b_in_place : {false, true}) {
       const tensor4::ttgt_plan t = tensor4::k_major_plan(c.direct, b_in_place);
       if (b_in_place && t.permute_b == k_major.permute_b) continue;  // the same plan as the K-major one
+      const float* ta = t.permute_a ? pa.data() : d_a.data();
+      const float* tb = t.permute_b ? pb.data() : d_b.data();
+      float* tc = t.permute_out ? pc.data() : d_out.data();
+      auto triton_gemm = [&] { tensor4::gemm_tuned(tf32, t.gemm, ta, tb, tc, s); };
       auto triton_ttgt = [&] {
-        const float* ga = d_a.data();
-        const float* gb = d_b.data();
-        if (t.permute_a) tensor4::permute4_triton(d_a.data(), pa.data(), t.pa, s), ga = pa.data();
-        if (t.permute_b) tensor4::permute4_triton(d_b.data(), pb.data(), t.pb, s), gb = pb.data();
-        float* gc = t.permute_out ? pc.data() : d_out.data();
-        tensor4::gemm_tuned(tf32, t.gemm, ga, gb, gc, s);
+        if (t.permute_a) tensor4::permute4_triton(d_a.data(), pa.data(), t.pa, s);
+        if (t.permute_b) tensor4::permute4_triton(d_b.data(), pb.data(), t.pb, s);
+        triton_gemm();
         if (t.permute_out) tensor4::permute4_triton(pc.data(), d_out.data(), t.pout, s);
       };
+      const std::string impl = b_in_place ? "triton_ttgt_b_in_place" : "triton_ttgt";
       d_out.fill_bytes(0xFF);
       triton_ttgt();
-      report(env, c.name, b_in_place ? "triton_ttgt_b_in_place" : "triton_ttgt", prec, "tuned", flops,
+      report(env, c.name, impl, prec, "tuned", flops,
              tensor4::ttgt_bytes(t, static_cast<std::int64_t>(c.a.count()), static_cast<std::int64_t>(c.b.count()), static_cast<std::int64_t>(c.out.count())),
              time_it(env, triton_ttgt), sampled_error(), "fp64 cpu sample");
+      report(env, c.name, impl + "_gemm", prec, "tuned", flops, direct_bytes, time_it(env, triton_gemm), nan, "timing only");
     }
     for (const auto& cfg : tensor4::contract_configs) {
       if (cfg.tf32 != tf32) continue;
@@ -363,6 +379,7 @@ int main(int argc, char** argv) try {
     };
     if (a == "--sizes") sizes = parse_sizes(value());
     else if (a == "--no-mp2") mp2 = false;
+    else if (a == "--no-ao2mo") sizes.clear();  // TCCG only
     else if (a == "--reps") env.reps = std::max(1, std::atoi(value().c_str()));
     else if (a == "--warmup") env.warmup = std::max(0, std::atoi(value().c_str()));
     else if (a == "--cublas") cublas_path = value();

@@ -39,9 +39,12 @@ inline permute4_call permute4_call_for(const permute4_shape& s) {
   const std::int64_t limit = std::numeric_limits<std::int32_t>::max();
   std::int64_t in_reach = 0;
   for (int d = 0; d < 4; ++d) {
-    if (s.out_extent[d] < 1 || s.in_stride[d] < 0)
-      throw std::invalid_argument("permute4: extent " + std::to_string(s.out_extent[d]) + " or stride " + std::to_string(s.in_stride[d]) +
-                                  " of output dimension " + std::to_string(d) + " is not positive; give the tensor's real extents and strides");
+    if (s.out_extent[d] < 1)
+      throw std::invalid_argument("permute4: output dimension " + std::to_string(d) + " has extent " + std::to_string(s.out_extent[d]) +
+                                  "; every extent must be at least 1");
+    if (s.in_stride[d] < 0)
+      throw std::invalid_argument("permute4: output dimension " + std::to_string(d) + " has input stride " + std::to_string(s.in_stride[d]) +
+                                  "; negative strides are not supported");
     in_reach += (s.out_extent[d] - 1) * s.in_stride[d];
   }
   if (s.count() > limit || in_reach > limit)

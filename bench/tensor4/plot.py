@@ -13,10 +13,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 IMPLS = ["cublas_unfused", "cublas_unfused_cyclic", "triton_unfused", "triton_unfused_tuned", "triton_unfused_cyclic",
-         "triton_fused", "cublas_ttgt", "triton_direct", "triton_gemm"]
+         "triton_fused", "cublas_ttgt", "triton_ttgt", "triton_ttgt_b_in_place", "triton_direct", "triton_gemm"]
 COLORS = {"cublas_unfused": "#7f7f7f", "cublas_unfused_cyclic": "#c7c7c7", "triton_unfused": "#aec7e8",
           "triton_unfused_tuned": "#1f77b4", "triton_unfused_cyclic": "#17becf", "triton_fused": "#d62728",
-          "cublas_ttgt": "#7f7f7f", "triton_direct": "#1f77b4", "triton_gemm": "#2ca02c"}
+          "cublas_ttgt": "#7f7f7f", "triton_ttgt": "#ff7f0e", "triton_ttgt_b_in_place": "#ffbb78",
+          "triton_direct": "#1f77b4", "triton_gemm": "#2ca02c"}
 
 
 def best(rows):
@@ -36,7 +37,7 @@ def main(src, dst):
     cases = list(dict.fromkeys(r["case"] for r in rows))
     fig, axes = plt.subplots(1, 2, figsize=(14, 5), sharey=False)
     for ax, prec in zip(axes, ["fp32", "tf32"]):
-        width = 0.8 / 4
+        width = 0.8 / max(len([i for i in IMPLS if (c, i, prec) in top]) for c in cases)
         for ci, case in enumerate(cases):
             impls = [i for i in IMPLS if (case, i, prec) in top]
             for ii, impl in enumerate(impls):

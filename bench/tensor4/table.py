@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""table.py — the AO->MO and MP2 rows of bench/tensor4's CSV (tensor4_bench --csv) as a Markdown
-table for RESULTS.md: median ms of each path (unfused as batched GEMMs and in the cyclic layout,
+"""table.py — bench/tensor4's CSV (tensor4_bench --csv) as Markdown tables for RESULTS.md. AO->MO and MP2: median ms of each path (unfused as batched GEMMs and in the cyclic layout,
 where run), modelled HBM MB (unfused / fused), max relative error, the best Triton unfused path's
 time over the best vendor path's (< 1: Triton faster) and the fused path's speed-up over the best
-vendor path (best cuBLAS ms / fused ms: > 1 means faster).
+vendor path (best cuBLAS ms / fused ms: > 1 means faster). TCCG: median ms (TFLOP/s) of the cuBLAS
+TTGT, the Triton TTGT (K-major, and with b left in place where that differs), the tuned `gemm` in
+place and the direct `contract` at its best config, and the best Triton path's time over cuBLAS's
+(the goal: within 0.9-1.1), and each TTGT's GEMM alone (cuBLAS / Triton K-major).
 
     python3 table.py tensor4.csv
 """
@@ -41,7 +43,40 @@ def main(src):
                   f"{unfused_ratio} | {fused_ratio} |")
 
 
+TCCG = ["triton_ttgt", "triton_ttgt_b_in_place", "triton_gemm", "triton_direct"]
+
+
+def tccg_table(src):
+    with open(src) as f:
+        rows = [r for r in csv.DictReader(f) if not r["case"].startswith(("ao2mo_", "mp2_"))]
+    if not rows:
+        return
+    best = {}
+    for r in rows:  # the fastest config of each (case, precision, impl)
+        key = (r["case"], r["precision"], r["impl"])
+        if key not in best or float(r["ms_median"]) < float(best[key]["ms_median"]):
+            best[key] = r
+    cell = lambda r: f"{float(r['ms_median']):.3f} ({float(r['gflops']) / 1e3:.1f})" if r else "—"
+    print()
+    print("| case | prec | cuBLAS TTGT ms (TFLOP/s) | " + " | ".join(f"`{i}`" for i in TCCG) +
+          " | best Triton / cuBLAS time | max rel err (best Triton, cuBLAS) | GEMM alone ms: cuBLAS / Triton |")
+    print("|---|---|---:|" + "---:|" * len(TCCG) + "---:|---|---:|")
+    for case in dict.fromkeys(r["case"] for r in rows):
+        for prec in ("fp32", "tf32"):
+            vendor = best.get((case, prec, "cublas_ttgt"))
+            triton = [best.get((case, prec, i)) for i in TCCG]
+            top = min((r for r in triton if r), key=lambda r: float(r["ms_median"]), default=None)
+            if not vendor and not top:
+                continue
+            ratio = f"{float(top['ms_median']) / float(vendor['ms_median']):.2f} ({top['impl']})" if vendor and top else "—"
+            err = ", ".join(f"{float(r['max_rel_err']):.1e}" if r else "—" for r in (top, vendor))
+            gemms = [best.get((case, prec, i)) for i in ("cublas_ttgt_gemm", "triton_ttgt_gemm")]
+            alone = " / ".join(f"{float(r['ms_median']):.3f}" if r else "—" for r in gemms)
+            print(f"| {case} | {prec} | {cell(vendor)} | " + " | ".join(cell(r) for r in triton) + f" | {ratio} | {err} | {alone} |")
+
+
 if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     main(sys.argv[1])
+    tccg_table(sys.argv[1])

@@ -69,6 +69,12 @@ int main() try {
   const auto small = tensor4::tccg_cases(true);
   for (const auto& c : small)
     for (bool b_in_place : {false, true}) check_chain(c, b_in_place, gen);
+  // ijkl-imjn-lnkm at multiples of 8 (not all of 16): its permutes take the 8-aligned kernel.
+  const auto ijkl8 = tensor4::permuted_case("ijkl-imjn-lnkm_8", {{8, 16, 8, 24}}, {{8, 24, 16, 16}}, {{8, 8, 16, 8}}, {0, 2, 1, 3},
+                                            {3, 1, 2, 0}, {0, 1, 2, 3});
+  check_chain(ijkl8, false, gen);
+  expect(tensor4::permute4_call_for(tensor4::k_major_plan(ijkl8.direct, false).pa).which != tensor4::permute4_call::kernel::tuned,
+         "ijkl-imjn-lnkm_8: the chain above ran an 8-aligned permute4");
 
   // Which tensors each plan permutes (the bytes model and the GPU's work depend on it).
   const auto full = tensor4::tccg_cases();
