@@ -4,7 +4,7 @@
 integrals stored row-major as I[mu, nu, lam, sig] and the MO coefficients as C[mu, p] (AO rows,
 MO columns), both for N basis functions.
 
-Three kernels:
+Kernels:
 
 * `gemm`: a strided-batched GEMM, out[bt, m, n] = sum_k a[bt, m, k] * b[bt, k, n]. Every quarter step of
   the AO->MO transformation in these row-major layouts is one (ao2mo.hpp, contraction.hpp's
@@ -18,6 +18,11 @@ Three kernels:
   bench/tensor4 (ijkl-imjn-lnkm, abcd-ea-ebcd, mhkn,ukvh->munv) run through it. Flattened pairs
   hide contiguity from Triton (`//`, `%`): every load is a 4-byte gather, hence `gemm` for the
   common case.
+
+* `permute4`: a 4-D tensor copied into another index order in 2-D tiles (read along the input's
+  fastest dimension, written along the output's last): the transposes of bench/tensor4's Triton
+  TTGT, which hands `gemm` both operands contiguous along k (TF32 wgmma's fast layout on sm_90).
+  Not in kernels.toml (the example does not use it); bench/tensor4/tensor4_configs.toml compiles it.
 
 * `half_transform`: two quarter steps in one kernel, the N x N intermediate kept on chip (a
   back-to-back GEMM): out[r, s, b] = sum_lam C[lam, r] * (sum_sig x[b, lam, sig] * C[sig, s]). One
