@@ -5,6 +5,11 @@ tensor4_configs.toml, and the ALIGN=8 variant) and of `gemm` (the K-major signat
 signature with any a, the general one), wgmma / mma.sync counts.
 
     /work/venv/bin/python bench/tensor4/ptx_facts.py
+    /work/venv/bin/python bench/tensor4/ptx_facts.py --sass build-bench   # the packed cubins' SASS instead
+
+With --sass BUILD: the cubins tritonpack packed for tensor4_configs (BUILD/bench/tensor4/tritonpack/
+configs/artifacts), every variant of gemm_* and permute4*, disassembled with Triton's nvdisasm:
+LDG/STG widths, LDGSTS (cp.async) 4-byte or .128, FFMA counts.
 """
 import collections
 import os
@@ -61,7 +66,30 @@ GEMM_SIGS = {
     "general": "16 16 16 _ _ _ _ _ _ _ _ _ _ _ _ _",
 }
 
+def sass_facts(build):
+    import json
+    import subprocess
+    root = os.path.join(build, "bench", "tensor4", "tritonpack", "configs", "artifacts")
+    nvdisasm = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "nvdisasm")
+    with open(os.path.join(root, "manifest.json")) as f:
+        manifest = json.load(f)
+    for k in manifest["kernels"]:
+        if not k["name"].startswith(("gemm_", "permute4")):
+            continue
+        for v in k["variants"]:
+            sass = subprocess.run([nvdisasm, os.path.join(root, v["images"][0]["file"])], capture_output=True, text=True, check=True).stdout
+            ops = collections.Counter(re.sub(r"\.(CONSTANT|EF|EL|LU|LTC128B|STRONG\.GPU)", "", o) for o in
+                                      re.findall(r"\b(LDGSTS\.E[.A-Z0-9]*|LDG\.E[.A-Z0-9]*|STG\.E[.A-Z0-9]*|HGMMA|FFMA)\b", sass))
+            c = v["config"]
+            tile = "x".join(str(x) for n, x in c["constexprs"].items() if n.startswith("BLOCK_"))
+            print(f"{k['name']} [{v['signature'].replace('*fp32:16, ', '')}] {tile} w{c['num_warps']}s{c['num_stages']}: "
+                  + ", ".join(f"{o} {n}" for o, n in sorted(ops.items())))
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--sass":
+        sass_facts(sys.argv[2])
+        sys.exit(0)
     for label, spec in PERMUTE_SIGS.items():
         for br, bc, w in ((32, 32, 4), (64, 64, 8)):
             align = 8 if "ALIGN" in label else 1
