@@ -3,7 +3,8 @@
 # builds tensor4_bench and the ao2mo example (or uses prebuilt ones: PREBUILT=dir holding both,
 # built on another machine, which saves the GPU lease the Triton compiles), runs the example's GPU
 # check (the command of ctest's example.ao2mo.gpu), the benchmark (AO->MO, MP2 energy, TCCG;
-# BENCH_ARGS="--no-tccg" leaves TCCG out), plot.py and table.py (the AO->MO / MP2 table).
+# BENCH_ARGS="--no-tccg" leaves TCCG out, "--no-ao2mo --no-mp2" runs TCCG alone), plot.py and table.py
+# (the AO->MO / MP2 table and the TCCG table).
 #
 #   bash bench/tensor4/run.sh           # CSV, logs and the PNG in $OUT, else <build>/logs
 # cuBLAS: TENSOR4_CUBLAS=/path/libcublas.so.N, else found in python3's nvidia-cublas package.
