@@ -109,9 +109,9 @@ TEST_CASE("grid grammar evaluator: precedence, cdiv / min / max, failures as val
   CHECK(error_of([] { eval("-M"); }).find("unary minus") != std::string::npos);
   CHECK(error_of([] { eval("N * 2"); }).find("expression \"N * 2\": unknown name 'N' at column 1") != std::string::npos);
   CHECK(error_of([] { eval("cdiv(M)"); }).find("expected ','") != std::string::npos);
-  CHECK(error_of([] { eval("(M"); }).find("expected ')' at the end") != std::string::npos);
+  CHECK(error_of([] { eval("(M"); }).find("expected ')' to close the '(' at column 1, found the end at column 3") != std::string::npos);
   CHECK(error_of([] { eval(""); }).find("it is empty") != std::string::npos);
-  CHECK(error_of([] { eval("M 2"); }).find("unexpected '2'") != std::string::npos);
+  CHECK(error_of([] { eval("M 2"); }).find("expected an operator (+ - * / %) or the end, found '2' at column 3") != std::string::npos);
 }
 
 TEST_CASE("sizes file: defaults, expressions over other values and let names, byte sizes, grids per config, key label") {
@@ -156,7 +156,7 @@ TEST_CASE("sizes file: every kind of mistake is refused naming the kernel, the p
       {one(R"("M": "N - 32", "N": 16, "K": 16, "stride_am": 16, "stride_bk": 16, "stride_cm": 16, )" + bytes),
        "kernels.matmul_f16.problems[0].M: \"N - 32\" is -16, negative"},
       {one(R"("M": "rows", "N": 16, "K": 16, "stride_am": 16, "stride_bk": 16, "stride_cm": 16, )" + bytes),
-       "kernels.matmul_f16.problems[0].M: expression \"rows\": unknown name 'rows' at column 1; the names an expression may use are "
+       "kernels.matmul_f16.problems[0].M: grid expression \"rows\": unknown name 'rows' at column 1; the names an expression may use are "
        "the kernel's integer arguments (M, N, K, stride_am, stride_bk, stride_cm)"},
       {one(R"("M": "N", "N": "M", "K": 16, "stride_am": 16, "stride_bk": 16, "stride_cm": 16, )" + bytes),
        "its expression depends on itself"},
