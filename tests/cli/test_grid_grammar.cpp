@@ -42,14 +42,7 @@ std::optional<grid_int> lookup(const std::string& name) {
   return std::nullopt;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using tp_test::error_of;
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 }  // namespace
