@@ -118,6 +118,21 @@ TEST_CASE("the tree: precedence, left associativity, spans and parentheses") {
   CHECK(!reads_name(call.root, "m"));
 }
 
+TEST_CASE("a long or deeply nested expression is refused before any reader recurses through it") {
+  std::string sum = "n", nested = "n";
+  for (int i = 0; i < 256; ++i) sum += " + 1", nested = "(" + nested + ")";
+  CHECK(evaluate_grid_expr(sum, lookup).value() == 1256);
+  CHECK(evaluate_grid_expr(nested, lookup).value() == 1000);
+  const std::string too_long = error_of([&] { parse_grid_expr(sum + " + 1"); });
+  CHECK_MESSAGE(contains(too_long, "more than 256 operations and parentheses"), too_long);
+  CHECK_MESSAGE(contains(too_long, " + 1 + ...\": "), too_long);  // the text cut, the column exact
+  CHECK_MESSAGE(contains(too_long, "at column " + std::to_string(sum.size() + 5)), too_long);
+  const std::string too_deep = error_of([&] { parse_grid_expr(std::string(100000, '(') + "n"); });
+  CHECK_MESSAGE(contains(too_deep, "more than 256 operations and parentheses"), too_deep);
+  CHECK_MESSAGE(contains(too_deep, "at column 257"), too_deep);
+  CHECK(too_deep.size() < 300);
+}
+
 TEST_CASE("a variant declares the constexprs its grid reads, found in the tree: not a name's prefix, not a bad axis's") {
   container_info info;
   info.name = "lib";

@@ -14,7 +14,9 @@ bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 
 bool is_name_char(char c) { return is_name_start(c) || is_digit(c); }
 
 [[noreturn]] void syntax_error(std::string_view text, std::size_t at, const std::string& why) {
-  throw error(errc::bad_argument, fmt::format("grid expression \"{}\": {} at column {}", text, why, at + 1));
+  // A long text is cut: the column says where to look.
+  const std::string shown_text = text.size() <= 120 ? std::string(text) : fmt::format("{}...", text.substr(0, 100));
+  throw error(errc::bad_argument, fmt::format("grid expression \"{}\": {} at column {}", shown_text, why, at + 1));
 }
 
 // A character as a message shows it: '#', or its code when it would not print.
@@ -23,6 +25,10 @@ std::string shown(char c) {
   if (u >= 0x20 && u < 0x7f) return fmt::format("'{}'", c);
   return fmt::format("the byte 0x{:02x}", u);
 }
+
+// Operations and parentheses an expression may have. Grids have a handful; the bound keeps the
+// recursion of the parser and of the tree's readers shallow whatever a sizes file holds.
+constexpr int max_steps = 256;
 
 class parser {
  public:
@@ -43,6 +49,7 @@ class parser {
  private:
   std::string_view s_;
   std::size_t p_ = 0;
+  int steps_ = 0;  // operations and '(' so far
 
   [[noreturn]] void fail(const std::string& why) const { syntax_error(s_, p_, why); }
   bool at_end() const { return p_ == s_.size(); }
@@ -63,7 +70,14 @@ class parser {
                   : fmt::format("expected '{}' {}, found {}", c, context, shown(s_[p_])));
   }
 
-  static grid_node operation(grid_node::kind op, grid_node a, grid_node b, std::size_t begin, std::size_t end) {
+  // Counts an operation or a '(' at the current position.
+  void step() {
+    if (++steps_ > max_steps)
+      fail(fmt::format("more than {} operations and parentheses: a grid expression is meant to be short", max_steps));
+  }
+
+  grid_node operation(grid_node::kind op, grid_node a, grid_node b, std::size_t begin, std::size_t end) {
+    step();
     grid_node n;
     n.op = op;
     n.begin = begin;
@@ -110,6 +124,7 @@ class parser {
     const char c = s_[p_];
     const std::size_t begin = p_;
     if (c == '(') {
+      step();
       ++p_;
       grid_node inner = expr();
       expect(')', fmt::format("to close the '(' at column {}", begin + 1));
