@@ -5,9 +5,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "tritonpack/error.hpp"
 
 namespace tp_test {
 
@@ -62,5 +65,15 @@ inline run_result run_cli_env(const std::string& env, const std::string& args) {
 }
 
 inline run_result run_cli(const std::string& args) { return run_cli_env("", args); }
+
+// The message of the tritonpack::error `f` throws, or "(no error)".
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const tritonpack::error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
 
 }  // namespace tp_test

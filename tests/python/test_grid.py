@@ -1,9 +1,56 @@
+"""The grid grammar, front end half: every case of tests/data/grid_grammar.json (the table the
+packer's doctest reads too, for its parser, its C++ translation and tune's evaluator), then the
+front end's own cases."""
+import json
+
 import pytest
 
+from conftest import DATA
 from tritonpack_compile.errors import SyntaxProblem
 from tritonpack_compile.grid import check_expr, constant_problem, names_in, normalise_grid
 
 OK_NAMES = {"n", "M", "BLOCK"}
+
+GRAMMAR = json.loads((DATA / "grid_grammar.json").read_text())
+CONSTEXPRS = GRAMMAR["constexprs"]
+VALUES = {**{n: a["value"] for n, a in GRAMMAR["arguments"].items()}, **CONSTEXPRS}
+
+
+def table_name_ok(name):
+    return "" if name in VALUES else f"'{name}' unknown"
+
+
+def _literal(v):
+    return str(v) if v >= 0 else f"(0 - {-v})"
+
+
+@pytest.mark.parametrize("case", GRAMMAR["valid"], ids=lambda c: c["expr"])
+def test_table_valid(case):
+    """Accepted; refused by the constant check exactly when the packer refuses to translate it; and,
+    with every name known, the same value (or the same kind of failure) as the packer's evaluator."""
+    expr = case["expr"]
+    check_expr(expr, table_name_ok)
+    refusal = constant_problem(expr, CONSTEXPRS)
+    if "refused" in case:
+        assert refusal is not None and case["refused"]["python"] in refusal, refusal
+        return
+    assert refusal is None, refusal
+    if "fails" in case:
+        why = constant_problem(expr, VALUES)
+        kind = "divides by zero" if "divides by zero" in case["fails"] else "64-bit integers"
+        assert why is not None and kind in why, why
+        return
+    # expr - value is 0 (neither a problem nor negative), and expr - value - 1 is -1: expr == value.
+    v = case["value"]
+    assert constant_problem(f"({expr}) - {_literal(v)}", VALUES) is None
+    assert "is -1:" in constant_problem(f"({expr}) - {_literal(v)} - 1", VALUES)
+
+
+@pytest.mark.parametrize("case", GRAMMAR["invalid"], ids=lambda c: c["expr"])
+def test_table_invalid(case):
+    with pytest.raises(SyntaxProblem) as e:
+        check_expr(case["expr"], table_name_ok)
+    assert case["python"] in str(e.value)
 
 
 def ok(name):

@@ -16,6 +16,7 @@
 #include "tritonpack/byte_io.hpp"
 #include "tritonpack/container_format.hpp"
 #include "tritonpack/error.hpp"
+#include "tritonpack/pack/grid_expr.hpp"
 #include "tritonpack/pack/names.hpp"
 
 namespace tritonpack::pack {
@@ -62,258 +63,6 @@ std::string element_type(const std::string& t) {
   auto it = m.find(t);
   return it == m.end() ? std::string() : it->second;
 }
-
-// ---- grid expressions: a small recursive-descent parser that re-emits C++ -------------------
-//
-// The run-time values (integer arguments) are evaluated in ::tritonpack::grid_int, whose
-// arithmetic reports a zero divisor or an overflow instead of trapping. What is constant here
-// (literals, this variant's constexprs) is evaluated now, with the same rules, so that a zero
-// divisor, an overflow or a negative dimension no argument can change is refused at pack time.
-class grid_translator {
- public:
-  grid_translator(std::string_view src, const std::vector<std::pair<std::string, std::string>>& int_args,
-                  const std::vector<std::pair<std::string, std::int64_t>>& constexprs)
-      : s_(src), args_(int_args), constexprs_(constexprs) {}
-
-  std::string run() {
-    const node n = expr();
-    skip_ws();
-    if (p_ != s_.size()) fail(fmt::format("unexpected '{}'", s_[p_]));
-    if (n.kind == node::constant && n.value < 0)
-      refuse(fmt::format("is {}: a grid dimension cannot be negative", n.value));
-    if (n.kind == node::constant && n.value > 0xffffffffLL)
-      refuse(fmt::format("is {}: a grid dimension holds at most 4294967295", n.value));
-    return n.text;
-  }
-
- private:
-  // A subexpression: constant (value known now), a bare integer argument, or a run-time value
-  // already in grid_int arithmetic.
-  struct node {
-    enum kind_t { constant, argument, checked } kind = constant;
-    std::string text;
-    std::int64_t value = 0;     // constant only
-    bool literal_only = false;  // constant made of literals alone: emitted as its value
-    std::size_t begin = 0, end = 0;  // its source text
-  };
-
-  std::string_view s_;
-  std::size_t p_ = 0;
-  const std::vector<std::pair<std::string, std::string>>& args_;
-  const std::vector<std::pair<std::string, std::int64_t>>& constexprs_;
-
-  [[noreturn]] void fail(const std::string& why) const {
-    bad(fmt::format("grid expression \"{}\": {} at column {}", s_, why, p_ + 1));
-  }
-  [[noreturn]] void refuse(const std::string& why) const { bad(fmt::format("grid expression \"{}\" {}", s_, why)); }
-  std::string source(const node& n) const {
-    std::string_view t = s_.substr(n.begin, n.end - n.begin);
-    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
-    return std::string(t);
-  }
-  // " with BLOCK = 64" for `BLOCK - 64`: the constexprs a constant subexpression reads, unless it
-  // is one name alone.
-  std::string constexprs_in(const node& n) const {
-    const std::string t = source(n);
-    const auto word = [&](std::size_t i) { return std::isalnum(static_cast<unsigned char>(t[i])) || t[i] == '_'; };
-    std::vector<std::string> used;
-    for (const auto& [name, value] : constexprs_) {
-      if (name == t) return {};
-      for (std::size_t p = t.find(name); p != std::string::npos; p = t.find(name, p + 1)) {
-        const std::size_t e = p + name.size();
-        if ((p == 0 || !word(p - 1)) && (e == t.size() || !word(e))) {
-          used.push_back(fmt::format("{} = {}", name, value));
-          break;
-        }
-      }
-    }
-    return used.empty() ? std::string() : fmt::format(" with {}", fmt::join(used, ", "));
-  }
-
-  void skip_ws() {
-    while (p_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[p_]))) ++p_;
-  }
-  bool eat(char c) {
-    skip_ws();
-    if (p_ < s_.size() && s_[p_] == c) {
-      ++p_;
-      return true;
-    }
-    return false;
-  }
-
-  static std::string literal(std::int64_t v) {
-    if (v == INT64_MIN) return "(-9223372036854775807 - 1)";
-    return v < 0 ? fmt::format("({})", v) : std::to_string(v);
-  }
-  static std::string checked(const node& n) {
-    return n.kind == node::argument ? fmt::format("::tritonpack::grid_int{{{}}}", n.text) : n.text;
-  }
-
-  // a op b, op one of + - * / % and c (cdiv), m (min), M (max).
-  node combine(char op, const node& a, const node& b, std::size_t begin) {
-    node r;
-    r.begin = begin;
-    r.end = p_;
-    if ((op == '/' || op == '%' || op == 'c') && b.kind == node::constant && b.value == 0) {
-      if (b.literal_only && source(b) == "0")
-        refuse("divides by zero");
-      refuse(fmt::format("divides by zero: {} is 0{}", source(b), constexprs_in(b)));
-    }
-    const char* cpp_op = op == 'c' ? "cdiv" : op == 'm' ? "min" : op == 'M' ? "max" : nullptr;
-    if (a.kind == node::constant && b.kind == node::constant) {
-      r.value = evaluate(op, a.value, b.value, r);
-      r.literal_only = a.literal_only && b.literal_only;
-      if (r.literal_only) r.text = literal(r.value);
-      else if (op == 'c') r.text = fmt::format("::tritonpack::cdiv({}, {})", a.text, b.text);
-      else if (cpp_op) r.text = fmt::format("std::{}<std::int64_t>({}, {})", cpp_op, a.text, b.text);
-      else r.text = fmt::format("{} {} {}", a.text, op, b.text);
-      return r;
-    }
-    // A run-time value: one operand in grid_int makes the whole operation checked (the other
-    // converts), so a bare argument is wrapped only when neither operand is checked yet.
-    r.kind = node::checked;
-    const bool any_checked = a.kind == node::checked || b.kind == node::checked;
-    const bool wrap_a = !any_checked && a.kind == node::argument;
-    const bool wrap_b = !any_checked && !wrap_a;  // then b is the argument
-    const std::string ta = wrap_a ? checked(a) : a.text;
-    const std::string tb = wrap_b ? checked(b) : b.text;
-    if (cpp_op) r.text = fmt::format("::tritonpack::{}({}, {})", cpp_op, ta, tb);
-    else r.text = fmt::format("{} {} {}", ta, op, tb);
-    return r;
-  }
-  // The value of a constant operation, as the run time computes it (C++'s truncating / and %).
-  std::int64_t evaluate(char op, std::int64_t a, std::int64_t b, const node& at) const {
-    std::int64_t r = 0;
-    bool ok = true;
-    switch (op) {
-      case '+': ok = !__builtin_add_overflow(a, b, &r); break;
-      case '-': ok = !__builtin_sub_overflow(a, b, &r); break;
-      case '*': ok = !__builtin_mul_overflow(a, b, &r); break;
-      case '/':
-      case '%':
-        ok = !(a == INT64_MIN && b == -1);
-        if (ok) r = op == '/' ? a / b : a % b;
-        break;
-      case 'c':  // (a + b - 1) / b, as ::tritonpack::cdiv
-        ok = !__builtin_add_overflow(a, b, &r) && !__builtin_sub_overflow(r, 1, &r) && !(r == INT64_MIN && b == -1);
-        if (ok) r /= b;
-        break;
-      case 'm': r = std::min(a, b); break;
-      default: r = std::max(a, b); break;
-    }
-    if (!ok) refuse(fmt::format("cannot be evaluated: {} overflows 64-bit integers", source(at)));
-    return r;
-  }
-
-  node expr() {
-    skip_ws();
-    const std::size_t begin = p_;
-    node out = term();
-    for (;;) {
-      if (eat('+')) out = combine('+', out, term(), begin);
-      else if (eat('-')) out = combine('-', out, term(), begin);
-      else return out;
-    }
-  }
-  node term() {
-    skip_ws();
-    const std::size_t begin = p_;
-    node out = unary();
-    for (;;) {
-      skip_ws();
-      if (p_ + 1 < s_.size() && s_[p_] == '/' && s_[p_ + 1] == '/') {  // Python floor division
-        p_ += 2;
-        out = combine('/', out, unary(), begin);
-      } else if (eat('*')) {
-        out = combine('*', out, unary(), begin);
-      } else if (eat('/')) {
-        out = combine('/', out, unary(), begin);
-      } else if (eat('%')) {
-        out = combine('%', out, unary(), begin);
-      } else {
-        return out;
-      }
-    }
-  }
-  node unary() {
-    skip_ws();
-    const std::size_t begin = p_;
-    if (eat('+')) return unary();
-    if (!eat('-')) return primary();
-    node n = unary();
-    n.begin = begin;
-    if (n.kind != node::constant) {
-      n.text = "-" + checked(n);
-      n.kind = node::checked;
-    } else {
-      if (n.value == INT64_MIN) refuse(fmt::format("cannot be evaluated: {} overflows 64-bit integers", source(n)));
-      n.value = -n.value;
-      n.text = n.literal_only ? literal(n.value) : "-" + n.text;
-    }
-    return n;
-  }
-  node primary() {
-    skip_ws();
-    if (p_ >= s_.size()) fail("expression ends early");
-    node n;
-    n.begin = p_;
-    if (eat('(')) {
-      node inner = expr();
-      if (!eat(')')) fail("missing ')'");
-      inner.begin = n.begin;
-      inner.end = p_;
-      if (!inner.literal_only) inner.text = "(" + inner.text + ")";
-      return inner;
-    }
-    if (std::isdigit(static_cast<unsigned char>(s_[p_]))) {
-      while (p_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[p_]))) ++p_;
-      if (p_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[p_])) || s_[p_] == '.' || s_[p_] == '_'))
-        fail("only integer literals are allowed");
-      n.end = p_;
-      const std::string_view digits = s_.substr(n.begin, p_ - n.begin);
-      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n.value);
-      if (ec != std::errc() || end != digits.data() + digits.size())
-        refuse(fmt::format("cannot be evaluated: {} does not fit in 64-bit integers", digits));
-      n.literal_only = true;
-      n.text = std::to_string(n.value);
-      return n;
-    }
-    if (std::isalpha(static_cast<unsigned char>(s_[p_])) || s_[p_] == '_') {
-      const std::size_t b = p_;
-      while (p_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[p_])) || s_[p_] == '_')) ++p_;
-      const std::string name(s_.substr(b, p_ - b));
-      if (eat('(')) {
-        node a = expr();
-        if (!eat(',')) fail(fmt::format("{}() takes two arguments", name));
-        node c = expr();
-        if (!eat(')')) fail(fmt::format("missing ')' after the arguments of {}()", name));
-        if (name == "cdiv") return combine('c', a, c, b);
-        if (name == "min") return combine('m', a, c, b);
-        if (name == "max") return combine('M', a, c, b);
-        p_ = b;
-        fail(fmt::format("unknown function {}() (cdiv, min, max)", name));
-      }
-      n.end = p_;
-      for (const auto& [cx, value] : constexprs_) {
-        if (cx != name) continue;
-        n.value = value;
-        n.text = cpp_name(name);
-        return n;
-      }
-      for (const auto& [arg, type] : args_) {
-        if (arg != name) continue;
-        n.kind = node::argument;
-        n.text = cpp_name(name);
-        return n;
-      }
-      p_ = b;
-      fail(fmt::format("\"{}\" is neither an integer argument nor an integer constexpr of this variant", name));
-    }
-    fail(fmt::format("unexpected '{}'", s_[p_]));
-  }
-};
-
 
 // A call (`head` ends in its opening parenthesis): arguments aligned after the parenthesis when
 // every line fits in 100 columns, else from the next line, indented 4 more (as clang-format does).
@@ -390,19 +139,21 @@ struct variant_grid {
 variant_grid translate_variant_grid(const kernel_info& k, std::size_t vi,
                                     const std::vector<std::pair<std::string, std::string>>& int_args) {
   const variant_info& v = k.variants[vi];
+  const auto where = [&](int d) { return fmt::format("kernel {}, variant {}, grid[{}]: ", k.name, vi, d); };
+  std::vector<grid_expr> axes;
+  for (int d = 0; d < 3; ++d) {
+    try {
+      axes.push_back(parse_grid_expr(k.grid[d]));
+    } catch (const error& err) {
+      bad(where(d) + std::string(err.what()).substr(12));
+    }
+  }
   variant_grid out;
+  // The integer constexprs the grid reads, each declared once before the grid is computed.
   std::vector<std::pair<std::string, std::int64_t>> constexprs;
   for (const auto& [name, value] : v.config.constexprs) {
     if (!is_integer_literal(value)) continue;
-    bool used_in_grid = false;
-    for (const std::string& g : k.grid)
-      for (std::size_t p = g.find(name); p != std::string::npos; p = g.find(name, p + 1)) {
-        const bool left = p == 0 || !(std::isalnum(static_cast<unsigned char>(g[p - 1])) || g[p - 1] == '_');
-        const std::size_t e = p + name.size();
-        const bool right = e >= g.size() || !(std::isalnum(static_cast<unsigned char>(g[e])) || g[e] == '_');
-        used_in_grid |= left && right;
-      }
-    if (!used_in_grid) continue;
+    if (std::none_of(axes.begin(), axes.end(), [&](const grid_expr& a) { return reads_name(a.root, name); })) continue;
     std::int64_t n = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
     if (ec != std::errc() || end != value.data() + value.size())
@@ -412,9 +163,9 @@ variant_grid translate_variant_grid(const kernel_info& k, std::size_t vi,
   }
   for (int d = 0; d < 3; ++d) {
     try {
-      out.axes.push_back(translate_grid_expr(k.grid[d], int_args, constexprs));
+      out.axes.push_back(translate_grid_expr(axes[d], int_args, constexprs));
     } catch (const error& err) {
-      bad(fmt::format("kernel {}, variant {}, grid[{}]: {}", k.name, vi, d, std::string(err.what()).substr(12)));
+      bad(where(d) + std::string(err.what()).substr(12));
     }
   }
   return out;
@@ -565,11 +316,6 @@ std::string cpp_type(const std::string& t, bool is_const) {
   const std::string e = element_type(t);
   if (e.empty() || t.rfind("fp8", 0) == 0) bad(fmt::format("argument type \"{}\" has no C++ type", t));
   return e;
-}
-
-std::string translate_grid_expr(std::string_view expr, const std::vector<std::pair<std::string, std::string>>& int_args,
-                                const std::vector<std::pair<std::string, std::int64_t>>& constexprs) {
-  return grid_translator(expr, int_args, constexprs).run();
 }
 
 std::string encode_string_literals(const std::uint8_t* data, std::size_t size, std::size_t bytes_per_line,

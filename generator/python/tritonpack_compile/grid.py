@@ -3,7 +3,11 @@
 The manifest contract allows names, non-negative integers, + - * / % ( ) and the calls cdiv(a, b),
 min(a, b), max(a, b), with / meaning integer division. Python's parser does the tokenising; the
 check then walks the tree and rejects anything else (//, **, unary minus, attribute access,
-floats...), so whatever reaches the packer is something its evaluator understands.
+floats...), so whatever reaches the packer is something its parser understands. The packer's parser
+(generator/cli/src/grid_expr.cpp) defines the grammar; tests/data/grid_grammar.json holds the cases
+both are tested against. Where Python's parser is more lenient than that grammar (comments, line
+breaks inside parentheses, 0x10 and 1_000, a trailing comma in a call), the check below refuses
+what the packer would.
 
 The values are computed by the generated C++ code in 64-bit integers with C++'s truncating division.
 What is constant here (literals, and a config's constexprs) is evaluated the same way, so that a
@@ -13,12 +17,16 @@ rather than an error on every launch.
 from __future__ import annotations
 
 import ast
+import re
 from typing import Callable, List, Mapping, Optional, Set
 
 from .errors import SyntaxProblem
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Mod: "%"}
 _CALLS = ("cdiv", "min", "max")
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_DECIMAL = re.compile(r"0|[1-9][0-9]*")
+_CALL_HEAD = re.compile(r"(cdiv|min|max)[ \t]*\(")
 
 
 def names_in(expr: str) -> Set[str]:
@@ -29,8 +37,15 @@ def names_in(expr: str) -> Set[str]:
 def check_expr(expr: str, name_ok: Callable[[str], str]) -> None:
     """Raise SyntaxProblem unless `expr` is in the grid language. `name_ok(name)` returns an empty
     string for a usable name or the reason it is not."""
+    text = expr.strip()
+    # What Python's tokenizer skips but the grammar does not have: a comment would silently drop the
+    # rest of the expression ("n # BLOCK" is n); the grammar's only spaces are spaces and tabs.
+    for c in text:
+        if c == "#" or c == "\\" or (c.isspace() and c not in " \t"):
+            what = "a line break" if c in "\r\n" else repr(c)
+            raise SyntaxProblem(f"'{expr}': {what} is not in the grid grammar")
     try:
-        tree = ast.parse(expr.strip(), mode="eval")
+        tree = ast.parse(text, mode="eval")
     except SyntaxError as e:
         raise SyntaxProblem(f"'{expr}' is not an expression: {e.msg}") from None
 
@@ -49,8 +64,15 @@ def check_expr(expr: str, name_ok: Callable[[str], str]) -> None:
         if isinstance(n, ast.Constant):
             if isinstance(n.value, bool) or not isinstance(n.value, int):
                 raise SyntaxProblem(f"'{expr}': only integer constants are allowed, not {n.value!r}")
+            written = ast.get_source_segment(text, n)
+            if not _DECIMAL.fullmatch(written):
+                raise SyntaxProblem(f"'{expr}': {written} is not a decimal integer (digits only, no leading zeros)")
+            if n.value > _INT64_MAX:
+                raise SyntaxProblem(f"'{expr}': {written} does not fit in 64-bit integers")
             return
         if isinstance(n, ast.Name):
+            if n.id in _CALLS:
+                raise SyntaxProblem(f"'{expr}': {n.id} is a function: write {n.id}(a, b)")
             why = name_ok(n.id)
             if why:
                 raise SyntaxProblem(f"'{expr}': {why}")
@@ -59,7 +81,10 @@ def check_expr(expr: str, name_ok: Callable[[str], str]) -> None:
             fname = n.func.id if isinstance(n.func, ast.Name) else None
             if fname not in _CALLS:
                 raise SyntaxProblem(f"'{expr}': only cdiv(a, b), min(a, b) and max(a, b) may be called")
-            if len(n.args) != 2 or n.keywords:
+            written = ast.get_source_segment(text, n)
+            if not _CALL_HEAD.match(written):  # (cdiv)(a, b)
+                raise SyntaxProblem(f"'{expr}': {fname} is a function: write {fname}(a, b)")
+            if len(n.args) != 2 or n.keywords or re.search(r",\s*\)\Z", written):
                 raise SyntaxProblem(f"'{expr}': {fname} takes exactly two arguments")
             for a in n.args:
                 walk(a)
@@ -68,9 +93,6 @@ def check_expr(expr: str, name_ok: Callable[[str], str]) -> None:
                             f"(use names, integers, + - * / % ( ) and cdiv/min/max)")
 
     walk(tree)
-
-
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def _trunc_div(a: int, b: int) -> int:

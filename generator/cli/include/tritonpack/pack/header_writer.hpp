@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tritonpack/model.hpp"
+#include "tritonpack/pack/grid_expr.hpp"
 
 namespace tritonpack::pack {
 
@@ -43,13 +44,16 @@ std::string spec_text(const kernel_info& k, const variant_info& v);
 // and the Fortran module repeat it, so every language's user reads the same description.
 std::vector<std::string> kernel_comment(const container_info& info, const kernel_info& k);
 
-// Translates a grid expression over the kernel's integer arguments and the variant's integer
+// Translates a grid expression (parsed by parse_grid_expr, the grammar's one parser) over the kernel's integer arguments and the variant's integer
 // constexprs (name, value) into C++ for kernel::grid. Run-time values go through
 // ::tritonpack::grid_int, whose arithmetic reports a zero divisor or an overflow (`cdiv(n, BLOCK)`
 // → `::tritonpack::cdiv(::tritonpack::grid_int{n}, BLOCK)`); constant parts are evaluated here,
 // and a constant zero divisor, an overflow, or a constant negative or over-32-bit result throws
-// error(bad_argument) naming the expression. `int_args` lists the integer argument names with
-// their Triton types.
+// error(bad_argument) naming the expression, as does a syntax error or an unknown name (with its
+// column). `int_args` lists the integer argument names with their Triton types.
+std::string translate_grid_expr(const grid_expr& expr,
+                                const std::vector<std::pair<std::string, std::string>>& int_args,
+                                const std::vector<std::pair<std::string, std::int64_t>>& constexprs);
 std::string translate_grid_expr(std::string_view expr,
                                 const std::vector<std::pair<std::string, std::string>>& int_args,
                                 const std::vector<std::pair<std::string, std::int64_t>>& constexprs);
