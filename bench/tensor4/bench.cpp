@@ -9,8 +9,9 @@
 //   TCCG contractions ijkl-imjn-lnkm, abcd-ea-ebcd and munv-mhkn-ukvh (the cuTENSOR sample): the
 //   vendor path TTGT (permute.cu transposes + one cuBLAS GEMM, b as B'[k, n]) against the Triton
 //   TTGT (`triton_ttgt`: kernels.py's `permute4`, tuned on first use, then the tuned `gemm` with
-//   both operands K-major, A'[m, k] and B'[n, k] — TF32 wgmma's 16-byte cp.async layout on sm_90 —
-//   then `permute4` of the result where needed; an operand K-major in place is not copied;
+//   A'[m, k] and, in TF32, B'[n, k] — both K-major, TF32 wgmma's 16-byte cp.async layout on sm_90 —
+//   in FP32 B'[k, n] as cuBLAS has it (the FMA kernel's fast layout), then `permute4` of the result
+//   where needed; an operand already so laid out in place is not copied;
 //   permute_plan.hpp plans it, tensor4_plan_test checks the plans on the CPU; for abcd-ea-ebcd also
 //   `triton_ttgt_b_in_place`: b read along n where it lies, only the 72 x 72 a permuted), Triton's
 //   direct `contract` (strides, no transposes) in every compiled configuration
@@ -18,6 +19,9 @@
 //   (abcd-ea-ebcd: its b-along-n signature, vector loads although M = K = 72).
 //
 // Times: CUDA events on one stream around each repetition, median of --reps after --warmup.
+// TF32 runs give every path (cuBLAS too) the inputs rounded to TF32: Triton's tensor-core dot
+// truncates fp32 operands where cuBLAS rounds them, and rounded inputs are exact in TF32, so both
+// see the same values; the references keep the exact inputs (kernels.py, _round_tf32).
 // Errors: max |x - ref| / max |ref| against an FP64 CPU reference (all elements for AO->MO at
 // N <= --check-max, else against cuBLAS FP32; TCCG: 4096 sampled elements). cuTENSOR is not used
 // (bench/tensor4/RESULTS.md says why). CSV: one row per (case, implementation, precision, config).
@@ -128,9 +132,10 @@ void cublas_mp2(tensor4::cublas& blas, ao2mo::mp2_device& d, const float* eri, b
 // mp2_energy) and Triton fused (tuned gemm for steps 1-3 + tuned mp2_fused), FP32 and TF32. Error:
 // |E - E_ref| / |E_ref| against the FP64 CPU energy (N <= check_max) or cuBLAS FP32's.
 // The integrals and C are AO->MO's (bench_ao2mo passes them, with its FP64 (pq|rs) where it made one).
-void bench_mp2(const bench_env& env, tensor4::cublas& blas, std::int64_t n, const std::vector<float>& coef,
-               const tritonpack::device_array<float>& d_eri, const std::vector<double>* fp64_mo) {
+void bench_mp2(const bench_env& env, tensor4::cublas& blas, std::int64_t n, const std::vector<float>& eri, const std::vector<float>& coef,
+               tritonpack::device_array<float>& d_eri, const std::vector<double>* fp64_mo) {
   const auto prob = ao2mo::make_mp2_problem(n, ao2mo::default_occupied(n), coef, 3000 + static_cast<std::uint64_t>(n));
+  d_eri.upload(eri);
   ao2mo::mp2_device d(prob);
   const std::string kase = "mp2_N" + std::to_string(n) + "_o" + std::to_string(prob.o);
   const double flops = ao2mo::mp2_flops(n, prob.o);
@@ -152,6 +157,12 @@ void bench_mp2(const bench_env& env, tensor4::cublas& blas, std::int64_t n, cons
   }
   for (bool tf32 : {false, true}) {
     const char* prec = tf32 ? "tf32" : "fp32";
+    if (tf32) {  // every path takes the inputs rounded to TF32 (ao2mo.hpp's rounded_to_tf32); `want` keeps them exact
+      d_eri.upload(ao2mo::rounded_to_tf32(eri));
+      d.c_occ_t.upload(ao2mo::transposed(ao2mo::rounded_to_tf32(prob.c_occ), n, prob.o));
+      d.c_vir_t.upload(ao2mo::transposed(ao2mo::rounded_to_tf32(prob.c_vir), n, prob.v));
+      d.c_vir.upload(ao2mo::rounded_to_tf32(prob.c_vir));
+    }
     auto gemm = [&](const ao2mo::batched_gemm& g, const float* a, const float* b, float* out) { tensor4::gemm_tuned(tf32, g, a, b, out, s); };
     auto run = [&](const char* impl, double bytes, const std::function<void()>& work) {
       d.poison();
@@ -218,6 +229,12 @@ void bench_ao2mo(const bench_env& env, tensor4::cublas& blas, std::int64_t n, st
   for (bool tf32 : {false, true}) {
     const char* prec = tf32 ? "tf32" : "fp32";
     const auto p = tf32 ? ao2mo::precision::tf32 : ao2mo::precision::fp32;
+    if (tf32) {  // every path, cuBLAS's too, takes the inputs rounded to TF32 (ao2mo.hpp's rounded_to_tf32); `want` keeps them exact
+      const auto c_in = ao2mo::rounded_to_tf32(coef);
+      d_eri.upload(ao2mo::rounded_to_tf32(eri));
+      d_c.upload(c_in);
+      d_ct.upload(ao2mo::transposed(c_in, n));
+    }
     auto run = [&](const char* impl, double bytes, const std::function<void()>& work) {
       mo.fill_bytes(0xFF);
       work();
@@ -241,7 +258,7 @@ void bench_ao2mo(const bench_env& env, tensor4::cublas& blas, std::int64_t n, st
     if (fused.cover(n))
       run("triton_fused", ao2mo::fused_bytes(n, 4), [&] { ao2mo::transform_fused(p, n, d_eri.data(), d_ct.data(), ta.data(), mo.data(), s, &fused); });
   }
-  if (mp2) bench_mp2(env, blas, n, coef, d_eri, n <= check_max ? &want : nullptr);
+  if (mp2) bench_mp2(env, blas, n, eri, coef, d_eri, n <= check_max ? &want : nullptr);
 }
 
 // ---- TCCG contractions --------------------------------------------------------------------------
@@ -253,10 +270,8 @@ void bench_tccg(const bench_env& env, tensor4::cublas& blas, const tensor4::tccg
   std::vector<float> a(c.a.count()), b(c.b.count());
   for (auto& x : a) x = u(gen);
   for (auto& x : b) x = u(gen);
-  // Workspaces for the permuted copies, of either TTGT (cuBLAS's or Triton's K-major plan).
-  const tensor4::ttgt_plan k_major = tensor4::k_major_plan(c.direct, false);
-  tritonpack::device_array<float> d_a(a), d_b(b), d_out(c.out.count()), pa(c.a_perm || k_major.permute_a ? a.size() : 1),
-      pb(c.b_perm || k_major.permute_b ? b.size() : 1), pc(c.out_perm || k_major.permute_out ? c.out.count() : 1);
+  // Workspaces for the permuted copies of any TTGT plan (cuBLAS's or Triton's).
+  tritonpack::device_array<float> d_a(a), d_b(b), d_out(c.out.count()), pa(a.size()), pb(b.size()), pc(c.out.count());
   auto s = reinterpret_cast<tritonpack::stream_t>(env.stream);
   c.direct.check_fits_int32(c.name);
 
@@ -290,6 +305,10 @@ void bench_tccg(const bench_env& env, tensor4::cublas& blas, const tensor4::tccg
                                                                      (c.out_perm ? c.out.count() : 0));
   for (bool tf32 : {false, true}) {
     const char* prec = tf32 ? "tf32" : "fp32";
+    if (tf32) {  // TF32: every path takes the inputs rounded to TF32 (ao2mo.hpp's rounded_to_tf32); the sampled reference keeps them exact
+      d_a.upload(ao2mo::rounded_to_tf32(a));
+      d_b.upload(ao2mo::rounded_to_tf32(b));
+    }
     // Each TTGT also reports its GEMM alone (`*_gemm`: on the permuted copies the full run left,
     // timing only, no error): how much of the gap to cuBLAS is the GEMM and how much the permutes.
     const double nan = std::nan("");
@@ -309,11 +328,14 @@ void bench_tccg(const bench_env& env, tensor4::cublas& blas, const tensor4::tccg
     ttgt();
     report(env, c.name, "cublas_ttgt", prec, "-", flops, ttgt_bytes, time_it(env, ttgt), sampled_error(), "fp64 cpu sample");
     report(env, c.name, "cublas_ttgt_gemm", prec, "-", flops, direct_bytes, time_it(env, cublas_gemm), nan, "timing only");
-    // Triton TTGT: both GEMM operands K-major (permute_plan.hpp), permute4 + the tuned `gemm`; where
-    // b is contiguous along n in place (abcd-ea-ebcd), also the plan that leaves it there.
+    // Triton TTGT (permute_plan.hpp): permute4 + the tuned `gemm`, b laid out for the precision —
+    // K-major for TF32 (wgmma), N-major for FP32 (the FMA kernel's fast layout, as cuBLAS's TTGT) —
+    // and where b is contiguous along n in place (abcd-ea-ebcd), also the plan that leaves it there.
+    const auto main_layout = tf32 ? tensor4::b_layout::k_major : tensor4::b_layout::n_major;
+    const tensor4::ttgt_plan main_plan = tensor4::plan_ttgt(c.direct, main_layout);
     for (bool b_in_place : {false, true}) {
-      const tensor4::ttgt_plan t = tensor4::k_major_plan(c.direct, b_in_place);
-      if (b_in_place && t.permute_b == k_major.permute_b) continue;  // the same plan as the K-major one
+      const tensor4::ttgt_plan t = b_in_place ? tensor4::plan_ttgt(c.direct, tensor4::b_layout::k_major_or_n_in_place) : main_plan;
+      if (b_in_place && t.permute_b == main_plan.permute_b) continue;  // the same plan as the main one
       const float* ta = t.permute_a ? pa.data() : d_a.data();
       const float* tb = t.permute_b ? pb.data() : d_b.data();
       float* tc = t.permute_out ? pc.data() : d_out.data();

@@ -6,11 +6,12 @@
 //     vectors where every value is a multiple of 16, else 4-byte accesses) or `permute4_a8_*`
 //     where every value is a multiple of 8 but not all of 16 (extent 72), the values then passed
 //     divided by 8. The choice checks the values: a kernel never runs on values it was not built for.
-//   * k_major_plan: a contraction (the direct descriptor) as permutes + one GEMM whose operands are
-//     both contiguous along k (A'[m, k], B'[n, k]): on sm_90 the only layout where TF32 wgmma is
-//     fed by 16-byte cp.async. An operand already K-major in place is not permuted; with
-//     b_in_place_along_n, nor is a b contiguous along n (abcd-ea-ebcd: permuting its 107 MB b would
-//     double the traffic of a memory-bound GEMM). The output is permuted unless C' is it already.
+//   * plan_ttgt: a contraction (the direct descriptor) as permutes + one GEMM with a contiguous along
+//     k (A'[m, k]) and b laid out as asked (b_layout): K-major (B'[n, k]: on sm_90 the only layout
+//     where TF32 wgmma is fed by 16-byte cp.async), K-major unless b is contiguous along n in place
+//     (abcd-ea-ebcd: permuting its 107 MB b would double the traffic of a memory-bound GEMM), or
+//     N-major (B'[k, n], the FP32 plan). An operand already so laid out is not permuted. The output
+//     is permuted unless C' is it already.
 //
 // ttgt_plan_test.cpp runs every plan on the CPU against the descriptor's reference.
 #pragma once
@@ -93,7 +94,13 @@ inline std::int64_t flat_stride(const ao2mo::index_pair& p, std::int64_t s_outer
 }
 }  // namespace detail
 
-inline ttgt_plan k_major_plan(const ao2mo::contraction& d, bool b_in_place_along_n) {
+// How a plan lays out b: K-major, B'[n1, n2, k1, k2] (TF32 wgmma takes fp32 operands only K-major);
+// K-major unless b is contiguous along n where it lies (then read there, no copy); or N-major,
+// B'[k1, k2, n1, n2] as cuBLAS's TTGT has it (what the FP32 FMA kernel reads fastest: the K-major
+// FP32 GEMM ran at half its speed on the H200, bench/tensor4/RESULTS.md).
+enum class b_layout { k_major, k_major_or_n_in_place, n_major };
+
+inline ttgt_plan plan_ttgt(const ao2mo::contraction& d, b_layout layout) {
   using detail::flat_stride;
   const std::int64_t M = d.m.extent(), N = d.n.extent(), K = d.k.extent();
   ttgt_plan t;
@@ -103,12 +110,18 @@ inline ttgt_plan k_major_plan(const ao2mo::contraction& d, bool b_in_place_along
   t.permute_a = !(a_k == 1 && a_m >= 0);
   t.gemm.sa[1] = t.permute_a ? K : a_m, t.gemm.sa[2] = 1;
   t.pa = {{d.m.outer, d.m.inner, d.k.outer, d.k.inner}, {d.sa[0], d.sa[1], d.sa[2], d.sa[3]}};
-  // b[k, n]: in place when contiguous along k (or along n, if allowed), else B'[n1, n2, k1, k2].
+  // b[k, n]: in place when already in the layout asked for (or along n where allowed), else copied
+  // into B'[n1, n2, k1, k2] (K-major) or B'[k1, k2, n1, n2] (N-major).
   const std::int64_t b_k = flat_stride(d.k, d.sb[0], d.sb[1]), b_n = flat_stride(d.n, d.sb[2], d.sb[3]);
-  if (b_k == 1 && b_n >= 0) {
+  const bool along_n = layout != b_layout::k_major && b_n == 1 && b_k >= 0;
+  if (layout != b_layout::n_major && b_k == 1 && b_n >= 0) {
     t.gemm.sb[1] = 1, t.gemm.sb[2] = b_n;
-  } else if (b_in_place_along_n && b_n == 1 && b_k >= 0) {
+  } else if (along_n) {
     t.gemm.sb[1] = b_k, t.gemm.sb[2] = 1;
+  } else if (layout == b_layout::n_major) {
+    t.permute_b = true;
+    t.gemm.sb[1] = N, t.gemm.sb[2] = 1;
+    t.pb = {{d.k.outer, d.k.inner, d.n.outer, d.n.inner}, {d.sb[0], d.sb[1], d.sb[2], d.sb[3]}};
   } else {
     t.permute_b = true;
     t.gemm.sb[1] = 1, t.gemm.sb[2] = K;
@@ -131,7 +144,7 @@ inline ttgt_plan k_major_plan(const ao2mo::contraction& d, bool b_in_place_along
     std::int64_t dense = 1;
     for (int i = 3; i >= 0; --i) {
       if (ext[idx[i]] > 1 && d.so[idx[i]] != dense)
-        throw std::invalid_argument("k_major_plan: the output is not a dense tensor (stride " + std::to_string(d.so[idx[i]]) + " where " +
+        throw std::invalid_argument("plan_ttgt: the output is not a dense tensor (stride " + std::to_string(d.so[idx[i]]) + " where " +
                                     std::to_string(dense) + " was expected); give it row-major in some index order");
       dense *= ext[idx[i]];
       t.pout.out_extent[i] = ext[idx[i]], t.pout.in_stride[i] = c_stride[idx[i]];

@@ -48,18 +48,25 @@ std::vector<double> random_vector(std::size_t n, std::mt19937_64& gen) {
   return v;
 }
 
-void check_chain(const tensor4::tccg_case& c, bool b_in_place, std::mt19937_64& gen) {
+const char* name_of(tensor4::b_layout l) {
+  return l == tensor4::b_layout::k_major ? " (both K-major)" : l == tensor4::b_layout::n_major ? " (b N-major)" : " (b in place along n)";
+}
+
+void check_chain(const tensor4::tccg_case& c, tensor4::b_layout layout, std::mt19937_64& gen) {
   const auto a = random_vector(c.a.count(), gen), b = random_vector(c.b.count(), gen);
   std::vector<double> want(c.out.count(), 0.0), got(c.out.count(), -1e300);
   ao2mo::contract_reference(c.direct, a.data(), b.data(), want.data());
-  const tensor4::ttgt_plan t = tensor4::k_major_plan(c.direct, b_in_place);
+  const tensor4::ttgt_plan t = tensor4::plan_ttgt(c.direct, layout);
   const auto a2 = t.permute_a ? run_permute(t.pa, a) : a;
   const auto b2 = t.permute_b ? run_permute(t.pb, b) : b;
   std::vector<double> c2(static_cast<std::size_t>(t.gemm.m * t.gemm.n), -1e300);
   ao2mo::gemm_reference(t.gemm, a2.data(), b2.data(), t.permute_out ? c2.data() : got.data());
   if (t.permute_out) got = run_permute(t.pout, c2);
-  expect(got == want, c.name + (b_in_place ? " (b in place along n)" : " (both K-major)") + ": permutes + GEMM + permute equal the descriptor's reference");
-  expect(t.gemm.k_major() || (b_in_place && !t.permute_b), c.name + ": the GEMM reads a along k and b along k" + (b_in_place ? " or in place" : ""));
+  expect(got == want, c.name + name_of(layout) + ": permutes + GEMM + permute equal the descriptor's reference");
+  const bool b_as_asked = layout == tensor4::b_layout::k_major ? t.gemm.sb[1] == 1
+                          : layout == tensor4::b_layout::n_major ? t.gemm.sb[2] == 1
+                                                                 : t.gemm.sb[1] == 1 || (t.gemm.sb[2] == 1 && !t.permute_b);
+  expect(t.gemm.sa[2] == 1 && b_as_asked, c.name + name_of(layout) + ": the GEMM reads a along k and b as the layout asks");
 }
 
 }  // namespace
@@ -68,31 +75,39 @@ int main() try {
   std::mt19937_64 gen(13);
   const auto small = tensor4::tccg_cases(true);
   for (const auto& c : small)
-    for (bool b_in_place : {false, true}) check_chain(c, b_in_place, gen);
+    for (auto layout : {tensor4::b_layout::k_major, tensor4::b_layout::k_major_or_n_in_place, tensor4::b_layout::n_major})
+      check_chain(c, layout, gen);
   // ijkl-imjn-lnkm at multiples of 8 (not all of 16): its permutes take the 8-aligned kernel.
   const auto ijkl8 = tensor4::permuted_case("ijkl-imjn-lnkm_8", {{8, 16, 8, 24}}, {{8, 24, 16, 16}}, {{8, 8, 16, 8}}, {0, 2, 1, 3},
                                             {3, 1, 2, 0}, {0, 1, 2, 3});
-  check_chain(ijkl8, false, gen);
-  expect(tensor4::permute4_call_for(tensor4::k_major_plan(ijkl8.direct, false).pa).which != tensor4::permute4_call::kernel::tuned,
+  check_chain(ijkl8, tensor4::b_layout::k_major, gen);
+  check_chain(ijkl8, tensor4::b_layout::n_major, gen);
+  expect(tensor4::permute4_call_for(tensor4::plan_ttgt(ijkl8.direct, tensor4::b_layout::k_major).pa).which != tensor4::permute4_call::kernel::tuned,
          "ijkl-imjn-lnkm_8: the chain above ran an 8-aligned permute4");
 
   // Which tensors each plan permutes (the bytes model and the GPU's work depend on it).
   const auto full = tensor4::tccg_cases();
   auto plan_is = [](const tensor4::ttgt_plan& t, bool a, bool b, bool out) { return t.permute_a == a && t.permute_b == b && t.permute_out == out; };
-  expect(plan_is(tensor4::k_major_plan(full[0].direct, false), true, true, false), "ijkl-imjn-lnkm: A and B permuted, C written in place");
-  expect(plan_is(tensor4::k_major_plan(full[1].direct, false), true, true, false), "abcd-ea-ebcd K-major: A (72 x 72) and B permuted");
-  expect(plan_is(tensor4::k_major_plan(full[1].direct, true), true, false, false), "abcd-ea-ebcd, b in place along n: only A permuted");
-  expect(plan_is(tensor4::k_major_plan(full[2].direct, false), true, true, true), "munv-mhkn-ukvh: A, B and C permuted");
+  expect(plan_is(tensor4::plan_ttgt(full[0].direct, tensor4::b_layout::k_major), true, true, false), "ijkl-imjn-lnkm: A and B permuted, C written in place");
+  expect(plan_is(tensor4::plan_ttgt(full[1].direct, tensor4::b_layout::k_major), true, true, false), "abcd-ea-ebcd K-major: A (72 x 72) and B permuted");
+  expect(plan_is(tensor4::plan_ttgt(full[1].direct, tensor4::b_layout::k_major_or_n_in_place), true, false, false), "abcd-ea-ebcd, b in place along n: only A permuted");
+  expect(plan_is(tensor4::plan_ttgt(full[2].direct, tensor4::b_layout::k_major), true, true, true), "munv-mhkn-ukvh: A, B and C permuted");
+  // N-major b (the FP32 plan): B'[k, n] as cuBLAS's TTGT; abcd's b is already so and stays in place.
+  const auto n_major = [&](int i) { return tensor4::plan_ttgt(full[i].direct, tensor4::b_layout::n_major); };
+  expect(plan_is(n_major(0), true, true, false) && n_major(0).gemm.sb[2] == 1 && n_major(0).gemm.fast_layout(),
+         "ijkl-imjn-lnkm, b N-major: A and B permuted, the GEMM takes the b-along-n :16 signature");
+  expect(plan_is(n_major(1), true, false, false) && n_major(1).gemm.sb[2] == 1, "abcd-ea-ebcd, b N-major: b read in place, only A permuted");
+  expect(plan_is(n_major(2), true, true, true) && n_major(2).gemm.fast_layout(), "munv-mhkn-ukvh, b N-major: A, B and C permuted, fast signature");
   for (int i : {0, 2}) {
-    const auto t = tensor4::k_major_plan(full[i].direct, false);
+    const auto t = tensor4::plan_ttgt(full[i].direct, tensor4::b_layout::k_major);
     expect(t.gemm.k_major() && t.gemm.fast_layout(), full[i].name + ": the GEMM takes gemm's K-major :16 signature");
   }
   // Which permute4 kernel: extent 72 -> the 8-aligned one; 96/64 -> permute4_tuned (its :16 signatures).
   using kernel = tensor4::permute4_call::kernel;
-  const auto ijkl = tensor4::k_major_plan(full[0].direct, false);
+  const auto ijkl = tensor4::plan_ttgt(full[0].direct, tensor4::b_layout::k_major);
   const auto pa = tensor4::permute4_call_for(ijkl.pa);
   expect(pa.which == kernel::a8_unit_c && pa.R == 9 && pa.C == 9 && pa.si_c == 1, "ijkl-imjn-lnkm's A permute: permute4_a8_unit_c, values / 8");
-  const auto munv = tensor4::k_major_plan(full[2].direct, false);
+  const auto munv = tensor4::plan_ttgt(full[2].direct, tensor4::b_layout::k_major);
   for (const auto* s : {&munv.pa, &munv.pb, &munv.pout}) {
     const auto call = tensor4::permute4_call_for(*s);
     expect(call.which == kernel::tuned && (call.si_r == 1 || call.si_c == 1) && call.R % 16 == 0 && call.C % 16 == 0,
@@ -115,7 +130,7 @@ int main() try {
   expect(throws([] { tensor4::permute4_call_for({{2048, 2048, 2048, 2}, {1, 2048, 4194304, 1}}); }), "permute4_call_for refuses a tensor past 32-bit offsets");
   ao2mo::contraction gap = small[2].direct;
   gap.so[0] *= 2;  // out's outermost dimension with a gap: not dense
-  expect(throws([&] { tensor4::k_major_plan(gap, false); }), "k_major_plan refuses an output that is not dense");
+  expect(throws([&] { tensor4::plan_ttgt(gap, tensor4::b_layout::k_major); }), "plan_ttgt refuses an output that is not dense");
 
   std::printf("tensor4_plan_test: %s\n", failures ? (std::to_string(failures) + " failure(s)").c_str() : "all pass");
   return failures ? 1 : 0;

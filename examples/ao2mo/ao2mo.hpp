@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -68,6 +69,23 @@ std::vector<T> random_coefficients(std::int64_t n, std::uint64_t seed) {
   const double scale = 1.0 / std::sqrt(static_cast<double>(n));
   for (auto& x : c) x = static_cast<T>(uniform(gen) * scale);
   return c;
+}
+
+// x rounded to the nearest TF32 value (10-bit mantissa, ties away from zero: cvt.rna.tf32.f32, what
+// cuBLAS does to its TF32 inputs), kept as a float. Triton's TF32 dot truncates its fp32 operands
+// instead (the tensor cores read their top 19 bits); inputs rounded first are exact in TF32, so the
+// truncation never happens and the result carries no bias (kernels.py rounds the intermediates).
+inline float round_to_tf32(float x) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  if ((bits & 0x7f800000u) != 0x7f800000u) bits = (bits + 0x1000u) & 0xffffe000u;  // Inf and NaN as they are
+  std::memcpy(&x, &bits, sizeof x);
+  return x;
+}
+
+inline std::vector<float> rounded_to_tf32(std::vector<float> v) {
+  for (float& x : v) x = round_to_tf32(x);
+  return v;
 }
 
 // C^T of an N x N matrix (row-major in, row-major out): the GPU kernels read C along the index

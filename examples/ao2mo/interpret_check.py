@@ -195,7 +195,8 @@ def ttgt(rng):
         cp = c2.reshape(a2.shape[:2] + b2.shape[:2])
         inv = [c_order.index(d) for d in range(4)]  # C's dimension d is C''s inv[d]
         C = cp if list(c_order) == [0, 1, 2, 3] else run_permute(cp, list(C_shape), [strides(cp)[i] for i in inv])
-        check(f"TTGT (permute4, K-major gemm, permute4): {name}", C, np.einsum(expr, A.astype(float), B.astype(float)), 1e-5)
+        # TF32 gemm rounds its result to TF32 (the interpreter's product itself is exact): 2^-11 relative.
+        check(f"TTGT (permute4, K-major gemm, permute4): {name}", C, np.einsum(expr, A.astype(float), B.astype(float)), 2.0**-11)
 
     i, j, k, l, m, n = 5, 7, 6, 9, 4, 11
     chain("ijkl-imjn-lnkm", rng.standard_normal((i, m, j, n)).astype(f), rng.standard_normal((l, n, k, m)).astype(f),
@@ -248,12 +249,40 @@ def mp2(rng, n, o):
         check(f"mp2_fused (V_PAD={v_pad}) + sum_partials, N={n}, o={o}", np.array([got]), np.array([want]), 1e-5)
 
 
+
+def tf32_rounding(rng):
+    """TF32 `gemm` writes its result rounded to the nearest TF32 value (kernels.py's _round_tf32; the
+    interpreter's TF32 dot is exact FP32, so the output is exactly the rounded FP32 product), and a
+    NaN (a poisoned input) stays NaN."""
+    global failures
+    def round_tf32(x):
+        bits = x.astype(np.float32).view(np.uint32)
+        r = ((bits.astype(np.uint64) + 0x1000) & 0xFFFFE000).astype(np.uint32).view(np.float32)
+        return np.where(np.isnan(x), x, r)
+    m, n, k = 24, 40, 16
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    a[3, 5] = np.nan
+    ieee, tf32 = (np.full((m, n), 7.0, np.float32) for _ in range(2))
+    run_gemm(a, b, ieee, 1, m, n, k, (0, k, 1), (0, n, 1), (0, n, 1))
+    run_gemm(a, b, tf32, 1, m, n, k, (0, k, 1), (0, n, 1), (0, n, 1), precision="tf32")
+    want = round_tf32(ieee)
+    same = np.array_equal(tf32, want, equal_nan=True)
+    low_bits_clear = not np.any(tf32[~np.isnan(tf32)].view(np.uint32) & 0x1FFF)
+    nan_kept = bool(np.all(np.isnan(tf32[3])) and not np.any(np.isnan(np.delete(tf32, 3, axis=0))))
+    ok = same and low_bits_clear and nan_kept
+    failures += not ok
+    print(f"{'ok  ' if ok else 'FAIL'} gemm tf32: output = FP32 result rounded to nearest TF32 ({same}), low 13 bits clear "
+          f"({low_bits_clear}), the NaN row stays NaN ({nan_kept})")
+
+
 rng = np.random.default_rng(13)
 quarter_steps(rng, 18, np.float32)  # N > 16: partial tiles everywhere, both fused accumulators
 quarter_steps(rng, 10, np.float64)
 tccg(rng)
 permutes(rng)
 ttgt(rng)
+tf32_rounding(rng)
 mp2(rng, 19, 5)  # v = 14: partial tiles in every kernel; BLOCK = 8 makes mp2_energy loop over 2 x 2 tiles
 print("interpret_check:", "all agree" if not failures else f"{failures} mismatch(es)")
 sys.exit(1 if failures else 0)

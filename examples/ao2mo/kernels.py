@@ -32,7 +32,11 @@ Kernels:
   no quarter-transformed tensor ever reaches memory.
 
 Dot precision is a constexpr, PRECISION: "ieee" (true FP32 or FP64 products) or "tf32" (tensor
-cores, 10-bit mantissa inputs); kernels.toml compiles each kernel once per precision.
+cores, 10-bit mantissa inputs); kernels.toml compiles each kernel once per precision. The tensor
+cores truncate fp32 operands to TF32, where cuBLAS rounds them: so in TF32 `gemm` and
+`half_transform` round what they write (and the on-chip intermediate) to the nearest TF32 value
+(_round_tf32), and the host rounds the inputs (ao2mo.hpp's rounded_to_tf32): no operand is ever
+truncated, and a chain of products carries no bias.
 """
 
 import triton
@@ -55,6 +59,19 @@ def _grouped_tile(pid, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP
     first_m = (pid // in_group) * GROUP_M
     group_rows = tl.minimum(tiles_m - first_m, GROUP_M)
     return first_m + (pid % in_group) % group_rows, (pid % in_group) // group_rows
+
+
+@triton.jit
+def _round_tf32(x):
+    # x rounded to the nearest TF32 value (10-bit mantissa; ties away from zero, as cvt.rna.tf32.f32),
+    # kept in FP32. The tensor cores read an fp32 operand's top 19 bits, i.e. they truncate: fed to
+    # the next product unrounded, every intermediate would lose half a TF32 ulp on average toward
+    # zero, a bias a chain of four products accumulates (the MP2 energy came out 0.55 % low). A NaN
+    # stays NaN (the bit trick would make the canonical NaN -0.0 and hide a poisoned input); Inf
+    # stays Inf.
+    bits = x.to(tl.uint32, bitcast=True)
+    rounded = ((bits + 0x1000) & 0xFFFFE000).to(tl.float32, bitcast=True)
+    return tl.where(x != x, x, rounded)
 
 
 @triton.jit
@@ -117,6 +134,8 @@ def gemm(a, b, out, M, N, K, B,
         a_tile = tl.load(a_ptr + ks[None, :] * sa_k, mask=row_ok[:, None] & k_ok[None, :], other=0.0)
         b_tile = tl.load(b_ptr + ks[:, None] * sb_k, mask=k_ok[:, None] & col_ok[None, :], other=0.0)
         acc = tl.dot(a_tile, b_tile, acc, input_precision=PRECISION, out_dtype=acc.dtype)
+    if PRECISION == "tf32":
+        acc = _round_tf32(acc)  # TF32 results are TF32 values: the next step's products do not truncate them
     o = out + bt * so_b + rows[:, None] * so_m + cols[None, :] * so_n
     tl.store(o, acc.to(out.dtype.element_ty), mask=row_ok[:, None] & col_ok[None, :])
 
@@ -226,6 +245,8 @@ def half_transform(x, coef_t, out, n, sx_b, so_r, so_s,
         # [(lam, b), s] -> [lam, (s, b)]: the second product's operand, columns as the store wants them.
         xc = tl.reshape(tl.permute(tl.reshape(xc, (BLOCK_L, BLOCK_B, BLOCK_S)), (0, 2, 1)), (BLOCK_L, BLOCK_S * BLOCK_B))
         xc = xc.to(x.dtype.element_ty)
+        if PRECISION == "tf32":
+            xc = _round_tf32(xc)  # the on-chip intermediate, rounded as gemm rounds T1..T3
         lam = l0 + tl.arange(0, BLOCK_L)
         lam_ok = lam < n
         # Second quarter step: contract lam with C[lam, r] for every r.
@@ -237,6 +258,10 @@ def half_transform(x, coef_t, out, n, sx_b, so_r, so_s,
     col_b = pid_b * BLOCK_B + col % BLOCK_B
     cols_off = col_s * so_s + col_b
     cols_ok = (col_s < n) & (col_b < batches)
+    if PRECISION == "tf32":
+        acc_hi = _round_tf32(acc_hi)
+        if R_LO > 0:
+            acc_lo = _round_tf32(acc_lo)
     _half_store(out, acc_hi, rows_hi, n, so_r, cols_off, cols_ok)
     if R_LO > 0:
         _half_store(out, acc_lo, rows_lo, n, so_r, cols_off, cols_ok)

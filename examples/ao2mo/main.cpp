@@ -126,7 +126,9 @@ bool run(const options& o, std::int64_t n, ao2mo::precision p) {
   const std::size_t count = ao2mo::pow4(n);
   const auto eri = ao2mo::random_integrals<T>(n, 1000 + static_cast<std::uint64_t>(n));
   const auto coef = ao2mo::random_coefficients<T>(n, 2000 + static_cast<std::uint64_t>(n));
-  tritonpack::device_array<T> d_eri(eri), d_coef(coef), d_coef_t(ao2mo::transposed(coef, n)), t_a(count), t_b(count), mo_unfused(count), mo_cyclic(count), mo_fused(count);
+  // TF32 runs take the inputs rounded to TF32 (inputs_for); the reference below keeps them exact.
+  const auto coef_in = ao2mo::inputs_for(p, coef);
+  tritonpack::device_array<T> d_eri(ao2mo::inputs_for(p, eri)), d_coef(coef_in), d_coef_t(ao2mo::transposed(coef_in, n)), t_a(count), t_b(count), mo_unfused(count), mo_cyclic(count), mo_fused(count);
   for (auto* a : {&t_a, &t_b, &mo_unfused, &mo_cyclic, &mo_fused}) a->fill_bytes(0xFF);  // NaN: an element never written shows
 
   const auto fused_kernels = ao2mo::library_half_kernels<T>(p);
@@ -187,12 +189,12 @@ bool run_mp2(const options& o, std::int64_t n) {
   const ao2mo::mp2_problem prob = ao2mo::make_mp2_problem(n, ao2mo::default_occupied(n), coef, 3000 + static_cast<std::uint64_t>(n));
   const bool check = n <= o.check_max;
   const double want = check ? ao2mo::mp2_reference(eri, coef, prob) : 0.0;
-  tritonpack::device_array<float> d_eri(eri);
-  ao2mo::mp2_device d(prob);
   const double gflop = ao2mo::mp2_flops(n, prob.o) * 1e-9;
   bool ok = true;
   for (ao2mo::precision p : o.precisions) {
     if (p == ao2mo::precision::fp64) continue;  // the MP2 kernels are FP32 (ieee or tf32 products)
+    tritonpack::device_array<float> d_eri(ao2mo::inputs_for(p, eri));  // TF32: rounded inputs; `want` keeps them exact
+    ao2mo::mp2_device d(ao2mo::inputs_for(p, prob));
     const auto fused_kernel = ao2mo::library_mp2_fused(p);
     const bool fused_ok = fused_kernel.cover(n, prob.o);
     d.poison();

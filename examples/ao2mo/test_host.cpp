@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -166,6 +168,30 @@ TEST_CASE("the cyclic layout: four identical K-major GEMMs rotate I[mu nu lam si
   CHECK_NOTHROW(cyclic_quarter_step(215));  // the last offset, 215^4 - 1, fits 32 bits; 216^4 - 1 does not
   CHECK_THROWS_WITH_AS(cyclic_quarter_step(216), doctest::Contains("does not fit the kernel's 32-bit indexing"), std::invalid_argument);
   CHECK_THROWS_AS(cyclic_quarter_step(0), std::invalid_argument);
+}
+
+TEST_CASE("round_to_tf32: to nearest with 10 mantissa bits, ties away from zero; Inf and NaN kept") {
+  const float ulp = std::ldexp(1.0f, -10);  // TF32's spacing at 1
+  CHECK(round_to_tf32(1.0f) == 1.0f);
+  CHECK(round_to_tf32(1.0f + ulp / 4) == 1.0f);
+  CHECK(round_to_tf32(1.0f + ulp / 2) == 1.0f + ulp);  // a tie goes away from zero (cvt.rna)
+  CHECK(round_to_tf32(1.0f + 3 * ulp / 4) == 1.0f + ulp);
+  CHECK(round_to_tf32(-(1.0f + 3 * ulp / 4)) == -(1.0f + ulp));
+  CHECK(std::isinf(round_to_tf32(std::numeric_limits<float>::infinity())));
+  CHECK(std::isnan(round_to_tf32(std::nanf(""))));
+  std::uint32_t nan_bits = 0x7f800001u;  // a NaN whose payload sits in the dropped bits stays NaN
+  float low_nan;
+  std::memcpy(&low_nan, &nan_bits, sizeof low_nan);
+  CHECK(std::isnan(round_to_tf32(low_nan)));
+  const auto v = random_coefficients<float>(32, 7);
+  const auto r = rounded_to_tf32(v);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &r[i], sizeof bits);
+    REQUIRE((bits & 0x1fffu) == 0);                                       // a TF32 value
+    REQUIRE(std::abs(r[i] - v[i]) <= std::ldexp(std::abs(v[i]), -11));  // within half a TF32 ulp
+    REQUIRE(round_to_tf32(r[i]) == r[i]);                                 // idempotent
+  }
 }
 
 TEST_CASE("MP2: the occupied/virtual steps as batched GEMMs give (ia|jb) of the full transformation; the energy by definition") {

@@ -15,6 +15,7 @@
 #include <tritonpack/tritonpack.hpp>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "ao2mo.hpp"
 #include "contraction.hpp"
@@ -32,6 +33,16 @@ void check_element_type(precision p) {
   if ((p == precision::fp64) != std::is_same<T, double>::value)
     throw std::invalid_argument(std::string("ao2mo: precision ") + name_of(p) + " needs " +
                                 (p == precision::fp64 ? "double" : "float") + " data");
+}
+
+// Input data as the precision's products take it: rounded to TF32 for TF32 (round_to_tf32: exact
+// in TF32, so Triton's truncating tensor-core dot sees the values cuBLAS's rounding would give),
+// as given otherwise. The reference keeps the exact inputs: the rounding is part of TF32's error.
+template <class T>
+std::vector<T> inputs_for(precision p, std::vector<T> v) {
+  if constexpr (std::is_same<T, float>::value)
+    if (p == precision::tf32) return rounded_to_tf32(std::move(v));
+  return v;
 }
 
 inline std::int32_t i32(std::int64_t v) { return static_cast<std::int32_t>(v); }  // contraction::check_fits_int32 checked

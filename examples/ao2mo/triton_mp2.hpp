@@ -15,6 +15,13 @@
 
 namespace ao2mo {
 
+// The problem as precision p's products take it: TF32 rounds C's blocks (inputs_for, triton_ao2mo.hpp).
+inline mp2_problem inputs_for(precision p, mp2_problem prob) {
+  prob.c_occ = inputs_for(p, std::move(prob.c_occ));
+  prob.c_vir = inputs_for(p, std::move(prob.c_vir));
+  return prob;
+}
+
 // The device buffers of one MP2 run: inputs (C^T blocks, C_vir, orbital energies) and the
 // intermediates X1 (o N^3), X2 (o v N^2), X3 (o v o N), (ia|jb) (o^2 v^2; unfused only), the
 // per-pair partials (o^2, FP64) and the energy.
