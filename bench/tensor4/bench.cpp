@@ -5,7 +5,8 @@
 //   library's one config, and `triton_unfused_tuned`: several configs tuned on first use,
 //   tensor4_configs.toml) and Triton fused (two `half_transform` launches, tuned on first use),
 //   FP32 (ieee) and TF32; both unfused paths also in the cyclic layout (`*_unfused_cyclic`: four
-//   identical GEMMs with both operands read along the contracted index, ao2mo.hpp);
+//   identical GEMMs with both operands read along the contracted index, ao2mo.hpp; in TF32 also
+//   `triton_unfused_cyclic_t`, the MO index as the GEMM's columns);
 //   TCCG contractions ijkl-imjn-lnkm, abcd-ea-ebcd and munv-mhkn-ukvh (the cuTENSOR sample): the
 //   vendor path TTGT (permute.cu transposes + one cuBLAS GEMM, b as B'[k, n]) against the Triton
 //   TTGT (`triton_ttgt`: kernels.py's `permute4`, tuned on first use, then the tuned `gemm` with
@@ -254,6 +255,13 @@ void bench_ao2mo(const bench_env& env, tensor4::cublas& blas, std::int64_t n, st
       ao2mo::transform_unfused_cyclic_with(n, d_eri.data(), d_ct.data(), ta.data(), tb.data(), mo.data(),
                                            [&](const ao2mo::batched_gemm& g, const float* a, const float* b, float* out) { tensor4::gemm_tuned(tf32, g, a, b, out, s); });
     });
+    if (tf32)  // the MO index as the GEMM's columns (tiles of 32: no idle rows at N = 96, 160); its signature is TF32's only
+      run("triton_unfused_cyclic_t", ao2mo::unfused_bytes(n, 4), [&] {
+        ao2mo::transform_unfused_cyclic_with(
+            n, d_eri.data(), d_ct.data(), ta.data(), tb.data(), mo.data(),
+            [&](const ao2mo::batched_gemm& g, const float* a, const float* b, float* out) { tensor4::gemm_tuned(tf32, g, a, b, out, s); },
+            ao2mo::cyclic_orientation::mo_columns);
+      });
     const auto fused = tensor4::tuned_half_kernels(tf32);
     if (fused.cover(n))
       run("triton_fused", ao2mo::fused_bytes(n, 4), [&] { ao2mo::transform_fused(p, n, d_eri.data(), d_ct.data(), ta.data(), mo.data(), s, &fused); });

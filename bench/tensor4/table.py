@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""table.py — bench/tensor4's CSV (tensor4_bench --csv) as Markdown tables for RESULTS.md. AO->MO and MP2: median ms of each path (unfused as batched GEMMs and in the cyclic layout,
+"""table.py — bench/tensor4's CSV (tensor4_bench --csv) as Markdown tables for RESULTS.md. AO->MO and
+MP2: median ms of each path (unfused as batched GEMMs and in the cyclic layout, both orientations,
 where run), modelled HBM MB (unfused / fused), max relative error, the best Triton unfused path's
 time over the best vendor path's (< 1: Triton faster) and the fused path's speed-up over the best
 vendor path (best cuBLAS ms / fused ms: > 1 means faster). TCCG: median ms (TFLOP/s) of the cuBLAS
-TTGT, the Triton TTGT (K-major, and with b left in place where that differs), the tuned `gemm` in
+TTGT, the Triton TTGT (b laid out per precision, and left in place where that differs), the tuned `gemm` in
 place and the direct `contract` at its best config, and the best Triton path's time over cuBLAS's
-(the goal: within 0.9-1.1), and each TTGT's GEMM alone (cuBLAS / Triton K-major).
+(the goal: within 0.9-1.1), and each TTGT's GEMM alone (cuBLAS / Triton).
 
     python3 table.py tensor4.csv
 """
@@ -13,7 +14,7 @@ import csv
 import sys
 
 CUBLAS = ["cublas_unfused", "cublas_unfused_cyclic"]
-TRITON = ["triton_unfused_tuned", "triton_unfused_cyclic"]
+TRITON = ["triton_unfused_tuned", "triton_unfused_cyclic", "triton_unfused_cyclic_t"]
 FUSED = "triton_fused"
 
 
@@ -22,7 +23,7 @@ def main(src):
         rows = [r for r in csv.DictReader(f) if r["case"].startswith(("ao2mo_", "mp2_"))]
     by = {(r["case"], r["precision"], r["impl"]): r for r in rows}
     ms = lambda r: float(r["ms_median"])
-    print("| case | prec | cuBLAS ms (batched / cyclic) | Triton unfused ms (batched / cyclic) | Triton fused ms | "
+    print("| case | prec | cuBLAS ms (batched / cyclic) | Triton unfused ms (batched / cyclic / cyclic, MO as columns) | Triton fused ms | "
           "HBM MB unfused / fused | max rel err (cuBLAS / Triton unfused / fused) | best Triton unfused / best cuBLAS time | "
           "fused speed-up vs best cuBLAS |")
     print("|---|---|---:|---:|---:|---:|---|---:|---:|")

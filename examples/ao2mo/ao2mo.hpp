@@ -150,6 +150,19 @@ inline batched_gemm cyclic_quarter_step(std::int64_t n) {
   return g;
 }
 
+// The cyclic step with rows and columns swapped: out^T[rest, x] = sum_k in[rest, k] C^T[x, k], M = N^3,
+// N = N, K = N, out written along m (its layout unchanged: out[x, rest]). a = the tensor, b = C^T, both
+// still along k. The MO index is now the GEMM's column, tiled by 32 with no idle rows where N = 96 or
+// 160, which the M = N orientation pads to 64- or 128-row tiles (bench/tensor4: gemm_tf32_tuned's
+// out-along-m signature; the example's kernels.toml does not compile it).
+inline batched_gemm cyclic_quarter_step_transposed(std::int64_t n) {
+  batched_gemm g = cyclic_quarter_step(n);
+  std::swap(g.m, g.n);
+  const std::int64_t sa[3] = {0, n, 1}, sb[3] = {0, 1, n}, so[3] = {0, 1, g.m};  // a[rest, k], b[k, x] = C^T[x, k], out[rest, x]
+  std::copy(sa, sa + 3, g.sa), std::copy(sb, sb + 3, g.sb), std::copy(so, so + 3, g.so);
+  return g;
+}
+
 // The four quarter steps on the CPU in FP64 through the descriptors above (contract_reference):
 // what the GPU kernels are given, run on the CPU. Slow (strided); the tests use it at small N to
 // pin the descriptors and reference_transform.

@@ -95,6 +95,14 @@ def quarter_steps(rng, n, dtype):
         run_gemm(c_t, x, y, 1, n, n3, n, (0, n, 1), (0, 1, n), (0, n3, 1))
         x = y
     check(f"gemm: four cyclic quarter steps (both operands along k), N={n}, {np.dtype(dtype).name}", x, want, tol)
+    # ... and with the MO index as the GEMM's columns (cyclic_quarter_step_transposed: a = the tensor,
+    # b = C^T, out written along m).
+    x = ao
+    for _ in range(4):
+        y = np.full((n, n, n, n), np.nan, dtype)
+        run_gemm(x, c_t, y, 1, n3, n, n, (0, n, 1), (0, 1, n), (0, 1, n3))
+        x = y
+    check(f"gemm: four cyclic quarter steps, MO index as columns, N={n}, {np.dtype(dtype).name}", x, want, tol)
 
     # The fused transformation: both accumulators where N > 16, one (R_LO = 0) where N <= 16;
     # batch blocks that do not divide N^2 where N = 18 (324 = 40 * 8 + 4).

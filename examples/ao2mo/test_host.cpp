@@ -163,6 +163,15 @@ TEST_CASE("the cyclic layout: four identical K-major GEMMs rotate I[mu nu lam si
     // The descriptors' quarter steps, summed in the same order per step: equal to rounding.
     const auto want = transform_by_descriptors(n, eri, c);
     CHECK(max_relative_error(x, want) < 1e-13);
+    // The transposed orientation (a = the tensor, b = C^T, out along m): the same products, bit for bit.
+    const batched_gemm gt = cyclic_quarter_step_transposed(n);
+    CHECK((gt.m == n * n * n && gt.n == n && gt.sa[2] == 1 && gt.sb[1] == 1 && gt.so[1] == 1 && gt.so[2] == n * n * n));
+    std::vector<double> xt = eri;
+    for (int step = 0; step < 4; ++step) {
+      gemm_reference(gt, xt.data(), c_t.data(), y.data());
+      xt.swap(y);
+    }
+    CHECK(xt == x);
     CHECK_FALSE(as_batched_gemm(quarter_step(2, n)).k_major());
   }
   CHECK_NOTHROW(cyclic_quarter_step(215));  // the last offset, 215^4 - 1, fits 32 bits; 216^4 - 1 does not

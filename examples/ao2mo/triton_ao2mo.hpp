@@ -112,16 +112,26 @@ void transform_unfused(precision p, std::int64_t n, const T* eri, const T* coef,
                          [&](const batched_gemm& g, const T* a, const T* b, T* out) { gemm(p, g, a, b, out, stream); });
 }
 
+// Which GEMM dimension the new MO index is in a cyclic step: its rows (cyclic_quarter_step: a = C^T)
+// or its columns (cyclic_quarter_step_transposed: a = the tensor). Same result, same layouts.
+enum class cyclic_orientation { mo_rows, mo_columns };
+
 // The unfused transformation in the cyclic layout (ao2mo.hpp's cyclic_quarter_step): four launches
-// of one GEMM shape, a = C^T and the tensor both read along k, I -> T1 (t_a) -> T2 (t_b) -> T3
-// (t_a) -> MO. `run(g, a, b, out)` launches one step.
+// of one GEMM shape, C^T and the tensor both read along k, I -> T1 (t_a) -> T2 (t_b) -> T3 (t_a) ->
+// MO. `run(g, a, b, out)` launches one step.
 template <class T, class Run>
-void transform_unfused_cyclic_with(std::int64_t n, const T* eri, const T* coef_t, T* t_a, T* t_b, T* mo, Run run) {
-  const batched_gemm g = cyclic_quarter_step(n);
-  run(g, coef_t, eri, t_a);
-  run(g, coef_t, t_a, t_b);
-  run(g, coef_t, t_b, t_a);
-  run(g, coef_t, t_a, mo);
+void transform_unfused_cyclic_with(std::int64_t n, const T* eri, const T* coef_t, T* t_a, T* t_b, T* mo, Run run,
+                                   cyclic_orientation orientation = cyclic_orientation::mo_rows) {
+  const bool rows = orientation == cyclic_orientation::mo_rows;
+  const batched_gemm g = rows ? cyclic_quarter_step(n) : cyclic_quarter_step_transposed(n);
+  auto step = [&](const T* in, T* out) {
+    if (rows) run(g, coef_t, in, out);
+    else run(g, in, coef_t, out);
+  };
+  step(eri, t_a);
+  step(t_a, t_b);
+  step(t_b, t_a);
+  step(t_a, mo);
 }
 
 // The cyclic unfused transformation with the example library's gemm in precision p.
