@@ -140,9 +140,10 @@ inline contraction quarter_step(int step, std::int64_t n) {
 // (coef_t) and the tensor are both read along k: what TF32 wgmma needs of fp32 operands, and what
 // the batched steps above cannot give (their tensor operand runs along n).
 inline batched_gemm cyclic_quarter_step(std::int64_t n) {
-  const std::int64_t n3 = n * n * n;
-  if (n < 1 || n > 4096 || n * n3 - 1 > 0x7fffffff)  // the last output element's offset, N^4 - 1
+  // The last output element's offset, N^4 - 1, must fit 32 bits: 215^4 - 1 does, 216^4 - 1 does not.
+  if (n < 1 || n > 215)
     throw std::invalid_argument("cyclic_quarter_step: N = " + std::to_string(n) + " does not fit the kernel's 32-bit indexing; use a smaller problem");
+  const std::int64_t n3 = n * n * n;
   batched_gemm g;
   g.batches = 1, g.m = n, g.n = n3, g.k = n;
   const std::int64_t sa[3] = {0, n, 1}, sb[3] = {0, 1, n}, so[3] = {0, n3, 1};

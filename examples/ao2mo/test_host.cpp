@@ -177,6 +177,7 @@ TEST_CASE("the cyclic layout: four identical K-major GEMMs rotate I[mu nu lam si
   CHECK_NOTHROW(cyclic_quarter_step(215));  // the last offset, 215^4 - 1, fits 32 bits; 216^4 - 1 does not
   CHECK_THROWS_WITH_AS(cyclic_quarter_step(216), doctest::Contains("does not fit the kernel's 32-bit indexing"), std::invalid_argument);
   CHECK_THROWS_AS(cyclic_quarter_step(0), std::invalid_argument);
+  CHECK_THROWS_AS(cyclic_quarter_step(std::int64_t{1} << 40), std::invalid_argument);  // refused before N^3 is formed
 }
 
 TEST_CASE("round_to_tf32: to nearest with 10 mantissa bits, ties away from zero; Inf and NaN kept") {
