@@ -160,9 +160,7 @@ void bench_mp2(const bench_env& env, tensor4::cublas& blas, std::int64_t n, cons
     const char* prec = tf32 ? "tf32" : "fp32";
     if (tf32) {  // every path takes the inputs rounded to TF32 (ao2mo.hpp's rounded_to_tf32); `want` keeps them exact
       d_eri.upload(ao2mo::rounded_to_tf32(eri));
-      d.c_occ_t.upload(ao2mo::transposed(ao2mo::rounded_to_tf32(prob.c_occ), n, prob.o));
-      d.c_vir_t.upload(ao2mo::transposed(ao2mo::rounded_to_tf32(prob.c_vir), n, prob.v));
-      d.c_vir.upload(ao2mo::rounded_to_tf32(prob.c_vir));
+      d.upload_inputs(ao2mo::inputs_for(ao2mo::precision::tf32, prob));
     }
     auto gemm = [&](const ao2mo::batched_gemm& g, const float* a, const float* b, float* out) { tensor4::gemm_tuned(tf32, g, a, b, out, s); };
     auto run = [&](const char* impl, double bytes, const std::function<void()>& work) {

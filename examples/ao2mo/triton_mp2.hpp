@@ -36,6 +36,15 @@ struct mp2_device {
         x3(static_cast<std::size_t>(o * v * o * n)), ovov(static_cast<std::size_t>(o * v * o * v)),
         partials(static_cast<std::size_t>(o * o)), energy(1) {}
 
+  // Replaces the inputs with p's (same N, o, v): another precision's view of them (inputs_for).
+  void upload_inputs(const mp2_problem& p) {
+    c_occ_t.upload(transposed(p.c_occ, p.n, p.o));
+    c_vir_t.upload(transposed(p.c_vir, p.n, p.v));
+    c_vir.upload(p.c_vir);
+    e_occ.upload(p.e_occ);
+    e_vir.upload(p.e_vir);
+  }
+
   // NaN in every intermediate and result, so that an element or a pair never written shows.
   void poison() {
     for (auto* a : {&x1, &x2, &x3, &ovov}) a->fill_bytes(0xFF);
