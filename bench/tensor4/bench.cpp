@@ -3,8 +3,9 @@
 //   AO->MO (examples/ao2mo) for N in --sizes: the vendor path (cuBLAS: four strided-batched GEMMs,
 //   the quarter steps need no transpose), Triton unfused (four `gemm` launches: the example
 //   library's one config, and `triton_unfused_tuned`: several configs tuned on first use,
-//   tensor4_configs.toml) and Triton fused (two `half_transform` launches, tuned on first use),
-//   FP32 (ieee) and TF32; both unfused paths also in the cyclic layout (`*_unfused_cyclic`: four
+//   tensor4_configs.toml) and Triton fused (two `half_transform` launches, tuned on first use; in
+//   TF32 also `triton_fused_pair`: two `pair_transform` launches, and `triton_fused_pair_rs_pq`, the
+//   same writing the MO integrals pair-transposed, triton_ao2mo.hpp), FP32 (ieee) and TF32; both unfused paths also in the cyclic layout (`*_unfused_cyclic`: four
 //   identical GEMMs with both operands read along the contracted index, ao2mo.hpp; in TF32 also
 //   `triton_unfused_cyclic_t`, the MO index as the GEMM's columns);
 //   TCCG contractions ijkl-imjn-lnkm, abcd-ea-ebcd and munv-mhkn-ukvh (the cuTENSOR sample): the
@@ -234,10 +235,12 @@ void bench_ao2mo(const bench_env& env, tensor4::cublas& blas, std::int64_t n, st
       d_c.upload(c_in);
       d_ct.upload(ao2mo::transposed(c_in, n));
     }
-    auto run = [&](const char* impl, double bytes, const std::function<void()>& work) {
+    // mo_rs_pq: the path writes mo[(r s), (p q)] (pair_transform's pair-transposed layout), compared as such.
+    auto run = [&](const char* impl, double bytes, const std::function<void()>& work, bool mo_rs_pq = false) {
       mo.fill_bytes(0xFF);
       work();
-      const double err = ao2mo::max_relative_error(download(mo), want);
+      const auto got = download(mo);
+      const double err = ao2mo::max_relative_error(mo_rs_pq ? ao2mo::transposed(got, n * n) : got, want);
       report(env, kase, impl, prec, "-", flops, bytes, time_it(env, work), err, ref);
     };
     run("cublas_unfused", ao2mo::unfused_bytes(n, 4), [&] { cublas_unfused(blas, n, d_eri.data(), d_c.data(), ta.data(), tb.data(), mo.data(), tf32); });
@@ -263,6 +266,12 @@ void bench_ao2mo(const bench_env& env, tensor4::cublas& blas, std::int64_t n, st
     const auto fused = tensor4::tuned_half_kernels(tf32);
     if (fused.cover(n))
       run("triton_fused", ao2mo::fused_bytes(n, 4), [&] { ao2mo::transform_fused(p, n, d_eri.data(), d_ct.data(), ta.data(), mo.data(), s, &fused); });
+    const auto pair = tensor4::tuned_pair_kernels(tf32);
+    if (pair.cover(n))
+      for (auto layout : {ao2mo::mo_layout::pq_rs, ao2mo::mo_layout::rs_pq})
+        run(layout == ao2mo::mo_layout::pq_rs ? "triton_fused_pair" : "triton_fused_pair_rs_pq", ao2mo::fused_bytes(n, 4),
+            [&] { ao2mo::transform_fused_pair(pair, layout, n, d_eri.data(), d_ct.data(), ta.data(), mo.data(), s); },
+            layout == ao2mo::mo_layout::rs_pq);
   }
   if (mp2) bench_mp2(env, blas, n, eri, coef, d_eri, n <= check_max ? &want : nullptr);
 }

@@ -3,7 +3,9 @@
 MP2: median ms of each path (unfused as batched GEMMs and in the cyclic layout, both orientations,
 where run), modelled HBM MB (unfused / fused), max relative error, the best Triton unfused path's
 time over the best vendor path's (< 1: Triton faster) and the fused path's speed-up over the best
-vendor path (best cuBLAS ms / fused ms: > 1 means faster). TCCG: median ms (TFLOP/s) of the cuBLAS
+vendor path (best cuBLAS ms / fused ms: > 1 means faster). Fused: `half_transform` twice, then (TF32,
+where run) `pair_transform` twice writing (pq|rs) row-major and pair-transposed; the speed-up is the best
+of them, with the MO layout it wrote. TCCG: median ms (TFLOP/s) of the cuBLAS
 TTGT, the Triton TTGT (b laid out per precision, and left in place where that differs), the tuned `gemm` in
 place and the direct `contract` at its best config, and the best Triton path's time over cuBLAS's
 (the goal: within 0.9-1.1), and each TTGT's GEMM alone (cuBLAS / Triton).
@@ -15,7 +17,7 @@ import sys
 
 CUBLAS = ["cublas_unfused", "cublas_unfused_cyclic"]
 TRITON = ["triton_unfused_tuned", "triton_unfused_cyclic", "triton_unfused_cyclic_t"]
-FUSED = "triton_fused"
+FUSED = ["triton_fused", "triton_fused_pair", "triton_fused_pair_rs_pq"]
 
 
 def main(src):
@@ -23,24 +25,28 @@ def main(src):
         rows = [r for r in csv.DictReader(f) if r["case"].startswith(("ao2mo_", "mp2_"))]
     by = {(r["case"], r["precision"], r["impl"]): r for r in rows}
     ms = lambda r: float(r["ms_median"])
-    print("| case | prec | cuBLAS ms (batched / cyclic) | Triton unfused ms (batched / cyclic / cyclic, MO as columns) | Triton fused ms | "
-          "HBM MB unfused / fused | max rel err (cuBLAS / Triton unfused / fused) | best Triton unfused / best cuBLAS time | "
+    print("| case | prec | cuBLAS ms (batched / cyclic) | Triton unfused ms (batched / cyclic / cyclic, MO as columns) | "
+          "Triton fused ms (half_transform / pair / pair, MO pair-transposed) | HBM MB unfused / fused | "
+          "max rel err (cuBLAS / Triton unfused / best fused) | best Triton unfused / best cuBLAS time | "
           "fused speed-up vs best cuBLAS |")
     print("|---|---|---:|---:|---:|---:|---|---:|---:|")
     for case in dict.fromkeys(r["case"] for r in rows):
         for prec in ("fp32", "tf32"):
             get = lambda impls: [by.get((case, prec, i)) for i in impls]
-            cublas, triton, fused = get(CUBLAS), get(TRITON), by.get((case, prec, FUSED))
-            if not any(cublas + triton + [fused]):
+            cublas, triton, fused = get(CUBLAS), get(TRITON), get(FUSED)
+            if not any(cublas + triton + fused):
                 continue
             pair = lambda rs: " / ".join(f"{ms(r):.3f}" if r else "—" for r in rs)
             best = lambda rs: min((r for r in rs if r), key=ms, default=None)
-            bc, bt = best(cublas), best(triton)
-            mb = " / ".join(f"{float(r['model_bytes']) / 1e6:.0f}" for r in (bt, fused) if r)
-            err = " / ".join(f"{float(r['max_rel_err']):.1e}" if r else "—" for r in (bc, bt, fused))
+            bc, bt, bf = best(cublas), best(triton), best(fused)
+            mb = " / ".join(f"{float(r['model_bytes']) / 1e6:.0f}" for r in (bt, bf) if r)
+            err = " / ".join(f"{float(r['max_rel_err']):.1e}" if r else "—" for r in (bc, bt, bf))
             unfused_ratio = f"{ms(bt) / ms(bc):.2f}" if bc and bt else "—"
-            fused_ratio = f"{ms(bc) / ms(fused):.2f}x" if bc and fused else "—"
-            print(f"| {case} | {prec} | {pair(cublas)} | {pair(triton)} | {f'{ms(fused):.3f}' if fused else '—'} | {mb} | {err} | "
+            fused_ratio = f"{ms(bc) / ms(bf):.2f}x" if bc and bf else "—"
+            if bf and bf["impl"] == "triton_fused_pair_rs_pq":
+                fused_ratio += " (MO pair-transposed)"
+            fused_cells = pair(fused) if any(fused[1:]) else pair(fused[:1])
+            print(f"| {case} | {prec} | {pair(cublas)} | {pair(triton)} | {fused_cells} | {mb} | {err} | "
                   f"{unfused_ratio} | {fused_ratio} |")
 
 

@@ -7,7 +7,8 @@
 * `permute4` (transposes and copies of runs, partial tiles, the ALIGN = 8 variant) and the Triton
   TTGT chain of bench/tensor4 (permute4, the K-major `gemm`, permute4) for the three TCCG cases;
 * `half_transform` twice (transposed writes) as the fused transformation, with both accumulators
-  (R_LO > 0) and with one;
+  (R_LO > 0) and with one; `pair_transform` twice with triton_ao2mo.hpp's strides (J unblocked and in
+  batch blocks, the MO integrals row-major and pair-transposed, both first-product orientations);
 * the MP2 energy: the four occupied/virtual quarter steps as `gemm` (mp2.hpp's mp2_step), then
   `mp2_energy` (unfused) and `mp2_fused` (last step + energy, two V_PAD), each + `sum_partials`;
 
@@ -55,6 +56,15 @@ def run_gemm(a, b, out, batches, m, n, k, sa, sb, so, block=(32, 32, 16), precis
     grid = (-(-m // bm) * -(-n // bn), batches)
     kernels.gemm[grid](HostArray(a), HostArray(b), HostArray(out), m, n, k, batches, *sa, *sb, *so,
                        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=2, PRECISION=precision)
+
+
+def run_pair(x, c_t, y, n, sx, so, in_t, out_t, block, hi, lo):
+    """One pair_transform launch over all n^2 batches; block = (BLOCK_B, BLOCK_S, BLOCK_L, S_ROWS)."""
+    bb, bs, bl, s_rows = block
+    grid = (-(-n * n // bb) * -(-n // bs),)
+    kernels.pair_transform[grid](HostArray(x), HostArray(c_t), HostArray(y), n, *sx, *so, R_HI=hi, R_LO=lo, K_HI=hi,
+                                 K_LO=lo, BLOCK_B=bb, BLOCK_S=bs, BLOCK_L=bl, IN_T=in_t, OUT_T=out_t, S_ROWS=s_rows,
+                                 PRECISION="ieee")
 
 
 def quarter_steps(rng, n, dtype):
@@ -117,6 +127,25 @@ def quarter_steps(rng, n, dtype):
                                              BLOCK_K=16, PRECISION="ieee")
             check(f"half_transform twice (R_HI={r_hi}, R_LO={r_lo}, BLOCK_B={block_b}, BLOCK_S={block_s}), N={n}, "
                   f"{np.dtype(dtype).name}", mo, want, tol)
+
+    # The second fused design, pair_transform twice, with triton_ao2mo.hpp's transform_fused_pair
+    # strides: J[r, s, (mu nu)] (block 0) or in batch blocks of 2; (pq|rs) row-major or pair-transposed
+    # (mo[(r s), (p q)]); the first launch's first product as x . C (permuted on chip), the second's
+    # as C^T x^T (S_ROWS: reshaped only); both accumulators and both K parts where N > 16.
+    hi, lo = (16, 16) if n > 16 else (16, 0)
+    for block, layout in ((0, "pq_rs"), (0, "rs_pq"), (2, "pq_rs")):
+        j, mo = np.full(n ** 4, np.nan, dtype), np.full(n ** 4, np.nan, dtype)
+        t = block
+        so1 = (n3, n2, 1, 1) if t == 0 else (n * t, t, 1, n2 * t)
+        run_pair(ao, c_t, j, n, (n2, n, 1), so1, 1, max(t, 1), (8, 16, 16, 0), hi, lo)
+        sx2 = (n2, n, 1) if t == 0 else (t, n3, n2 * t)
+        so2 = (n3, n2, 1, 1) if layout == "pq_rs" else (n, 1, n2, n2)
+        run_pair(j, c_t, mo, n, sx2, so2, max(t, 1), 1, (2, 32, 16, 1), hi, lo)
+        got = mo.reshape(n2, n2)
+        if layout == "rs_pq":
+            got = got.T
+        check(f"pair_transform twice (J block {block}, MO {layout}, R_HI={hi}, R_LO={lo}), N={n}, {np.dtype(dtype).name}",
+              got.reshape(n, n, n, n), want, tol)
 
 
 def tccg(rng):

@@ -24,6 +24,10 @@ Kernels:
   TTGT, which hands `gemm` both operands contiguous along k (TF32 wgmma's fast layout on sm_90).
   Not in kernels.toml (the example does not use it); bench/tensor4/tensor4_configs.toml compiles it.
 
+* `pair_transform`: the same two quarter steps with the loop structure of attention (one loop, both
+  products in it, the intermediate handed on in registers) and every layout set by strides: the
+  fused transformation's second design (bench/tensor4's `triton_fused_pair`, fused_sweep.py).
+
 * `half_transform`: two quarter steps in one kernel, the N x N intermediate kept on chip (a
   back-to-back GEMM): out[r, s, b] = sum_lam C[lam, r] * (sum_sig x[b, lam, sig] * C[sig, s]). One
   program holds every r of its (batch block, s-tile) in registers, so the first product is computed
@@ -265,6 +269,118 @@ def half_transform(x, coef_t, out, n, sx_b, so_r, so_s,
     _half_store(out, acc_hi, rows_hi, n, so_r, cols_off, cols_ok)
     if R_LO > 0:
         _half_store(out, acc_lo, rows_lo, n, so_r, cols_off, cols_ok)
+
+
+@triton.jit
+def _pair_first(x_rows, x_ok, coef_t, s, s_ok, k0, n, sx_kb, acc, K: tl.constexpr, IN_T: tl.constexpr,
+                S_ROWS: tl.constexpr, PRECISION: tl.constexpr):
+    # The first product over sig in [k0, k0 + K) for the rows (b, lam) of this iteration:
+    # S_ROWS: acc[s, (b, lam)] += C^T[s, sig] x[(b, lam), sig]^T; else acc[(b, lam), s] += x . C.
+    # x's sig runs in blocks of IN_T contiguous elements, sx_kb apart (IN_T = 1: sig contiguous).
+    sig = k0 + tl.arange(0, K)
+    sig_ok = sig < n
+    if IN_T == 1:
+        sig_off = sig
+    else:
+        sig_off = (sig // IN_T) * sx_kb + sig % IN_T
+    xt = tl.load(x_rows[:, None] + sig_off[None, :], mask=x_ok[:, None] & sig_ok[None, :], other=0.0)
+    cs = tl.load(coef_t + s[:, None] * n + sig[None, :], mask=s_ok[:, None] & sig_ok[None, :], other=0.0)
+    if S_ROWS:
+        return tl.dot(cs, tl.trans(xt), acc, input_precision=PRECISION, out_dtype=acc.dtype)
+    else:
+        return tl.dot(xt, tl.trans(cs), acc, input_precision=PRECISION, out_dtype=acc.dtype)
+
+
+@triton.jit
+def _pair_second(y, coef_t, rows, n, lam, lam_ok, acc, PRECISION: tl.constexpr):
+    # acc[(s, b), r] += sum_lam y[(s, b), lam] C[lam, r], C read as coef_t[r, lam] (K-major).
+    ct = tl.load(coef_t + rows[:, None] * n + lam[None, :], mask=(rows < n)[:, None] & lam_ok[None, :], other=0.0)
+    return tl.dot(y, tl.trans(ct), acc, input_precision=PRECISION, out_dtype=acc.dtype)
+
+
+@triton.jit
+def _pair_store(out, acc, rows_off, rows_ok, r, n, so_r):
+    tl.store(out + rows_off[:, None] + r[None, :] * so_r, acc.to(out.dtype.element_ty),
+             mask=rows_ok[:, None] & (r < n)[None, :])
+
+
+@triton.jit
+def pair_transform(x, coef_t, out, n, sx_b, sx_l, sx_kb, so_r, so_s, so_b, so_bb,
+                   R_HI: tl.constexpr, R_LO: tl.constexpr, K_HI: tl.constexpr, K_LO: tl.constexpr,
+                   BLOCK_B: tl.constexpr, BLOCK_S: tl.constexpr, BLOCK_L: tl.constexpr,
+                   IN_T: tl.constexpr, OUT_T: tl.constexpr, S_ROWS: tl.constexpr, PRECISION: tl.constexpr):
+    # The same two quarter steps as half_transform, y[r, s, b] = sum_lam C[lam, r] sum_sig x[b, lam, sig]
+    # C[sig, s] for the n*n batches b, shaped for the tensor cores: one loop over lam tiles, both
+    # products in each iteration (the first over every sig at once, K_HI + K_LO >= n, so no inner loop
+    # restarts the pipeline), the intermediate handed to the second product from registers (its A
+    # operand, as attention's P). The accumulator is [(s, b), r]: BLOCK_S * BLOCK_B rows, every r in
+    # R_HI + R_LO columns. The s tiles of one batch block are neighbouring programs, so the x they all
+    # read comes from HBM once (L2). C comes transposed (coef_t[r, lam] = C[lam, r]): both products
+    # read C along their contracted index, TF32 wgmma's K-major layout.
+    #
+    # Layouts by strides, so one kernel serves both launches of the fused transformation
+    # (triton_ao2mo.hpp's transform_fused_pair) in every layout of its intermediate:
+    #   x[b, lam, sig] at b sx_b + lam sx_l + (sig // IN_T) sx_kb + sig % IN_T (IN_T = 1: sig contiguous);
+    #   y[r, s, b] at r so_r + s so_s + (b // OUT_T) so_bb + (b % OUT_T) so_b.
+    # Long runs in y need either b fastest and BLOCK_B large, or s fastest (so_s = 1) or blocks of
+    # OUT_T batches with BLOCK_S large; fused_sweep.py measures which pays (RESULTS.md).
+    #
+    # S_ROWS: the first product is C^T x^T, rows s (BLOCK_S >= 64 for wgmma) and columns (b, lam),
+    # which is the second product's [(s, b), lam] operand by a reshape alone. Else it is x C, rows
+    # (b, lam), columns s, and the operand a permute of it (small BLOCK_S, many batches).
+    pid = tl.program_id(0)
+    tiles_s = tl.cdiv(n, BLOCK_S)
+    pid_b = pid // tiles_s
+    pid_s = pid % tiles_s
+    batches = n * n
+    ROWS: tl.constexpr = BLOCK_S * BLOCK_B
+    acc_dtype: tl.constexpr = x.dtype.element_ty
+    # This iteration's x rows: the pairs (b, lam), lam fastest (each batch's lam rows are contiguous).
+    pair = tl.arange(0, BLOCK_B * BLOCK_L)
+    row_b = pid_b * BLOCK_B + pair // BLOCK_L
+    row_l = pair % BLOCK_L
+    s = pid_s * BLOCK_S + tl.arange(0, BLOCK_S)
+    s_ok = s < n
+    r_hi = tl.arange(0, R_HI)
+    acc_hi = tl.zeros((ROWS, R_HI), dtype=acc_dtype)
+    if R_LO > 0:
+        r_lo = R_HI + tl.arange(0, R_LO)
+        acc_lo = tl.zeros((ROWS, R_LO), dtype=acc_dtype)
+    for l0 in range(0, n, BLOCK_L):
+        lam_of_row = l0 + row_l
+        x_rows = x + row_b * sx_b + lam_of_row * sx_l
+        x_ok = (row_b < batches) & (lam_of_row < n)
+        if S_ROWS:
+            y = tl.zeros((BLOCK_S, BLOCK_B * BLOCK_L), dtype=acc_dtype)
+        else:
+            y = tl.zeros((BLOCK_B * BLOCK_L, BLOCK_S), dtype=acc_dtype)
+        y = _pair_first(x_rows, x_ok, coef_t, s, s_ok, 0, n, sx_kb, y, K_HI, IN_T, S_ROWS, PRECISION)
+        if K_LO > 0:
+            y = _pair_first(x_rows, x_ok, coef_t, s, s_ok, K_HI, n, sx_kb, y, K_LO, IN_T, S_ROWS, PRECISION)
+        if S_ROWS:
+            y = tl.reshape(y, (ROWS, BLOCK_L))  # [s, (b, lam)] -> [(s, b), lam]
+        else:
+            y = tl.reshape(tl.permute(tl.reshape(y, (BLOCK_B, BLOCK_L, BLOCK_S)), (2, 0, 1)), (ROWS, BLOCK_L))
+        y = y.to(x.dtype.element_ty)
+        if PRECISION == "tf32":
+            y = _round_tf32(y)  # the on-chip intermediate, rounded as gemm rounds T1..T3
+        lam = l0 + tl.arange(0, BLOCK_L)
+        lam_ok = lam < n
+        acc_hi = _pair_second(y, coef_t, r_hi, n, lam, lam_ok, acc_hi, PRECISION)
+        if R_LO > 0:
+            acc_lo = _pair_second(y, coef_t, r_lo, n, lam, lam_ok, acc_lo, PRECISION)
+    rows = tl.arange(0, ROWS)
+    row_s = pid_s * BLOCK_S + rows // BLOCK_B
+    row_b = pid_b * BLOCK_B + rows % BLOCK_B
+    rows_off = row_s * so_s + (row_b // OUT_T) * so_bb + (row_b % OUT_T) * so_b
+    rows_ok = (row_s < n) & (row_b < batches)
+    if PRECISION == "tf32":
+        acc_hi = _round_tf32(acc_hi)
+        if R_LO > 0:
+            acc_lo = _round_tf32(acc_lo)
+    _pair_store(out, acc_hi, rows_off, rows_ok, r_hi, n, so_r)
+    if R_LO > 0:
+        _pair_store(out, acc_lo, rows_off, rows_ok, r_lo, n, so_r)
 
 
 # ---- MP2 energy ----------------------------------------------------------------------------------

@@ -198,4 +198,61 @@ void transform_fused(precision p, std::int64_t n, const T* eri, const T* coef_t,
   half_transform(chosen, n, half, coef_t, mo, stream);
 }
 
+// The fused transformation's second design, kernels.py's `pair_transform` (the bench's
+// `triton_fused_pair*`): two launches, each two quarter steps with the intermediate on chip, shaped
+// for the tensor cores. Between them the half-transformed tensor J is in one of two layouts:
+// J[r, s, (mu nu)] (block = 0: the second launch reads each batch's N x N matrix contiguously, the
+// first writes runs of its batches per program), or in batch blocks, J[(mu nu) / block, (r s),
+// (mu nu) % block] (the first writes runs of its s tile x block, the second reads runs of its
+// batches x block). The MO integrals come out as `layout` asks: (pq|rs) row-major, or
+// pair-transposed, mo[(r s), (p q)] = (pq|rs) — the same array for integrals with (mu nu|lam sig) =
+// (lam sig|mu nu), as every real ERI tensor — which the second launch writes in runs of its s tile
+// where row-major gets runs of its batches. bench/tensor4/RESULTS.md has what each costs.
+enum class mo_layout { pq_rs, rs_pq };
+
+template <class T>
+struct pair_kernels {
+  using fn = void (*)(const T*, const T*, T*, std::int32_t, std::int32_t, std::int32_t, std::int32_t, std::int32_t,
+                      std::int32_t, std::int32_t, std::int32_t, tritonpack::stream_t);
+  struct covering {
+    std::int64_t rows;  // the largest N these two cover (R_HI + R_LO = K_HI + K_LO)
+    fn first, second;   // I -> J (OUT_T = block, or 1 for block 0), J -> MO (IN_T likewise)
+  };
+  std::int64_t block = 0;       // J's layout, compiled into both kernels of every pair (above)
+  std::vector<covering> pairs;  // by ascending rows; empty: covers nothing
+
+  std::int64_t max_n() const { return pairs.empty() ? 0 : pairs.back().rows; }
+  bool cover(std::int64_t n) const { return n >= 16 && n % 16 == 0 && n <= max_n() && (block == 0 || n % block == 0); }
+  const covering* covering_pair(std::int64_t n) const {
+    for (const auto& p : pairs)
+      if (n <= p.rows) return &p;
+    return nullptr;
+  }
+};
+
+// (mu nu|lam sig) -> J -> MO integrals in `layout`, with the pair of kernels covering n.
+template <class T>
+void transform_fused_pair(const pair_kernels<T>& k, mo_layout layout, std::int64_t n, const T* eri, const T* coef_t, T* j, T* mo,
+                          tritonpack::stream_t stream = nullptr) {
+  if (!k.cover(n))
+    throw std::invalid_argument("ao2mo: no pair_transform kernels cover N = " + std::to_string(n) + " (they need N a multiple of 16" +
+                                (k.block ? " and of " + std::to_string(k.block) : std::string()) + ", at most " +
+                                std::to_string(k.max_n()) + "; use the unfused path)");
+  const auto* p = k.covering_pair(n);
+  const std::int32_t n1 = i32(n), n2 = i32(n * n), n3 = i32(n * n * n), t = i32(k.block);
+  // The first reads I[b, lam, sig] (b = mu nu): strides N^2, N, 1. It writes J[r, s, b] (r N^3, s N^2,
+  // b 1) or J[b / t, r, s, b % t] (r N t, s t, b % t 1, b / t N^2 t).
+  if (t == 0)
+    p->first(eri, coef_t, j, n1, n2, n1, 1, n3, n2, 1, 1, stream);
+  else
+    p->first(eri, coef_t, j, n1, n2, n1, 1, n1 * t, t, 1, n2 * t, stream);
+  // The second reads J as x[b' = r s, lam = mu, sig = nu]: J[r, s, b] has b' stride N^2, mu N, nu 1;
+  // the blocks have b' stride t, mu N^3 and nu in blocks of t that are N^2 t apart.
+  const std::int32_t sx_b = t == 0 ? n2 : t, sx_l = t == 0 ? n1 : n3, sx_kb = t == 0 ? 1 : n2 * t;
+  if (layout == mo_layout::pq_rs)
+    p->second(j, coef_t, mo, n1, sx_b, sx_l, sx_kb, n3, n2, 1, 1, stream);  // mo[p, q, b']
+  else
+    p->second(j, coef_t, mo, n1, sx_b, sx_l, sx_kb, n1, 1, n2, n2, stream);  // mo[b', p, q]
+}
+
 }  // namespace ao2mo
