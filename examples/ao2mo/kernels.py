@@ -79,6 +79,16 @@ def _round_tf32(x):
 
 
 @triton.jit
+def _intermediate(x, dtype, PRECISION: tl.constexpr):
+    # A fused kernel's on-chip intermediate as the next product takes it: in the data's type and, in
+    # TF32, rounded to the nearest TF32 value as gemm rounds T1..T3 (else the tensor cores truncate it).
+    x = x.to(dtype)
+    if PRECISION == "tf32":
+        x = _round_tf32(x)
+    return x
+
+
+@triton.jit
 def contract(a, b, out,
              M1, M2, N1, N2, K1, K2,
              sa_m1, sa_m2, sa_k1, sa_k2,
@@ -199,9 +209,10 @@ def _half_rows(coef_t, xc, rows, n, lam, lam_ok, acc, PRECISION: tl.constexpr):
 
 
 @triton.jit
-def _half_store(out, acc, rows, n, so_r, cols_off, cols_ok):
+def _half_store(out, acc, rows, n, so_r, cols_off, cols_ok, PRECISION: tl.constexpr):
+    # TF32 results are TF32 values (_intermediate): the next half's products do not truncate them.
     o = out + rows[:, None] * so_r + cols_off[None, :]
-    tl.store(o, acc.to(out.dtype.element_ty), mask=(rows < n)[:, None] & cols_ok[None, :])
+    tl.store(o, _intermediate(acc, out.dtype.element_ty, PRECISION), mask=(rows < n)[:, None] & cols_ok[None, :])
 
 
 @triton.jit
@@ -248,9 +259,7 @@ def half_transform(x, coef_t, out, n, sx_b, so_r, so_s,
             xc = tl.dot(xt, cs, xc, input_precision=PRECISION, out_dtype=acc_dtype)
         # [(lam, b), s] -> [lam, (s, b)]: the second product's operand, columns as the store wants them.
         xc = tl.reshape(tl.permute(tl.reshape(xc, (BLOCK_L, BLOCK_B, BLOCK_S)), (0, 2, 1)), (BLOCK_L, BLOCK_S * BLOCK_B))
-        xc = xc.to(x.dtype.element_ty)
-        if PRECISION == "tf32":
-            xc = _round_tf32(xc)  # the on-chip intermediate, rounded as gemm rounds T1..T3
+        xc = _intermediate(xc, x.dtype.element_ty, PRECISION)
         lam = l0 + tl.arange(0, BLOCK_L)
         lam_ok = lam < n
         # Second quarter step: contract lam with C[lam, r] for every r.
@@ -262,13 +271,9 @@ def half_transform(x, coef_t, out, n, sx_b, so_r, so_s,
     col_b = pid_b * BLOCK_B + col % BLOCK_B
     cols_off = col_s * so_s + col_b
     cols_ok = (col_s < n) & (col_b < batches)
-    if PRECISION == "tf32":
-        acc_hi = _round_tf32(acc_hi)
-        if R_LO > 0:
-            acc_lo = _round_tf32(acc_lo)
-    _half_store(out, acc_hi, rows_hi, n, so_r, cols_off, cols_ok)
+    _half_store(out, acc_hi, rows_hi, n, so_r, cols_off, cols_ok, PRECISION)
     if R_LO > 0:
-        _half_store(out, acc_lo, rows_lo, n, so_r, cols_off, cols_ok)
+        _half_store(out, acc_lo, rows_lo, n, so_r, cols_off, cols_ok, PRECISION)
 
 
 @triton.jit
@@ -299,8 +304,9 @@ def _pair_second(y, coef_t, rows, n, lam, lam_ok, acc, PRECISION: tl.constexpr):
 
 
 @triton.jit
-def _pair_store(out, acc, rows_off, rows_ok, r, n, so_r):
-    tl.store(out + rows_off[:, None] + r[None, :] * so_r, acc.to(out.dtype.element_ty),
+def _pair_store(out, acc, rows_off, rows_ok, r, n, so_r, PRECISION: tl.constexpr):
+    # y[r, (s, b)] for the accumulator's rows (s, b), rounded as _half_store rounds.
+    tl.store(out + rows_off[:, None] + r[None, :] * so_r, _intermediate(acc, out.dtype.element_ty, PRECISION),
              mask=rows_ok[:, None] & (r < n)[None, :])
 
 
@@ -361,9 +367,7 @@ def pair_transform(x, coef_t, out, n, sx_b, sx_l, sx_kb, so_r, so_s, so_b, so_bb
             y = tl.reshape(y, (ROWS, BLOCK_L))  # [s, (b, lam)] -> [(s, b), lam]
         else:
             y = tl.reshape(tl.permute(tl.reshape(y, (BLOCK_B, BLOCK_L, BLOCK_S)), (2, 0, 1)), (ROWS, BLOCK_L))
-        y = y.to(x.dtype.element_ty)
-        if PRECISION == "tf32":
-            y = _round_tf32(y)  # the on-chip intermediate, rounded as gemm rounds T1..T3
+        y = _intermediate(y, x.dtype.element_ty, PRECISION)
         lam = l0 + tl.arange(0, BLOCK_L)
         lam_ok = lam < n
         acc_hi = _pair_second(y, coef_t, r_hi, n, lam, lam_ok, acc_hi, PRECISION)
@@ -374,13 +378,9 @@ def pair_transform(x, coef_t, out, n, sx_b, sx_l, sx_kb, so_r, so_s, so_b, so_bb
     row_b = pid_b * BLOCK_B + rows % BLOCK_B
     rows_off = row_s * so_s + (row_b // OUT_T) * so_bb + (row_b % OUT_T) * so_b
     rows_ok = (row_s < n) & (row_b < batches)
-    if PRECISION == "tf32":
-        acc_hi = _round_tf32(acc_hi)
-        if R_LO > 0:
-            acc_lo = _round_tf32(acc_lo)
-    _pair_store(out, acc_hi, rows_off, rows_ok, r_hi, n, so_r)
+    _pair_store(out, acc_hi, rows_off, rows_ok, r_hi, n, so_r, PRECISION)
     if R_LO > 0:
-        _pair_store(out, acc_lo, rows_off, rows_ok, r_lo, n, so_r)
+        _pair_store(out, acc_lo, rows_off, rows_ok, r_lo, n, so_r, PRECISION)
 
 
 # ---- MP2 energy ----------------------------------------------------------------------------------
