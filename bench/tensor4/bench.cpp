@@ -5,9 +5,10 @@
 //   library's one config, and `triton_unfused_tuned`: several configs tuned on first use,
 //   tensor4_configs.toml) and Triton fused (two `half_transform` launches, tuned on first use; in
 //   TF32 also `triton_fused_pair`: two `pair_transform` launches, and `triton_fused_pair_rs_pq`, the
-//   same writing the MO integrals pair-transposed, triton_ao2mo.hpp), FP32 (ieee) and TF32; both unfused paths also in the cyclic layout (`*_unfused_cyclic`: four
-//   identical GEMMs with both operands read along the contracted index, ao2mo.hpp; in TF32 also
-//   `triton_unfused_cyclic_t`, the MO index as the GEMM's columns);
+//   same writing the MO integrals pair-transposed, triton_ao2mo.hpp), FP32 (ieee) and TF32; both
+//   unfused paths also in the cyclic layout (`*_unfused_cyclic`: four identical GEMMs with both
+//   operands read along the contracted index, ao2mo.hpp; in TF32 also `triton_unfused_cyclic_t`, the
+//   MO index as the GEMM's columns);
 //   TCCG contractions ijkl-imjn-lnkm, abcd-ea-ebcd and munv-mhkn-ukvh (the cuTENSOR sample): the
 //   vendor path TTGT (permute.cu transposes + one cuBLAS GEMM, b as B'[k, n]) against the Triton
 //   TTGT (`triton_ttgt`: kernels.py's `permute4`, tuned on first use, then the tuned `gemm` with

@@ -1,6 +1,7 @@
 // triton_ao2mo.hpp — the AO->MO transformation on the GPU through the typed functions tritonpack
 // generates from kernels.toml (ao2mo_kernels.hpp): a quarter step (any `contraction`) and the
-// fused transformation (two half_transform launches). bench/tensor4 times these same calls.
+// fused transformation (two half_transform launches; and pair_transform's, the second design, which
+// bench/tensor4 compiles). bench/tensor4 times these same calls.
 #pragma once
 
 #ifdef AO2MO_KERNELS_HEADER
