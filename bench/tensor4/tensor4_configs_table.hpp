@@ -55,13 +55,11 @@ inline ao2mo::half_kernels<float> tuned_half_kernels(bool tf32) {
 }
 
 // pair_transform (the fused transformation's second design) for N = 64, 96, 128, 160, TF32 only
-// (FP32 has no `pair*` kernels: an empty set, which covers no N); J between them is J[r, s, (mu nu)]
-// (block 0, triton_ao2mo.hpp): the layout fused_sweep.py found fastest over both launches.
+// (FP32 has no `pair*` kernels: an empty set, which covers no N).
 inline ao2mo::pair_kernels<float> tuned_pair_kernels(bool tf32) {
   namespace k = tensor4_configs;
   if (!tf32) return {};
-  return {0,
-          {{64, &k::pair1_tf32_r64, &k::pair2_tf32_r64},
+  return {{{64, &k::pair1_tf32_r64, &k::pair2_tf32_r64},
            {96, &k::pair1_tf32_r96, &k::pair2_tf32_r96},
            {128, &k::pair1_tf32_r128, &k::pair2_tf32_r128},
            {160, &k::pair1_tf32_r160, &k::pair2_tf32_r160}}};

@@ -7,8 +7,9 @@
 * `permute4` (transposes and copies of runs, partial tiles, the ALIGN = 8 variant) and the Triton
   TTGT chain of bench/tensor4 (permute4, the K-major `gemm`, permute4) for the three TCCG cases;
 * `half_transform` twice (transposed writes) as the fused transformation, with both accumulators
-  (R_LO > 0) and with one; `pair_transform` twice with triton_ao2mo.hpp's strides (J unblocked and in
-  batch blocks, the MO integrals row-major and pair-transposed, both first-product orientations);
+  (R_LO > 0) and with one; `pair_transform` twice with triton_ao2mo.hpp's strides (the MO integrals
+  row-major and pair-transposed) and with J in batch blocks (fused_sweep.py's), both first-product
+  orientations;
 * the MP2 energy: the four occupied/virtual quarter steps as `gemm` (mp2.hpp's mp2_step), then
   `mp2_energy` (unfused) and `mp2_fused` (last step + energy, two V_PAD), each + `sum_partials`;
 
@@ -128,10 +129,11 @@ def quarter_steps(rng, n, dtype):
             check(f"half_transform twice (R_HI={r_hi}, R_LO={r_lo}, BLOCK_B={block_b}, BLOCK_S={block_s}), N={n}, "
                   f"{np.dtype(dtype).name}", mo, want, tol)
 
-    # The second fused design, pair_transform twice, with triton_ao2mo.hpp's transform_fused_pair
-    # strides: J[r, s, (mu nu)] (block 0) or in batch blocks of 2; (pq|rs) row-major or pair-transposed
-    # (mo[(r s), (p q)]); the first launch's first product as x . C (permuted on chip), the second's
-    # as C^T x^T (S_ROWS: reshaped only); both accumulators and both K parts where N > 16.
+    # The second fused design, pair_transform twice: with triton_ao2mo.hpp's transform_fused_pair
+    # strides (J[r, s, (mu nu)], block 0; (pq|rs) row-major or pair-transposed, mo[(r s), (p q)]) and
+    # with J in batch blocks of 2 (IN_T / OUT_T, fused_sweep.py's strides); the first launch's first
+    # product as x . C (permuted on chip), the second's as C^T x^T (S_ROWS: reshaped only); both
+    # accumulators and both K parts where N > 16.
     hi, lo = (16, 16) if n > 16 else (16, 0)
     for block, layout in ((0, "pq_rs"), (0, "rs_pq"), (2, "pq_rs")):
         j, mo = np.full(n ** 4, np.nan, dtype), np.full(n ** 4, np.nan, dtype)

@@ -143,6 +143,10 @@ void transform_unfused_cyclic(precision p, std::int64_t n, const T* eri, const T
                                 [&](const batched_gemm& g, const T* a, const T* b, T* out) { gemm(p, g, a, b, out, stream); });
 }
 
+// Whether fused kernels that keep up to max_n rows run N: a multiple of 16 (their i32:16
+// signatures) within the rows kept.
+inline bool fused_kernels_cover(std::int64_t n, std::int64_t max_n) { return n >= 16 && n % 16 == 0 && n <= max_n; }
+
 // The compiled half_transform functions of one precision, by the rows they keep (R_HI + R_LO):
 // 64, 96, 128, 160; nullptr where not compiled (the example's library: 128 only).
 template <class T>
@@ -151,8 +155,7 @@ struct half_kernels {
   fn r64 = nullptr, r96 = nullptr, r128 = nullptr, r160 = nullptr;
 
   std::int64_t max_n() const { return r160 ? 160 : r128 ? 128 : r96 ? 96 : r64 ? 64 : 0; }
-  // Whether these kernels run N: a multiple of 16 (their i32:16 signature) within the rows kept.
-  bool cover(std::int64_t n) const { return n >= 16 && n % 16 == 0 && n <= max_n(); }
+  bool cover(std::int64_t n) const { return fused_kernels_cover(n, max_n()); }
   // The one with the fewest rows that covers n.
   fn covering(std::int64_t n) const {
     for (auto [rows, f] : {std::pair<std::int64_t, fn>{64, r64}, {96, r96}, {128, r128}, {160, r160}})
@@ -201,14 +204,13 @@ void transform_fused(precision p, std::int64_t n, const T* eri, const T* coef_t,
 
 // The fused transformation's second design, kernels.py's `pair_transform` (the bench's
 // `triton_fused_pair*`): two launches, each two quarter steps with the intermediate on chip, shaped
-// for the tensor cores. Between them the half-transformed tensor J is in one of two layouts:
-// J[r, s, (mu nu)] (block = 0: the second launch reads each batch's N x N matrix contiguously, the
-// first writes runs of its batches per program), or in batch blocks, J[(mu nu) / block, (r s),
-// (mu nu) % block] (the first writes runs of its s tile x block, the second reads runs of its
-// batches x block). The MO integrals come out as `layout` asks: (pq|rs) row-major, or
-// pair-transposed, mo[(r s), (p q)] = (pq|rs) — the same array for integrals with (mu nu|lam sig) =
-// (lam sig|mu nu), as every real ERI tensor — which the second launch writes in runs of its s tile
-// where row-major gets runs of its batches. bench/tensor4/RESULTS.md has what each costs.
+// for the tensor cores, the half-transformed tensor between them as J[r, s, (mu nu)] (the second
+// launch reads each batch's N x N matrix contiguously; the layout fused_sweep.py found fastest over
+// both launches — the kernel's batch blocks, IN_T / OUT_T, are not compiled for the bench). The MO
+// integrals come out as `layout` asks: (pq|rs) row-major, or pair-transposed, mo[(r s), (p q)] =
+// (pq|rs) — the same array for integrals with (mu nu|lam sig) = (lam sig|mu nu), as every real ERI
+// tensor — which the second launch writes in runs of its s tile where row-major gets runs of its
+// batches. bench/tensor4/RESULTS.md has what each costs.
 enum class mo_layout { pq_rs, rs_pq };
 
 template <class T>
@@ -217,13 +219,12 @@ struct pair_kernels {
                       std::int32_t, std::int32_t, std::int32_t, tritonpack::stream_t);
   struct covering {
     std::int64_t rows;  // the largest N these two cover (R_HI + R_LO = K_HI + K_LO)
-    fn first, second;   // I -> J (OUT_T = block, or 1 for block 0), J -> MO (IN_T likewise)
+    fn first, second;   // I -> J, J -> MO (the second's signatures: one per mo_layout)
   };
-  std::int64_t block = 0;       // J's layout, compiled into both kernels of every pair (above)
   std::vector<covering> pairs;  // by ascending rows; empty: covers nothing
 
   std::int64_t max_n() const { return pairs.empty() ? 0 : pairs.back().rows; }
-  bool cover(std::int64_t n) const { return n >= 16 && n % 16 == 0 && n <= max_n() && (block == 0 || n % block == 0); }
+  bool cover(std::int64_t n) const { return fused_kernels_cover(n, max_n()); }
   const covering* covering_pair(std::int64_t n) const {
     for (const auto& p : pairs)
       if (n <= p.rows) return &p;
@@ -236,24 +237,18 @@ template <class T>
 void transform_fused_pair(const pair_kernels<T>& k, mo_layout layout, std::int64_t n, const T* eri, const T* coef_t, T* j, T* mo,
                           tritonpack::stream_t stream = nullptr) {
   if (!k.cover(n))
-    throw std::invalid_argument("ao2mo: no pair_transform kernels cover N = " + std::to_string(n) + " (they need N a multiple of 16" +
-                                (k.block ? " and of " + std::to_string(k.block) : std::string()) + ", at most " +
+    throw std::invalid_argument("ao2mo: no pair_transform kernels cover N = " + std::to_string(n) + " (they need N a multiple of 16, at most " +
                                 std::to_string(k.max_n()) + "; use the unfused path)");
   const auto* p = k.covering_pair(n);
-  const std::int32_t n1 = i32(n), n2 = i32(n * n), n3 = i32(n * n * n), t = i32(k.block);
-  // The first reads I[b, lam, sig] (b = mu nu): strides N^2, N, 1. It writes J[r, s, b] (r N^3, s N^2,
-  // b 1) or J[b / t, r, s, b % t] (r N t, s t, b % t 1, b / t N^2 t).
-  if (t == 0)
-    p->first(eri, coef_t, j, n1, n2, n1, 1, n3, n2, 1, 1, stream);
-  else
-    p->first(eri, coef_t, j, n1, n2, n1, 1, n1 * t, t, 1, n2 * t, stream);
-  // The second reads J as x[b' = r s, lam = mu, sig = nu]: J[r, s, b] has b' stride N^2, mu N, nu 1;
-  // the blocks have b' stride t, mu N^3 and nu in blocks of t that are N^2 t apart.
-  const std::int32_t sx_b = t == 0 ? n2 : t, sx_l = t == 0 ? n1 : n3, sx_kb = t == 0 ? 1 : n2 * t;
+  const std::int32_t n1 = i32(n), n2 = i32(n * n), n3 = i32(n * n * n);
+  // The first reads I[b, lam, sig] (b = mu nu: strides N^2, N, 1) and writes J[r, s, b] (N^3, N^2, 1);
+  // the second reads J as x[b' = r s, lam = mu, sig = nu] (N^2, N, 1). Unused x sig-block and y
+  // batch-block strides are passed as 1 (the signatures fold them).
+  p->first(eri, coef_t, j, n1, n2, n1, 1, n3, n2, 1, 1, stream);
   if (layout == mo_layout::pq_rs)
-    p->second(j, coef_t, mo, n1, sx_b, sx_l, sx_kb, n3, n2, 1, 1, stream);  // mo[p, q, b']
+    p->second(j, coef_t, mo, n1, n2, n1, 1, n3, n2, 1, 1, stream);  // mo[p, q, b']
   else
-    p->second(j, coef_t, mo, n1, sx_b, sx_l, sx_kb, n1, 1, n2, n2, stream);  // mo[b', p, q]
+    p->second(j, coef_t, mo, n1, n2, n1, 1, n1, 1, n2, n2, stream);  // mo[b', p, q]
 }
 
 }  // namespace ao2mo

@@ -31,13 +31,21 @@ struct mp2_device {
   tritonpack::device_array<double> partials, energy;
 
   explicit mp2_device(const mp2_problem& p)
-      : n(p.n), o(p.o), v(p.v), c_occ_t(transposed(p.c_occ, p.n, p.o)), c_vir_t(transposed(p.c_vir, p.n, p.v)), c_vir(p.c_vir),
-        e_occ(p.e_occ), e_vir(p.e_vir), x1(static_cast<std::size_t>(o * n * n * n)), x2(static_cast<std::size_t>(o * v * n * n)),
+      : n(p.n), o(p.o), v(p.v), c_occ_t(static_cast<std::size_t>(n * o)), c_vir_t(static_cast<std::size_t>(n * v)),
+        c_vir(static_cast<std::size_t>(n * v)), e_occ(static_cast<std::size_t>(o)), e_vir(static_cast<std::size_t>(v)),
+        x1(static_cast<std::size_t>(o * n * n * n)), x2(static_cast<std::size_t>(o * v * n * n)),
         x3(static_cast<std::size_t>(o * v * o * n)), ovov(static_cast<std::size_t>(o * v * o * v)),
-        partials(static_cast<std::size_t>(o * o)), energy(1) {}
+        partials(static_cast<std::size_t>(o * o)), energy(1) {
+    upload_inputs(p);
+  }
 
-  // Replaces the inputs with p's (same N, o, v): another precision's view of them (inputs_for).
+  // Uploads p's inputs (C's blocks transposed as the kernels read them, C_vir, the orbital energies):
+  // at construction, and again for another precision's view of the same problem (inputs_for).
   void upload_inputs(const mp2_problem& p) {
+    if (p.n != n || p.o != o || p.v != v)
+      throw std::invalid_argument("mp2_device::upload_inputs: the problem's N, o, v (" + std::to_string(p.n) + ", " + std::to_string(p.o) +
+                                  ", " + std::to_string(p.v) + ") are not the buffers' (" + std::to_string(n) + ", " +
+                                  std::to_string(o) + ", " + std::to_string(v) + ")");
     c_occ_t.upload(transposed(p.c_occ, p.n, p.o));
     c_vir_t.upload(transposed(p.c_vir, p.n, p.v));
     c_vir.upload(p.c_vir);
