@@ -1,12 +1,12 @@
-// libFuzzer target for the container reader (include/tritonpack/container_reader.hpp): any input
+// libFuzzer target for the container reader (include/tritonpack/container/reader.hpp): any input
 // must either be refused with tritonpack::error or parse into a model whose every index is in
 // range and whose images decode (or are refused) without a crash, leak or UB.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 
-#include "tritonpack/container_reader.hpp"
-#include "tritonpack/selection.hpp"
+#include "tritonpack/container/reader.hpp"
+#include "tritonpack/select/image.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // The C API's memory and device functions (include/tritonpack/c/tritonpack.h): the one translation
-// unit of the static library tritonpack::c_api. Each function is the C++ call of memory.hpp run
+// unit of the static library tritonpack::c_api. Each function is the C++ call of runtime/memory.hpp run
 // through c_bridge::guard, so a failure is an error code plus this thread's message.
 #include "tritonpack/c/tritonpack.h"
 
@@ -7,8 +7,8 @@
 #include <string>
 
 #include "tritonpack/c/c_bridge.hpp"
-#include "tritonpack/memory.hpp"
-#include "tritonpack/types.hpp"
+#include "tritonpack/runtime/memory.hpp"
+#include "tritonpack/core/types.hpp"
 
 namespace {
 

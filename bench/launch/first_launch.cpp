@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
       return 0;
     } else if (mode == "steps" || mode == "steps-warm-zstd") {
       // Where the first launch's time goes: the run time's load sequence replayed step by step
-      // with the same calls (cuda_context.hpp context::context, cuda_loading.hpp context::load), each timed.
+      // with the same calls (cuda/context.hpp context::context, cuda/loading.hpp context::load), each timed.
       // steps-warm-zstd decodes another image first (untimed) to separate zstd's first-touch cost
       // from the decode itself.
       using clk = std::chrono::steady_clock;

@@ -11,7 +11,7 @@
 // the reference's "Run completed" block and checks it against the published results for
 // s = 5, 10, 30 and 45 (exit status 1 on a mismatch). Without a GPU it says why and exits 0
 // (1 with --require-gpu).
-#include <tritonpack/selection.hpp>
+#include <tritonpack/select/image.hpp>
 #include <tritonpack/tritonpack.hpp>
 
 #include <chrono>

@@ -3,7 +3,7 @@
 // Each rank
 //   1. picks its GPU by node-local rank (MPI_Comm_split_type(MPI_COMM_TYPE_SHARED); device =
 //      local rank % device count, with tritonpack::set_device),
-//   2. allocates its field through the run time's memory API (tritonpack/memory.hpp: no CUDA
+//   2. allocates its field through the run time's memory API (tritonpack/runtime/memory.hpp: no CUDA
 //      toolkit needed to build or run),
 //   3. advances it some explicit time steps with mpi_kernels::time_step and reduces it with
 //      mpi_kernels::sum_squares (kernels.py, packed into mpi_kernels.hpp at build time), on
@@ -31,8 +31,8 @@
 #include <mpi.h>
 #include <mpi_kernels.hpp>
 
-#include <tritonpack/load_stats.hpp>
-#include <tritonpack/memory.hpp>
+#include <tritonpack/core/load_stats.hpp>
+#include <tritonpack/runtime/memory.hpp>
 
 #include <algorithm>
 #include <chrono>

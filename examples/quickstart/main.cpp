@@ -10,15 +10,15 @@
 // On a GPU it runs both on random inputs, checks them against a CPU reference, and prints which
 // image the run time chose and how long things took. Without a GPU it prints what the program
 // carries, which image each GPU family would get, and why it cannot launch here — and exits 0.
-// Device memory comes from the run time's memory API (tritonpack/memory.hpp): the same dlopen'd
+// Device memory comes from the run time's memory API (tritonpack/runtime/memory.hpp): the same dlopen'd
 // driver the kernels use, so the program needs no CUDA toolkit to build or run.
 //
 //   quickstart                 run (or explain)
 //   quickstart --require-gpu   the same, but no GPU is an error (exit 1): for tests on GPU nodes
 #include <quickstart.hpp>
 
-#include <tritonpack/memory.hpp>
-#include <tritonpack/selection.hpp>
+#include <tritonpack/runtime/memory.hpp>
+#include <tritonpack/select/image.hpp>
 
 #include <algorithm>
 #include <chrono>

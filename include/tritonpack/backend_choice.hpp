@@ -3,7 +3,7 @@
 //
 // Order: NVIDIA first. The CUDA driver is taken when it loads, reports a GPU, and one of its GPUs
 // runs some image of the libraries open so far; otherwise the HIP runtime on the same terms.
-// "Runs some image" is the selection rules of selection.hpp (the same function a launch calls),
+// "Runs some image" is the selection rules of select/image.hpp (the same function a launch calls),
 // applied to every variant of every kernel, so the choice agrees with what launches will do.
 // When neither vendor's devices fit an image, the first vendor with a device is taken (NVIDIA
 // first) and its first launch reports every image with the reason it was refused: that report
@@ -24,19 +24,19 @@
 #include <string>
 #include <vector>
 
-#include "tritonpack/backend.hpp"
-#include "tritonpack/container_reader.hpp"
-#include "tritonpack/cuda_backend.hpp"
-#include "tritonpack/env.hpp"
-#include "tritonpack/error.hpp"
-#include "tritonpack/hip_backend.hpp"
-#include "tritonpack/log.hpp"
-#include "tritonpack/selection.hpp"
+#include "tritonpack/runtime/backend.hpp"
+#include "tritonpack/container/reader.hpp"
+#include "tritonpack/cuda/backend.hpp"
+#include "tritonpack/core/env.hpp"
+#include "tritonpack/core/error.hpp"
+#include "tritonpack/hip/backend.hpp"
+#include "tritonpack/core/log.hpp"
+#include "tritonpack/select/image.hpp"
 
 namespace tritonpack {
 namespace detail {
 
-// The containers of the libraries alive in this process (library.hpp registers them).
+// The containers of the libraries alive in this process (runtime/library.hpp registers them).
 struct open_container_list {
   std::mutex mutex;
   std::vector<const container*> items;

@@ -6,7 +6,7 @@
 //     defines the six calls inline, so a program needs no library of ours;
 //   - separate (TRITONPACK_SEPARATE defined, as linking the CMake target tritonpack::runtime or the
 //     Meson dependency tritonpack-runtime does): this header is all a translation unit sees, a few
-//     declarations over types.hpp, grid.hpp and tensor_descriptor.hpp; the run time is compiled
+//     declarations over core/types.hpp, launch/grid.hpp and launch/tensor_descriptor.hpp; the run time is compiled
 //     once, into tritonpack::runtime (src/runtime.cpp). tritonpack::library and tritonpack::kernel
 //     are then incomplete types here: include <tritonpack/tritonpack.hpp> where a translation unit
 //     uses them (library().info(), preload(), the memory API).
@@ -19,10 +19,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "tritonpack/config_launcher.hpp"
-#include "tritonpack/grid.hpp"
-#include "tritonpack/tensor_descriptor.hpp"
-#include "tritonpack/types.hpp"
+#include "tritonpack/launch/config_launcher.hpp"
+#include "tritonpack/launch/grid.hpp"
+#include "tritonpack/launch/tensor_descriptor.hpp"
+#include "tritonpack/core/types.hpp"
 
 #if defined(TRITONPACK_SEPARATE)
 #define TRITONPACK_TYPED_MODE separate

@@ -10,7 +10,7 @@
 #include <mutex>
 #include <vector>
 
-#include "tritonpack/autotune.hpp"
+#include "tritonpack/tune/autotune.hpp"
 #include "tritonpack/tritonpack.hpp"
 #include "tritonpack/typed_api.hpp"
 

@@ -6,8 +6,8 @@
 #include <functional>
 
 #include "test_util.hpp"
-#include "tritonpack/byte_io.hpp"
-#include "tritonpack/error.hpp"
+#include "tritonpack/container/byte_io.hpp"
+#include "tritonpack/core/error.hpp"
 #include "tritonpack/pack/artifact_check.hpp"
 #include "tritonpack/pack/manifest.hpp"
 

@@ -5,7 +5,7 @@
 #include <random>
 
 #include "test_util.hpp"
-#include "tritonpack/container_reader.hpp"
+#include "tritonpack/container/reader.hpp"
 #include "tritonpack/pack/header_writer.hpp"
 #include "tritonpack/pack/manifest.hpp"
 

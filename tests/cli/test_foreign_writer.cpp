@@ -4,7 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "test_util.hpp"
-#include "tritonpack/error.hpp"
+#include "tritonpack/core/error.hpp"
 #include "tritonpack/pack/foreign_writer.hpp"
 
 using tp_test::fs::path;

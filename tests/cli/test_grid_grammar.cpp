@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "test_util.hpp"
-#include "tritonpack/error.hpp"
+#include "tritonpack/core/error.hpp"
 #include "tritonpack/pack/grid_eval.hpp"
 #include "tritonpack/pack/grid_expr.hpp"
 #include "tritonpack/pack/header_writer.hpp"

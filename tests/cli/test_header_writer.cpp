@@ -7,8 +7,8 @@
 #include <cstring>
 #include <random>
 
-#include "tritonpack/container_reader.hpp"
-#include "tritonpack/error.hpp"
+#include "tritonpack/container/reader.hpp"
+#include "tritonpack/core/error.hpp"
 #include "tritonpack/pack/container_writer.hpp"
 #include "tritonpack/pack/header_writer.hpp"
 #include "tritonpack/pack/manifest.hpp"

@@ -5,7 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "test_util.hpp"
-#include "tritonpack/error.hpp"
+#include "tritonpack/core/error.hpp"
 #include "tritonpack/pack/manifest.hpp"
 
 using namespace tritonpack;

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "test_util.hpp"
-#include "tritonpack/error.hpp"
+#include "tritonpack/core/error.hpp"
 #include "tritonpack/pack/container_writer.hpp"
 #include "tritonpack/pack/header_writer.hpp"
 #include "tritonpack/pack/manifest.hpp"

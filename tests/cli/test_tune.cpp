@@ -15,8 +15,8 @@
 #include <string>
 
 #include "test_util.hpp"
-#include "tritonpack/container_reader.hpp"
-#include "tritonpack/error.hpp"
+#include "tritonpack/container/reader.hpp"
+#include "tritonpack/core/error.hpp"
 #include "tritonpack/pack/grid_eval.hpp"
 #include "tritonpack/pack/tune_sizes.hpp"
 

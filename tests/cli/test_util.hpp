@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tritonpack/error.hpp"
+#include "tritonpack/core/error.hpp"
 
 namespace tp_test {
 

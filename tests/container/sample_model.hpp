@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tritonpack/model.hpp"
+#include "tritonpack/core/model.hpp"
 
 namespace tp_test {
 

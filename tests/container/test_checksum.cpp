@@ -1,4 +1,4 @@
-// XXH64 (checksum.hpp) against the published test vectors and against zstd, which stores the low
+// XXH64 (container/checksum.hpp) against the published test vectors and against zstd, which stores the low
 // 32 bits of XXH64(content, seed 0) at the end of every frame written with a checksum.
 #include <doctest/doctest.h>
 #include <zstd.h>
@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "tritonpack/checksum.hpp"
+#include "tritonpack/container/checksum.hpp"
 
 TEST_CASE("xxh64: published vectors") {
   CHECK(tritonpack::xxh64("", 0) == 0xEF46DB3751D8E999ULL);

@@ -9,10 +9,10 @@
 #include <string>
 
 #include "sample_model.hpp"
-#include "tritonpack/byte_io.hpp"
-#include "tritonpack/checksum.hpp"
-#include "tritonpack/container_format.hpp"
-#include "tritonpack/container_reader.hpp"
+#include "tritonpack/container/byte_io.hpp"
+#include "tritonpack/container/checksum.hpp"
+#include "tritonpack/container/format.hpp"
+#include "tritonpack/container/reader.hpp"
 #include "tritonpack/pack/container_writer.hpp"
 
 using namespace tritonpack;

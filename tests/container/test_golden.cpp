@@ -13,8 +13,8 @@
 #include <fstream>
 
 #include "sample_model.hpp"
-#include "tritonpack/container_format.hpp"
-#include "tritonpack/container_reader.hpp"
+#include "tritonpack/container/format.hpp"
+#include "tritonpack/container/reader.hpp"
 #include "tritonpack/pack/container_writer.hpp"
 
 using namespace tritonpack;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "sample_model.hpp"
-#include "tritonpack/container_reader.hpp"
+#include "tritonpack/container/reader.hpp"
 #include "tritonpack/pack/container_writer.hpp"
 
 using namespace tritonpack;

@@ -1,4 +1,4 @@
-// GPU tests of the memory and device API (tritonpack/memory.hpp) on the real driver: device
+// GPU tests of the memory and device API (tritonpack/runtime/memory.hpp) on the real driver: device
 // queries, random data round-tripped through every copy direction (aligned and not, small and
 // large), memsets, async copies and memsets on created streams, kernels launched on memory the API
 // allocated (on every device when there are several), and the errors the driver can give without
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include <tritonpack/memory.hpp>
+#include <tritonpack/runtime/memory.hpp>
 
 #include "gpu_kernels.hpp"
 

@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include <tritonpack/load_stats.hpp>
-#include <tritonpack/memory.hpp>
+#include <tritonpack/core/load_stats.hpp>
+#include <tritonpack/runtime/memory.hpp>
 
 #include "gpu_kernels.hpp"
 

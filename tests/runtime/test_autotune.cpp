@@ -1,4 +1,4 @@
-// Choosing a config (tuning.hpp, autotune.hpp): bucketing, the packed table's lookup order, the
+// Choosing a config (tune/tuning.hpp, tune/autotune.hpp): bucketing, the packed table's lookup order, the
 // persisted record and its refusals, and the whole decision against the test-double driver —
 // tuning on first use, a second process reading the result without a trial launch, read-only
 // mode, a corrupted entry, eight processes on one empty cache, stream capture, and buffers that
@@ -18,7 +18,7 @@
 
 #include "fixtures.hpp"
 #include "test_util.hpp"
-#include "tritonpack/autotune.hpp"
+#include "tritonpack/tune/autotune.hpp"
 #include "tritonpack/pack/container_writer.hpp"
 #include "tritonpack/pack/manifest.hpp"
 

@@ -1,4 +1,4 @@
-// grid.hpp: grid_int's checked arithmetic (values as C++ computes them; a zero divisor, an
+// launch/grid.hpp: grid_int's checked arithmetic (values as C++ computes them; a zero divisor, an
 // overflow or an unsigned value past 2^63-1 sticks to every later result with what failed), and
 // check_grid_limits with CUDA's limits and HIP's blocks-times-threads cap.
 #include <doctest/doctest.h>
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <limits>
 
-#include <tritonpack/grid.hpp>
+#include <tritonpack/launch/grid.hpp>
 
 using namespace tritonpack;
 

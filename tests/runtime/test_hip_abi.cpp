@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include <tritonpack/hip_launch_abi.hpp>
+#include <tritonpack/hip/launch_abi.hpp>
 
 #include "test_util.hpp"
 

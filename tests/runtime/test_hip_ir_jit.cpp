@@ -1,4 +1,4 @@
-// The AMD IR path (hip_ir_jit.hpp, comgr.hpp): against Debian's real comgr 2.4 (ROCm 5.2.3, LLVM
+// The AMD IR path (hip/ir_jit.hpp, hip/comgr.hpp): against Debian's real comgr 2.4 (ROCm 5.2.3, LLVM
 // 15) — its version, its ISA list, a success on IR its LLVM reads, and the one-line failure on
 // Triton 3.6's LLVM 22 IR — and, for the success path no real comgr here reaches, against the
 // test-double comgr (fake_comgr/) with the test-double HIP checking the launch.
@@ -14,7 +14,7 @@
 #include <iterator>
 
 #include "hip_test_util.hpp"
-#include "tritonpack/hip_ir_jit.hpp"
+#include "tritonpack/hip/ir_jit.hpp"
 
 using namespace tritonpack;
 using tphip::hip_setup;

@@ -6,7 +6,7 @@
 // own metadata (kernarg offsets and sizes, block, LDS, device).
 #include <doctest/doctest.h>
 
-#include <tritonpack/hip_launch_abi.hpp>
+#include <tritonpack/hip/launch_abi.hpp>
 
 #include "hip_test_util.hpp"
 

@@ -14,8 +14,8 @@
 #include <fstream>
 #include <thread>
 
-#include <tritonpack/jit_cache.hpp>
-#include <tritonpack/load_stats.hpp>
+#include <tritonpack/runtime/jit_cache.hpp>
+#include <tritonpack/core/load_stats.hpp>
 
 #include "test_util.hpp"
 

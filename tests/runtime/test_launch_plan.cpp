@@ -1,4 +1,4 @@
-// launch.hpp / tensor_descriptor.hpp without a driver: argument types, the parameter plan
+// launch/params.hpp / launch/tensor_descriptor.hpp without a driver: argument types, the parameter plan
 // (folded arguments, descriptor expansion, scratch pointers), parameter assembly, scratch sizing,
 // TMA encode arguments, and the dynamic API's type checks and variant predicates.
 #include <doctest/doctest.h>
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <limits>
 
-#include <tritonpack/launch.hpp>
+#include <tritonpack/launch/params.hpp>
 
 #include "test_util.hpp"
 

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include <tritonpack/load_stats.hpp>
+#include <tritonpack/core/load_stats.hpp>
 
 #include "test_util.hpp"
 

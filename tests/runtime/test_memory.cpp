@@ -1,4 +1,4 @@
-// The memory and device API (memory.hpp) against the test-double driver: every call, device_array,
+// The memory and device API (runtime/memory.hpp) against the test-double driver: every call, device_array,
 // the errors (out of memory, bad ordinals, no driver, failing and refused copies, missing entry
 // points, failures reported from destructors), and device selection with two devices: allocations,
 // streams and launches go to the device set_device() chose, in its primary context.

@@ -1,11 +1,11 @@
-// arch.hpp and selection.hpp: parsing, the compatibility rules, the driver → PTX ISA table, and
+// select/arch.hpp and select/image.hpp: parsing, the compatibility rules, the driver → PTX ISA table, and
 // the whole selection table (exact, same-major-lower-minor, PTX by target and ISA, `a` rules,
 // force_ir, AMD features, refusals with reasons), on synthetic images and on the real fixtures.
 #include <doctest/doctest.h>
 
 #include <string>
 
-#include <tritonpack/selection.hpp>
+#include <tritonpack/select/image.hpp>
 
 #include "test_util.hpp"
 
@@ -285,7 +285,7 @@ TEST_CASE("selection on the real fixtures (tests/data/artifacts)") {
   }
 }
 
-TEST_CASE("block limits per architecture (arch_limits.hpp)") {
+TEST_CASE("block limits per architecture (select/arch_limits.hpp)") {
   auto cuda = [](const char* a) { return cuda_block_limits(*parse_cuda_arch(a)); };
   CHECK(cuda("sm_75")->shared_bytes == 65536);
   CHECK(cuda("sm_80")->shared_bytes == 166912);

@@ -1,4 +1,4 @@
-// types.hpp: small-float conversions (against exhaustive and known values), grid helpers,
+// core/types.hpp: small-float conversions (against exhaustive and known values), grid helpers,
 // specialization predicates, the tensor_descriptor layout the run time reads.
 #include <doctest/doctest.h>
 
@@ -7,7 +7,7 @@
 #include <iostream>
 #include <limits>
 
-#include <tritonpack/types.hpp>
+#include <tritonpack/core/types.hpp>
 
 using namespace tritonpack;
 

@@ -18,8 +18,8 @@
 #include <cctype>
 #include <cstring>
 
-#include "tritonpack/byte_io.hpp"
-#include "tritonpack/error.hpp"
+#include "tritonpack/container/byte_io.hpp"
+#include "tritonpack/core/error.hpp"
 
 namespace tritonpack::pack {
 namespace {

@@ -4,9 +4,9 @@
 #include <cstring>
 #include <string_view>
 
-#include "tritonpack/container_format.hpp"
-#include "tritonpack/container_reader.hpp"
-#include "tritonpack/error.hpp"
+#include "tritonpack/container/format.hpp"
+#include "tritonpack/container/reader.hpp"
+#include "tritonpack/core/error.hpp"
 #include "tritonpack/pack/header_writer.hpp"
 
 namespace tritonpack::pack {

@@ -1,4 +1,4 @@
-// Container writer: lays out format v2 exactly as container_reader.hpp expects it (one valid byte
+// Container writer: lays out format v2 exactly as container/reader.hpp expects it (one valid byte
 // layout per content), then parses its own output as a self-check.
 #include "tritonpack/pack/container_writer.hpp"
 
@@ -12,11 +12,11 @@
 #include <string>
 #include <unordered_map>
 
-#include "tritonpack/byte_io.hpp"
-#include "tritonpack/checksum.hpp"
-#include "tritonpack/container_format.hpp"
-#include "tritonpack/container_reader.hpp"
-#include "tritonpack/error.hpp"
+#include "tritonpack/container/byte_io.hpp"
+#include "tritonpack/container/checksum.hpp"
+#include "tritonpack/container/format.hpp"
+#include "tritonpack/container/reader.hpp"
+#include "tritonpack/core/error.hpp"
 
 namespace tritonpack::pack {
 namespace {

@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <memory>
 
-#include "tritonpack/error.hpp"
-#include "tritonpack/os_error.hpp"
+#include "tritonpack/core/error.hpp"
+#include "tritonpack/core/os_error.hpp"
 
 namespace fs = std::filesystem;
 

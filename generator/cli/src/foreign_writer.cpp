@@ -13,7 +13,7 @@
 #include <set>
 #include <vector>
 
-#include "tritonpack/error.hpp"
+#include "tritonpack/core/error.hpp"
 #include "tritonpack/pack/names.hpp"
 
 namespace tritonpack::pack {

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "tritonpack/error.hpp"
+#include "tritonpack/core/error.hpp"
 
 namespace tritonpack::pack {
 namespace {

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "tritonpack/error.hpp"
+#include "tritonpack/core/error.hpp"
 #include "tritonpack/pack/grid_expr.hpp"
 #include "tritonpack/pack/header_writer.hpp"
 

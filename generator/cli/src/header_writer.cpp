@@ -13,9 +13,9 @@
 #include <map>
 #include <set>
 
-#include "tritonpack/byte_io.hpp"
-#include "tritonpack/container_format.hpp"
-#include "tritonpack/error.hpp"
+#include "tritonpack/container/byte_io.hpp"
+#include "tritonpack/container/format.hpp"
+#include "tritonpack/core/error.hpp"
 #include "tritonpack/pack/grid_expr.hpp"
 #include "tritonpack/pack/names.hpp"
 
@@ -180,7 +180,7 @@ std::vector<std::string> with_kernel(const std::vector<std::string>& axes) {
 
 // A tuned specialisation's launch: a callback that launches config c of the group starting at
 // variant `first` with that config's grid, the key values and protected buffers of this call, and
-// the run time's choice (autotune.hpp).
+// the run time's choice (tune/autotune.hpp).
 void emit_tuned_group(std::string& out, const std::string& ind, const kernel_info& k, std::size_t first,
                       const std::vector<variant_grid>& grids, const std::vector<std::string>& names,
                       const std::vector<std::pair<std::string, std::string>>& int_args) {

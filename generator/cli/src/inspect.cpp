@@ -6,9 +6,9 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
-#include "tritonpack/container_reader.hpp"
-#include "tritonpack/error.hpp"
-#include "tritonpack/selection.hpp"
+#include "tritonpack/container/reader.hpp"
+#include "tritonpack/core/error.hpp"
+#include "tritonpack/select/image.hpp"
 
 namespace tritonpack::pack {
 namespace {

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <limits>
 
-#include "tritonpack/arch_limits.hpp"
-#include "tritonpack/selection.hpp"
+#include "tritonpack/select/arch_limits.hpp"
+#include "tritonpack/select/image.hpp"
 
 namespace tritonpack::pack {
 namespace {

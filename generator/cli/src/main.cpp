@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "tritonpack/container_reader.hpp"
-#include "tritonpack/error.hpp"
-#include "tritonpack/selection.hpp"
+#include "tritonpack/container/reader.hpp"
+#include "tritonpack/core/error.hpp"
+#include "tritonpack/select/image.hpp"
 #include "tritonpack/pack/container_finder.hpp"
 #include "tritonpack/pack/container_writer.hpp"
 #include "tritonpack/pack/file_io.hpp"

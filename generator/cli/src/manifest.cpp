@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "tritonpack/error.hpp"
+#include "tritonpack/core/error.hpp"
 #include "tritonpack/pack/artifact_check.hpp"
 #include "tritonpack/pack/file_io.hpp"
 #include "tritonpack/pack/limits_check.hpp"

@@ -8,7 +8,7 @@
 #include <cctype>
 #include <set>
 
-#include "tritonpack/error.hpp"
+#include "tritonpack/core/error.hpp"
 
 namespace tritonpack::pack {
 namespace {

@@ -16,14 +16,14 @@
 #include <utility>
 #include <vector>
 
-#include "tritonpack/autotune.hpp"
-#include "tritonpack/error.hpp"
-#include "tritonpack/library.hpp"
-#include "tritonpack/memory.hpp"
+#include "tritonpack/tune/autotune.hpp"
+#include "tritonpack/core/error.hpp"
+#include "tritonpack/runtime/library.hpp"
+#include "tritonpack/runtime/memory.hpp"
 #include "tritonpack/pack/file_io.hpp"
 #include "tritonpack/pack/grid_eval.hpp"
 #include "tritonpack/pack/tuning_table.hpp"
-#include "tritonpack/tuning.hpp"
+#include "tritonpack/tune/tuning.hpp"
 
 namespace tritonpack::pack {
 namespace {

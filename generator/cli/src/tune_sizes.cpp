@@ -23,11 +23,11 @@
 #include <utility>
 #include <vector>
 
-#include "tritonpack/error.hpp"
-#include "tritonpack/launch.hpp"
+#include "tritonpack/core/error.hpp"
+#include "tritonpack/launch/params.hpp"
 #include "tritonpack/pack/file_io.hpp"
 #include "tritonpack/pack/grid_eval.hpp"
-#include "tritonpack/tuning.hpp"
+#include "tritonpack/tune/tuning.hpp"
 
 namespace tritonpack::pack {
 namespace {

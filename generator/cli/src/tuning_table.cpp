@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "tritonpack/error.hpp"
+#include "tritonpack/core/error.hpp"
 #include "tritonpack/pack/file_io.hpp"
 
 namespace tritonpack::pack {

@@ -64,7 +64,7 @@ def triton_version() -> str:
                               f"({sys.executable}); install it with `pip install triton`") from None
 
 
-# TRITONPACK_CACHE_DIR is the run time's JIT cache (include/tritonpack/jit_cache.hpp): a different
+# TRITONPACK_CACHE_DIR is the run time's JIT cache (include/tritonpack/runtime/jit_cache.hpp): a different
 # cache, deliberately not read here, even when this variable is unset (docs/spec.md).
 COMPILE_CACHE_ENV = "TRITONPACK_COMPILE_CACHE_DIR"
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "tritonpack/c/tritonpack.h"
-#include "tritonpack/error.hpp"
+#include "tritonpack/core/error.hpp"
 
 namespace tritonpack::c_bridge {
 

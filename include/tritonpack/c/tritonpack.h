@@ -2,7 +2,7 @@
  *
  * What every C (and Fortran) caller shares: the stable error codes, the stream and grid types,
  * the fp16/bf16 storage types with their conversions, and the memory and device API over
- * tritonpack/memory.hpp (devices, allocation, copies, memset, synchronisation, streams), all
+ * tritonpack/runtime/memory.hpp (devices, allocation, copies, memset, synchronisation, streams), all
  * through the driver the run time loads with dlopen, so a program needs no CUDA or ROCm toolkit.
  *
  * Every function that can fail returns TRITONPACK_SUCCESS (0) or one of the error codes below;
@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 /* Error codes: stable values (new codes are only ever added at the end). One per
- * tritonpack::errc (include/tritonpack/error.hpp) plus INTERNAL; docs/c-fortran.md has the table. */
+ * tritonpack::errc (include/tritonpack/core/error.hpp) plus INTERNAL; docs/c-fortran.md has the table. */
 enum tritonpack_status {
   TRITONPACK_SUCCESS = 0,
   TRITONPACK_ERROR_BAD_CONTAINER = 1, /* container bytes malformed, truncated, or of an unknown format */

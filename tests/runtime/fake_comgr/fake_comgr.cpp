@@ -1,5 +1,5 @@
 // fake_comgr.cpp — a test-double libamd_comgr for the success path of the AMD IR JIT
-// (include/tritonpack/hip_ir_jit.hpp), which no real comgr on our machines reaches: Debian's
+// (include/tritonpack/hip/ir_jit.hpp), which no real comgr on our machines reaches: Debian's
 // comgr 2.4 cannot read Triton 3.6's LLVM 22 IR (tests/runtime/test_hip_ir_jit.cpp shows it).
 //
 // "Compiling" IR for an ISA returns the code object Triton built from that same IR for that

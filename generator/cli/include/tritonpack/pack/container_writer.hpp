@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tritonpack/model.hpp"
+#include "tritonpack/core/model.hpp"
 
 namespace tritonpack::pack {
 

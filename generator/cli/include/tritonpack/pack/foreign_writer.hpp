@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "tritonpack/model.hpp"
+#include "tritonpack/core/model.hpp"
 #include "tritonpack/pack/header_writer.hpp"
 
 namespace tritonpack::pack {

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "tritonpack/grid.hpp"
+#include "tritonpack/launch/grid.hpp"
 #include "tritonpack/pack/grid_expr.hpp"
 
 namespace tritonpack::pack {

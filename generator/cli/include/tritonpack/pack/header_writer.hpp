@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tritonpack/model.hpp"
+#include "tritonpack/core/model.hpp"
 #include "tritonpack/pack/grid_expr.hpp"
 
 namespace tritonpack::pack {

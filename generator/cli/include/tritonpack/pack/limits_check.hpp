@@ -1,12 +1,12 @@
 // tritonpack/pack/limits_check.hpp — images whose block needs more than a GPU allows (shared
-// memory, threads per block; include/tritonpack/arch_limits.hpp), found when packing rather than
+// memory, threads per block; include/tritonpack/select/arch_limits.hpp), found when packing rather than
 // at launch on the GPU node.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "tritonpack/model.hpp"
+#include "tritonpack/core/model.hpp"
 
 namespace tritonpack::pack {
 

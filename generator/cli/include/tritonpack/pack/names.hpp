@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tritonpack/model.hpp"
+#include "tritonpack/core/model.hpp"
 
 namespace tritonpack::pack {
 

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "tritonpack/grid.hpp"
-#include "tritonpack/model.hpp"
+#include "tritonpack/launch/grid.hpp"
+#include "tritonpack/core/model.hpp"
 
 namespace tritonpack::pack {
 

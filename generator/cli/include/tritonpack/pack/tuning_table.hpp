@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "tritonpack/model.hpp"
+#include "tritonpack/core/model.hpp"
 
 namespace tritonpack::pack {
 

@@ -1,0 +1,299 @@
+// tritonpack/container/reader.hpp — a container (docs/format.md) as the run time and the CLI use
+// it: parsed and validated once, up front (container/validation.hpp); the model of core/model.hpp built
+// kernel by kernel on demand; one image decoded on demand, and any damage to its bytes reported as
+// damage, naming the image and its kernel.
+//
+// The model (strings, vectors) is built on demand, per kernel: parse validates every record but
+// keeps only integers, and kernel(i) builds kernel i and its images the first time it is asked
+// for (info() builds everything). A first launch thus costs the same in a library of 3 kernels
+// and in one of 300.
+//
+// Damage: the tables checksum covers everything but the frames' bytes, which parse never reads.
+// Those are checked where they are used: decode_image checks its frame's zstd header, decodes,
+// and compares the image's XXH64 with the recorded one; find_damage() does the same for every
+// image (`tritonpack inspect`). Whatever a damaged byte makes zstd say ("Data corruption
+// detected", "Destination buffer is too small", ...), the error says that the container is
+// damaged, which image of which kernel, and what to do, with zstd's words as the detail.
+//
+// The container does not own the bytes: they are usually the generated header's static array.
+// Keep them alive (and unchanged) as long as the container object is used.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "container/byte_io.hpp"
+#include "container/checksum.hpp"
+#include "container/codec.hpp"
+#include "container/format.hpp"
+#include "container/records.hpp"
+#include "container/validation.hpp"
+#include "core/error.hpp"
+#include "core/model.hpp"
+
+namespace tritonpack {
+
+// An image whose bytes are not what was packed, as find_damage() reports it.
+struct image_damage {
+  std::uint32_t image = 0;
+  std::string reason;  // "does not decode (frames[1]: zstd: Data corruption detected)"
+};
+
+class container {
+ public:
+  // Validates `size` bytes at `data` as a complete container: no byte may be left over. Throws
+  // error(errc::bad_container) naming the first field found wrong.
+  static container parse(const std::uint8_t* data, std::size_t size) {
+    if (data == nullptr && size != 0) throw error(errc::bad_container, "container: null data with non-zero size");
+    static const std::uint8_t empty = 0;
+    return container(detail::container_validator(data ? data : &empty, size).run());
+  }
+
+  // True when `size` bytes at `data` begin with the magic; then `total_size` is what the header
+  // says the container's length is (unchecked). Used to find containers inside other files.
+  static bool probe(const std::uint8_t* data, std::size_t size, std::uint64_t& total_size) noexcept {
+    if (size < format::header::size_v1 || std::memcmp(data, format::magic, format::magic_size) != 0) return false;
+    total_size = byte_io::load_u64(data + format::header::total_size);
+    return true;
+  }
+
+  // The whole model: every kernel and image, built on the first call (thread-safe).
+  const container_info& info() const {
+    if (!lazy_->all_built.load(std::memory_order_acquire)) build_all();
+    return info_;
+  }
+  // Kernel `i` (< kernel_count()) and the images its variants use, built on first use
+  // (thread-safe). A first launch builds only its own kernel: the cost of parsing does not grow
+  // with the number of kernels in the library.
+  const kernel_info& kernel(std::size_t i) const {
+    if (i >= info_.kernels.size())
+      codec::fail(errc::bad_argument, "", "kernel index %zu out of range (%zu kernels)", i, info_.kernels.size());
+    if (!lazy_->kernel_built[i].load(std::memory_order_acquire)) build_kernel(i);
+    return info_.kernels[i];
+  }
+  // The model as built so far: complete for every kernel returned by kernel() (and its images);
+  // other entries may still be empty. info() is the complete one.
+  const container_info& partial_info() const noexcept { return info_; }
+  std::size_t kernel_count() const noexcept { return info_.kernels.size(); }
+  const std::vector<frame_view>& frames() const noexcept { return layout_.frames; }
+  // Offset of image `i` inside its decoded frame.
+  std::uint64_t frame_offset(std::uint32_t i) const { return layout_.images.at(i).offset; }
+  std::uint32_t frame_of(std::uint32_t i) const { return layout_.images.at(i).frame; }
+  const std::uint8_t* data() const noexcept { return layout_.data; }
+  std::size_t size() const noexcept { return layout_.size; }
+  // The header's tables_checksum, verified at parse time: the container's identity (it covers every
+  // table, so every name, argument and image checksum), which generated headers check.
+  std::uint64_t tables_checksum() const noexcept { return byte_io::load_u64(layout_.data + format::header::tables_checksum); }
+
+  // Index of the kernel called `name`, or -1. Reads the names in place: builds nothing.
+  long find_kernel(std::string_view name) const noexcept {
+    const detail::record_reader r = records();  // the names were validated at parse time
+    for (std::size_t i = 0; i < info_.kernels.size(); ++i)
+      if (r.kernel_name(i) == name) return static_cast<long>(i);
+    return -1;
+  }
+
+  // The raw bytes of image `image_index`: decodes its frame only as far as the image's end (never
+  // more than the recorded raw size) and checks the XXH64 recorded for it. Thread-safe. Bytes
+  // that do not decode, or decode to something else, throw error(errc::bad_container) saying the
+  // container is damaged, naming the image and its kernel (describe_image) and what to do.
+  std::vector<std::uint8_t> decode_image(std::uint32_t image_index) const {
+    if (image_index >= layout_.images.size())
+      codec::fail(errc::bad_argument, "", "image index %u out of range (%zu images)", image_index, layout_.images.size());
+    std::vector<std::uint8_t> out;
+    std::string reason;
+    if (!decode_into(image_index, out, reason)) damaged(image_index, reason);
+    return out;
+  }
+
+  // "image 3 (cuda cubin sm_90a) of kernel vector_add": how messages name image `i`. Reads the
+  // records in place: builds nothing.
+  std::string describe_image(std::uint32_t i) const {
+    if (i >= layout_.images.size()) return "image " + std::to_string(i) + " (out of range)";
+    const std::string_view k = kernel_of_image(i);
+    return "image " + records().image_label(i) + (k.empty() ? std::string(", used by no kernel") : " of kernel " + std::string(k));
+  }
+  // The name of the first kernel whose variants list image `i`; empty when none does. Reads the
+  // records in place.
+  std::string_view kernel_of_image(std::uint32_t i) const { return records().kernel_of_image(i); }
+
+  // Checks every zstd frame's header against the frame table (what decode_image checks of the one
+  // frame it decodes), without decoding; a mismatch throws the damaged error for the frame's first
+  // image.
+  void verify_frames() const {
+    char why[256];
+    for (std::uint32_t i = 0; i < layout_.frames.size(); ++i)
+      if (frame_problem(i, why)) damaged(layout_.frames[i].first_image, decode_reason(i, why));
+  }
+
+  // Everything decode_image checks, for every image: each frame is decoded once, whole, and each
+  // image's XXH64 compared with the recorded one; a frame that does not decode whole is decoded
+  // image by image, so the images before the damage are reported intact. Returns the damaged
+  // images in index order (none: the container is exactly what was packed).
+  std::vector<image_damage> find_damage() const;
+
+  static std::string hex(std::uint64_t v) {
+    static const char digits[] = "0123456789abcdef";
+    std::string s = "0x0000000000000000";
+    for (int i = 0; i < 16; ++i) s[17 - i] = digits[(v >> (4 * i)) & 0xF];
+    return s;
+  }
+
+ private:
+  // Which parts of info_ are built. Behind a pointer so the container stays movable.
+  struct lazy_state {
+    std::mutex mutex;
+    std::unique_ptr<std::atomic<bool>[]> kernel_built;
+    std::vector<bool> image_built;  // under `mutex`
+    std::atomic<bool> all_built{false};
+  };
+
+  detail::container_layout layout_;
+  // Header fields at parse time; kernels and images sized at parse time and filled on demand
+  // (mutable: filling them is not an observable change, and it happens under lazy_->mutex).
+  mutable container_info info_;
+  std::unique_ptr<lazy_state> lazy_;
+
+  explicit container(detail::container_layout layout) : layout_(std::move(layout)), lazy_(std::make_unique<lazy_state>()) {
+    info_.format_version = layout_.format_version;
+    info_.name = layout_.name;
+    info_.triton_version = layout_.triton_version;
+    info_.kernels.resize(static_cast<std::size_t>(layout_.sections[format::sec_kernels].count));
+    info_.images.resize(layout_.images.size());
+    lazy_->kernel_built.reset(new std::atomic<bool>[info_.kernels.size() + 1]);
+    for (std::size_t i = 0; i < info_.kernels.size(); ++i) lazy_->kernel_built[i].store(false, std::memory_order_relaxed);
+    lazy_->image_built.assign(info_.images.size(), false);
+  }
+
+  detail::record_reader records() const { return detail::record_reader(layout_.data, layout_.size, layout_.sections); }
+
+  void build_kernel(std::size_t i) const;
+  void build_all() const;
+  void build_image(detail::record_reader& r, std::size_t i) const;  // under lazy_->mutex
+
+  // A zstd frame's own header must agree with the frame table (one frame, exactly stored_size
+  // bytes, content size = raw_size, the container's dictionary). Checked when the frame is
+  // decoded rather than at parse time: walking every frame's block headers would touch the whole
+  // data section — every page of a large container — before the first launch.
+  const char* frame_problem(std::uint32_t i, char (&why)[256]) const {
+    const frame_view& f = layout_.frames[i];
+    if (f.codec != format::codec_zstd) return nullptr;
+    return codec::check_zstd_frame(layout_.data + f.offset, f.stored_size, f.raw_size, layout_.dict_id, f.uses_dictionary, why);
+  }
+
+  // Decodes image `i` into `out`; false, with `reason` saying why, when its bytes are damaged.
+  bool decode_into(std::uint32_t i, std::vector<std::uint8_t>& out, std::string& reason) const;
+  bool checksum_matches(std::uint32_t i, const std::uint8_t* bytes, std::string& reason) const {
+    const detail::image_location& im = layout_.images[i];
+    const std::uint64_t sum = xxh64(bytes, static_cast<std::size_t>(im.raw_size));
+    if (sum == im.checksum) return true;
+    reason = "decodes to bytes whose XXH64 is " + hex(sum) + ", not the " + hex(im.checksum) + " recorded for it (frames[" +
+             std::to_string(im.frame) + "])";
+    return false;
+  }
+  static std::string decode_reason(std::uint32_t frame, const char* why) {
+    return "does not decode (frames[" + std::to_string(frame) + "]: " + why + ")";
+  }
+  [[noreturn]] TRITONPACK_COLD void damaged(std::uint32_t i, const std::string& reason) const {
+    const std::string which = layout_.name.empty() ? std::string("the container") : "container \"" + layout_.name + "\"";
+    throw error(errc::bad_container, which + " is damaged: " + describe_image(i) + " " + reason + "; " + detail::damage_advice);
+  }
+};
+
+inline bool container::decode_into(std::uint32_t i, std::vector<std::uint8_t>& out, std::string& reason) const {
+  const detail::image_location& im = layout_.images[i];
+  const frame_view& f = layout_.frames[im.frame];
+  const std::uint8_t* const stored = layout_.data + f.offset;
+  const std::uint64_t begin = im.offset;
+  const std::uint64_t end = begin + im.raw_size;  // validated: end <= f.raw_size
+  if (f.codec == format::codec_stored) {
+    out.assign(stored + begin, stored + end);
+  } else if (end != 0) {  // (a zero-byte image first in its frame has nothing to decode)
+    char why[256];
+    if (frame_problem(im.frame, why)) return reason = decode_reason(im.frame, why), false;
+    const ZSTD_DDict* dict = f.uses_dictionary ? layout_.ddict.get() : nullptr;
+    if (end == f.raw_size && begin == 0) {  // the whole frame: one shot, straight into the result
+      out.resize(static_cast<std::size_t>(end));
+      if (codec::decode_zstd_prefix(stored, f.stored_size, f.raw_size, dict, out.data(), out.size(), out.size(), why))
+        return reason = decode_reason(im.frame, why), false;
+    } else {
+      // Room for the whole frame lets zstd decode in place (decode_zstd_prefix); the buffer is
+      // not zero-filled, so only the pages of the decoded prefix are ever touched. Frames above
+      // 64 MiB decode through zstd's own window instead of reserving that much.
+      const bool whole = f.raw_size <= (std::uint64_t{64} << 20);
+      const std::size_t capacity = static_cast<std::size_t>(whole ? f.raw_size : end);
+      std::unique_ptr<std::uint8_t[]> buf(new (std::nothrow) std::uint8_t[capacity]);
+      if (!buf)
+        codec::fail(errc::out_of_memory, "", "images[%u] (frames[%u]): cannot allocate %zu bytes to decode into", i, im.frame,
+                    capacity);
+      if (codec::decode_zstd_prefix(stored, f.stored_size, f.raw_size, dict, buf.get(), static_cast<std::size_t>(end), capacity, why))
+        return reason = decode_reason(im.frame, why), false;
+      out.assign(buf.get() + begin, buf.get() + end);
+    }
+  }
+  return checksum_matches(i, out.data(), reason);
+}
+
+inline std::vector<image_damage> container::find_damage() const {
+  std::vector<image_damage> found;
+  std::vector<std::uint8_t> whole, one;
+  std::string reason;
+  for (std::uint32_t fi = 0; fi < layout_.frames.size(); ++fi) {
+    const frame_view& f = layout_.frames[fi];
+    const std::uint8_t* decoded = nullptr;  // the whole frame, when it decodes in one piece
+    if (f.codec == format::codec_stored) {
+      decoded = layout_.data + f.offset;
+    } else {
+      char why[256];
+      whole.resize(static_cast<std::size_t>(f.raw_size) + 1);  // + 1: a valid pointer for an empty frame
+      const ZSTD_DDict* dict = f.uses_dictionary ? layout_.ddict.get() : nullptr;
+      if (!frame_problem(fi, why) && !codec::decode_zstd_prefix(layout_.data + f.offset, f.stored_size, f.raw_size, dict, whole.data(),
+                                                                 static_cast<std::size_t>(f.raw_size), whole.size(), why))
+        decoded = whole.data();
+    }
+    for (std::uint32_t i = f.first_image; i < f.first_image + f.image_count; ++i) {
+      const bool intact = decoded ? checksum_matches(i, decoded + layout_.images[i].offset, reason) : decode_into(i, one, reason);
+      if (!intact) found.push_back({i, reason});
+    }
+  }
+  return found;
+}
+
+inline void container::build_image(detail::record_reader& r, std::size_t i) const {
+  if (lazy_->image_built[i]) return;
+  r.build_image(i, info_.images[i]);
+  info_.images[i].stored_size = layout_.images[i].stored_size;
+  lazy_->image_built[i] = true;
+}
+
+inline void container::build_kernel(std::size_t i) const {
+  std::lock_guard<std::mutex> lock(lazy_->mutex);
+  if (lazy_->kernel_built[i].load(std::memory_order_relaxed)) return;  // another thread built it
+  detail::record_reader r = records();
+  kernel_info& k = info_.kernels[i];
+  r.build_kernel(i, k);
+  for (const variant_info& v : k.variants)
+    for (std::uint32_t im : v.images) build_image(r, im);
+  lazy_->kernel_built[i].store(true, std::memory_order_release);
+}
+
+inline void container::build_all() const {
+  for (std::size_t i = 0; i < info_.kernels.size(); ++i) kernel(i);
+  std::lock_guard<std::mutex> lock(lazy_->mutex);
+  if (lazy_->all_built.load(std::memory_order_relaxed)) return;
+  detail::record_reader r = records();
+  for (std::size_t im = 0; im < info_.images.size(); ++im) build_image(r, im);  // images no variant refers to
+  lazy_->all_built.store(true, std::memory_order_release);
+}
+
+}  // namespace tritonpack

@@ -1,0 +1,292 @@
+// tritonpack/container/validation.hpp — the parse-time check of a whole container
+// (docs/format.md): the header, the sections and their padding, the tables checksum, every record
+// (through container/records.hpp), the frames and how images tile them. What it keeps is a
+// container_layout: integers only, which container/reader.hpp builds the model from on demand and
+// decodes images with.
+//
+// Why validate everything at parse time: the run time trusts the layout afterwards (indices,
+// sizes, strings) without re-checking on the launch path, and a damaged or hostile container is
+// refused in one place with a message that names the offending field ("images[3].frame_offset:
+// ..."). The one thing left for later is each zstd frame's own header (content size, length,
+// dictionary) and its payload, checked when that frame is decoded: parse touches the tables,
+// never the data section, which keeps a program's first launch from paging in the whole container.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "container/checksum.hpp"
+#include "container/codec.hpp"
+#include "container/format.hpp"
+#include "container/records.hpp"
+
+namespace tritonpack {
+
+// Where one frame's bytes are, and which images it holds (a contiguous run of image indices).
+struct frame_view {
+  std::uint64_t offset = 0;       // from the start of the container
+  std::uint64_t stored_size = 0;  // bytes in the container
+  std::uint64_t raw_size = 0;     // bytes once decoded
+  std::uint32_t codec = format::codec_stored;
+  bool uses_dictionary = false;
+  std::uint32_t first_image = 0;
+  std::uint32_t image_count = 0;
+};
+
+namespace detail {
+
+// What the user is told to do about a container whose bytes no longer hash to what the packer
+// recorded: it was damaged after packing (a truncated copy, a bad disk, a patched binary), so no
+// run-time workaround is right; packing again is.
+constexpr const char* damage_advice =
+    "its bytes changed after `tritonpack pack` wrote them; rebuild the program (pack its kernels again and recompile), "
+    "and run `tritonpack inspect` on the program or .tpk to check every image";
+
+// A validated container, as integers: what decoding and building the model need.
+struct container_layout {
+  const std::uint8_t* data = nullptr;
+  std::size_t size = 0;
+  std::uint32_t format_version = 0;
+  std::string name, triton_version;
+  section_range sections[format::section_count];
+  std::vector<image_location> images;
+  std::vector<frame_view> frames;
+  codec::ddict_ptr ddict;
+  unsigned dict_id = 0;
+};
+
+class container_validator : record_reader {
+ public:
+  container_validator(const std::uint8_t* data, std::size_t size) : record_reader(data, size) {}
+
+  // Throws error(errc::bad_container) naming the first field found wrong.
+  container_layout run() {
+    container_layout L;
+    L.data = d_;
+    L.size = n_;
+    read_header(L);
+    validate_tables(L);
+    read_frames(L);
+    for (std::uint32_t s = 0; s < format::section_count; ++s) L.sections[s] = sec_[s];
+    return L;
+  }
+
+ private:
+  void read_header(container_layout& L) {
+    namespace H = format::header;
+    if (n_ < format::magic_size || std::memcmp(d_, format::magic, format::magic_size) != 0)
+      fail({"header", no_index, "magic"}, "not a tritonpack container (expected \\x89TPK\\r\\n\\x1a\\n)");
+    if (n_ < 12) fail({"header", no_index, "version"}, "truncated: the container is %zu bytes", n_);
+    const std::uint32_t version = u32(d_ + H::version);
+    if (version < format::oldest_readable_version || version > format::format_version)
+      fail({"header", no_index, "version"},
+           "format version %u is not supported (this reader reads versions %u to %u)%s", version, format::oldest_readable_version,
+           format::format_version,
+           version > format::format_version ? "; the container was packed by a newer tritonpack: build the program with that "
+                                              "tritonpack's headers, or pack the kernels again with this one"
+                                            : "");
+    // v1: 13 sections (no tuning ones, which stay empty); v2: all of them.
+    const bool v1 = version == 1;
+    const std::uint32_t nsections = v1 ? format::v1_section_count : format::section_count;
+    const std::size_t hsize_want = v1 ? H::size_v1 : H::size;
+    if (n_ < hsize_want)
+      fail({"header"}, "truncated: the container is %zu bytes, the v%u header alone is %zu", n_, version, hsize_want);
+    const std::uint32_t hsize = u32(d_ + H::header_size);
+    if (hsize != hsize_want) fail({"header", no_index, "header_size"}, "is %u, v%u requires %zu", hsize, version, hsize_want);
+    const std::uint64_t total = u64v(d_ + H::total_size);
+    if (total != n_)
+      fail({"header", no_index, "total_size"}, "is %llu but %zu bytes were given (%s)", static_cast<u64>(total), n_,
+           total < n_ ? "trailing bytes" : "truncated");
+    const std::uint32_t flags = u32(d_ + H::flags);
+    if (flags != 0) fail({"header", no_index, "flags"}, "is %u, must be 0", flags);
+    const std::uint32_t nsec = u32(d_ + H::section_count);
+    if (nsec != nsections) fail({"header", no_index, "section_count"}, "is %u, v%u has %u", nsec, version, nsections);
+    zero(d_ + H::reserved, 8, {"header", no_index, "reserved"});
+
+    // Sections: in order, 8-aligned, separated only by minimal zero padding, ending exactly at
+    // the end of the container.
+    for (std::uint32_t s = 0; s < format::section_count; ++s) sec_[s] = {};
+    std::uint64_t pos = hsize_want;
+    for (std::uint32_t j = 0; j < nsections; ++j) {
+      const std::uint32_t s = v1 ? format::v1_sections[j] : j;
+      const std::uint8_t* e = d_ + H::sections + j * H::section_entry_size;
+      const std::uint64_t off = u64v(e), size = u64v(e + 8);
+      const char* sn = format::section_name(s);
+      const std::uint64_t aligned = (pos + format::section_align - 1) / format::section_align * format::section_align;
+      if (off != aligned)
+        fail({"sections", no_index, sn, "offset"}, "is %llu, expected %llu (sections follow each other in order, 8-byte aligned)",
+             static_cast<u64>(off), static_cast<u64>(aligned));
+      if (!byte_io::range_within(off, size, n_))
+        fail({"sections", no_index, sn, "size"}, "is %llu: the section would run past the container's %zu bytes", static_cast<u64>(size), n_);
+      zero(d_ + pos, static_cast<std::size_t>(off - pos), {"sections", no_index, sn, "padding"});
+      if (size % format::record_size[s] != 0)
+        fail({"sections", no_index, sn, "size"}, "is %llu, not a multiple of the %u-byte record", static_cast<u64>(size),
+             format::record_size[s]);
+      sec_[s] = {off, size, size / format::record_size[s]};
+      if (sec_[s].count > 0xFFFFFFFFull) fail({"sections", no_index, sn, "size"}, "holds more than 2^32-1 records");
+      pos = off + size;
+    }
+    if (pos != n_) fail({"sections", no_index, "data", "size"}, "the data section ends at %llu, the container at %zu", static_cast<u64>(pos), n_);
+
+    // Tables checksum: everything before the frame data, with the checksum field itself zero.
+    const std::uint64_t recorded = u64v(d_ + H::tables_checksum);
+    const std::size_t covered = static_cast<std::size_t>(sec_[format::sec_data].offset);
+    static const std::uint8_t zeros[8] = {};
+    xxh64_stream hash;
+    hash.update(d_, H::tables_checksum);
+    hash.update(zeros, 8);
+    hash.update(d_ + H::tables_checksum + 8, covered - (H::tables_checksum + 8));
+    const std::uint64_t actual = hash.digest();
+    if (actual != recorded)
+      fail({"header", no_index, "tables_checksum"}, "is 0x%016llx but the header and tables hash to 0x%016llx: the container is damaged; %s",
+           static_cast<u64>(recorded), static_cast<u64>(actual), damage_advice);
+
+    L.format_version = version;
+    L.name.assign(view(d_ + H::name, {"header", no_index, "name"}));
+    L.triton_version.assign(view(d_ + H::triton_version, {"header", no_index, "triton_version"}));
+  }
+
+  // Every image and kernel record, checked into scratch objects; what decoding needs of each
+  // image is kept in L.images.
+  void validate_tables(container_layout& L) {
+    using namespace format;
+    const std::uint64_t nimages = sec_[sec_images].count;
+    L.images.resize(static_cast<std::size_t>(nimages));
+    image_info im;
+    std::uint64_t next_td = 0;
+    for (std::uint64_t i = 0; i < nimages; ++i) read_image(i, im, next_td, &L.images[static_cast<std::size_t>(i)]);
+    run_end(next_td, sec_tensordescs, "images");
+    run_end(next_dim_, sec_dims, "tensordescs");
+
+    const std::uint64_t nkernels = sec_[sec_kernels].count;
+    kernel_info k;
+    std::uint64_t next[8] = {};  // args, variants, specs, constexprs, image refs, tune_args, tune_entries, tune_values
+    std::set<std::string_view> names;
+    if (L.format_version >= 2 && sec_[sec_tunings].count != nkernels)
+      fail({"sections", no_index, "tunings"}, "holds %llu records, one per kernel needs %llu", static_cast<u64>(sec_[sec_tunings].count),
+           static_cast<u64>(nkernels));
+    for (std::uint64_t i = 0; i < nkernels; ++i) read_kernel(i, k, next, &names);
+    run_end(next[0], sec_args, "kernels");
+    run_end(next[1], sec_variants, "kernels");
+    run_end(next[2], sec_specs, "variants");
+    run_end(next[3], sec_constexprs, "variants");
+    run_end(next[4], sec_image_refs, "variants");
+    run_end(next[5], sec_tune_args, "tunings");
+    run_end(next[6], sec_tune_entries, "tunings");
+    run_end(next[7], sec_tune_values, "tune_entries");
+  }
+
+  void read_frames(container_layout& L) {
+    using namespace format;
+    const section_range& data = sec_[sec_data];
+    const section_range& dict = sec_[sec_dictionary];
+    L.ddict = codec::make_ddict(d_ + dict.offset, static_cast<std::size_t>(dict.size));
+    L.dict_id = codec::dictionary_id(d_ + dict.offset, static_cast<std::size_t>(dict.size));
+    const std::uint64_t nframes = sec_[sec_frames].count;
+    L.frames.resize(static_cast<std::size_t>(nframes));
+    std::uint64_t next_offset = 0;
+    for (std::uint64_t i = 0; i < nframes; ++i) {
+      const std::uint8_t* r = rec(sec_frames, i);
+      auto F = [i](const char* field) { return field_ref{"frames", i, field}; };
+      frame_view& fv = L.frames[static_cast<std::size_t>(i)];
+      const std::uint64_t off = u64v(r + frame_rec::offset);
+      if (off != next_offset)
+        fail(F("offset"), "is %llu, expected %llu (frames follow each other in the data section)", static_cast<u64>(off),
+             static_cast<u64>(next_offset));
+      fv.stored_size = u64v(r + frame_rec::stored_size);
+      if (!byte_io::range_within(off, fv.stored_size, data.size))
+        fail(F("stored_size"), "is %llu: the frame would run past the data section (%llu bytes)", static_cast<u64>(fv.stored_size),
+             static_cast<u64>(data.size));
+      next_offset = off + fv.stored_size;
+      fv.offset = data.offset + off;
+      fv.raw_size = u64v(r + frame_rec::raw_size);
+      fv.codec = u32(r + frame_rec::codec);
+      const std::uint32_t flags = u32(r + frame_rec::flags);
+      if (flags & ~frame_rec::flag_dictionary) fail(F("flags"), "is %u, only bit 0 (dictionary) is defined", flags);
+      fv.uses_dictionary = (flags & frame_rec::flag_dictionary) != 0;
+      if (fv.raw_size > max_frame_raw_size) fail(F("raw_size"), "is %llu, above the 4 GiB limit", static_cast<u64>(fv.raw_size));
+      if (fv.codec == codec_stored) {
+        if (fv.stored_size != fv.raw_size)
+          fail(F("raw_size"), "is %llu but a stored frame's raw_size must equal its stored_size (%llu)", static_cast<u64>(fv.raw_size),
+               static_cast<u64>(fv.stored_size));
+        if (fv.uses_dictionary) fail(F("flags"), "a stored frame cannot use the dictionary");
+      } else if (fv.codec == codec_zstd) {
+        if (fv.uses_dictionary && dict.size == 0) fail(F("flags"), "the frame uses the dictionary but the container has none");
+        if (fv.raw_size / max_expansion > fv.stored_size)
+          fail(F("raw_size"), "is %llu, more than zstd can encode in %llu bytes", static_cast<u64>(fv.raw_size),
+               static_cast<u64>(fv.stored_size));
+      } else {
+        fail(F("codec"), "is %u, must be 0 (stored) or 1 (zstd)", fv.codec);
+      }
+    }
+    if (next_offset != data.size)
+      fail({"sections", no_index, "data", "size"}, "is %llu but the frames account for %llu bytes", static_cast<u64>(data.size),
+           static_cast<u64>(next_offset));
+
+    // Images tile the frames in order: each frame holds a contiguous, non-empty run of images
+    // laid end to end from offset 0 to its raw_size.
+    std::uint64_t pos = 0;
+    std::uint32_t cur = 0;
+    const std::size_t nimages = L.images.size();
+    if (nframes == 0 && nimages != 0) fail({"sections", no_index, "frames"}, "is empty but the container has images");
+    for (std::size_t i = 0; i < nimages; ++i) {
+      const std::uint32_t fr = L.images[i].frame;
+      if (fr != cur) {
+        if (fr != cur + 1 || L.frames[cur].image_count == 0)
+          fail({"images", i, "frame"}, "is %u, expected %u (images are stored in frame order and every frame holds at least one)", fr,
+               L.frames[cur].image_count == 0 ? cur : cur + 1);
+        if (pos != L.frames[cur].raw_size)
+          fail({"frames", cur, "raw_size"}, "is %llu but its images add up to %llu", static_cast<u64>(L.frames[cur].raw_size),
+               static_cast<u64>(pos));
+        cur = fr;
+        pos = 0;
+      }
+      if (L.frames[cur].image_count == 0) L.frames[cur].first_image = static_cast<std::uint32_t>(i);
+      ++L.frames[cur].image_count;
+      const std::uint64_t off = L.images[i].offset;
+      if (off != pos)
+        fail({"images", i, "frame_offset"}, "is %llu, expected %llu (images follow each other in their frame)", static_cast<u64>(off),
+             static_cast<u64>(pos));
+      const image_location& im = L.images[i];
+      if (!byte_io::range_within(off, im.raw_size, L.frames[cur].raw_size))
+        fail({"images", i, "raw_size"}, "is %llu: the image would run past the end of frame %u (%llu bytes)", static_cast<u64>(im.raw_size),
+             cur, static_cast<u64>(L.frames[cur].raw_size));
+      pos = off + im.raw_size;
+    }
+    if (nframes != 0) {
+      if (nimages == 0 || cur + 1 != nframes) fail({"frames", nimages == 0 ? 0 : cur + 1u}, "holds no image (every frame holds at least one)");
+      if (pos != L.frames[cur].raw_size)
+        fail({"frames", cur, "raw_size"}, "is %llu but its images add up to %llu", static_cast<u64>(L.frames[cur].raw_size),
+             static_cast<u64>(pos));
+    }
+
+    // Each image's share of its frame's stored bytes, proportional to its raw size; the last image
+    // of a frame takes the remainder so the shares add up to the frame's stored size exactly.
+    for (const frame_view& fv : L.frames) {
+      std::uint64_t given = 0;
+      for (std::uint32_t k = 0; k < fv.image_count; ++k) {
+        image_location& im = L.images[fv.first_image + k];
+        std::uint64_t share;
+        if (k + 1 == fv.image_count) {
+          share = fv.stored_size - given;
+        } else if (fv.raw_size == 0) {
+          share = 0;
+        } else {
+          // Both sizes can exceed 2^32, so the product is taken in long double, not uint64.
+          share = static_cast<std::uint64_t>(static_cast<long double>(fv.stored_size) * im.raw_size / fv.raw_size);
+          if (share > fv.stored_size - given) share = fv.stored_size - given;
+        }
+        im.stored_size = share;
+        given += share;
+      }
+    }
+  }
+};
+
+}  // namespace detail
+}  // namespace tritonpack

@@ -1,0 +1,44 @@
+// tritonpack/cuda/backend.hpp — the NVIDIA backend: per-context state, image loading (cubin, or PTX
+// through the JIT and its disk cache), and Triton's launch (shared/triton-abi.md §2). The driver and
+// its primary contexts are in cuda/driver.hpp, the memory and device API in cuda/memory.hpp.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "tritonpack/runtime/backend.hpp"
+#include "tritonpack/cuda/context.hpp"
+#include "tritonpack/cuda/driver.hpp"
+#include "tritonpack/cuda/launching.hpp"
+#include "tritonpack/cuda/loading.hpp"
+
+namespace tritonpack {
+namespace cuda {
+
+// ---------------------------------------------------------------------------------------------
+// The backend.
+
+class cuda_backend final : public backend {
+ public:
+  explicit cuda_backend(std::unique_ptr<driver> d) : d_(std::move(d)), contexts_(*d_) {}
+  backend_kind kind() const noexcept override { return backend_kind::cuda; }
+  std::string describe() const override { return "CUDA driver " + d_->library + " (" + d_->version_string() + ")"; }
+  const driver& drv() const noexcept { return *d_; }
+
+  void* current_context() override { return contexts_.current(); }
+
+  std::unique_ptr<context_state> open_context(void* ctx) override {
+    return std::make_unique<context>(*d_, static_cast<CUcontext>(ctx));
+  }
+  const grid_limits& max_grid() const noexcept override { return launch_grid_limits; }
+
+  // The devices' primary contexts (cuda/memory.hpp's set_device uses them too).
+  primary_contexts& contexts() noexcept { return contexts_; }
+
+ private:
+  std::unique_ptr<driver> d_;
+  primary_contexts contexts_;  // device 0's is what a thread without a current context gets
+};
+
+}  // namespace cuda
+}  // namespace tritonpack

@@ -1,0 +1,251 @@
+// tritonpack/cuda/loading.hpp — how a CUDA context gets a kernel's function: selection, the
+// image's decode, the cubin load or the PTX JIT (with its disk cache), the ABI check.
+#pragma once
+
+#include "tritonpack/cuda/context.hpp"
+
+namespace tritonpack {
+namespace cuda {
+
+inline CUmodule context::jit_ptx(std::vector<std::uint8_t> ptx, const image_info& im, const kernel_info& k,
+                                 std::string& how) {
+  // The driver reads PTX as a NUL-terminated string.
+  if (ptx.empty() || ptx.back() != 0) ptx.push_back(0);
+  char info_log[8192] = {}, error_log[8192] = {};
+  auto too_new = [&](CUresult r) {
+    return error(errc::ptx_too_new,
+                 "kernel " + k.name + ": the driver (" + d_.version_string() + ") refused the PTX for " + im.arch +
+                     " because it needs PTX ISA " + ptx_isa_string(im.ptx_version) + " (" + d_.status(r) + "). Install " +
+                     driver_needed_for_ptx_isa(im.ptx_version) + ", or repack with cubins for " + props_.arch,
+                 r);
+  };
+  auto failed = [&](CUresult r, const char* call) {
+    if (r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION) return too_new(r);
+    std::string log_text = error_log;
+    if (log_text.empty()) log_text = info_log;
+    return error(errc::jit_failed,
+                 "kernel " + k.name + ": JIT compilation of the PTX for " + im.arch + " (ISA " + ptx_isa_string(im.ptx_version) +
+                     ") on " + props().describe() + " failed in " + call + ": " + d_.status(r) +
+                     (log_text.empty() ? std::string() : "\nJIT log:\n" + log_text),
+                 r);
+  };
+  int opts[5] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
+                 CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE};
+  void* vals[5] = {info_log, reinterpret_cast<void*>(static_cast<std::uintptr_t>(sizeof info_log - 1)), error_log,
+                   reinterpret_cast<void*>(static_cast<std::uintptr_t>(sizeof error_log - 1)),
+                   reinterpret_cast<void*>(static_cast<std::uintptr_t>(0))};
+
+  const auto dir = jit_cache::directory();
+  const bool can_link = d_.fn.cuLinkCreate && d_.fn.cuLinkAddData && d_.fn.cuLinkComplete && d_.fn.cuLinkDestroy;
+  std::string path;
+  if (dir && can_link) {
+    path = *dir + "/" + jit_cache::file_name(im.checksum, props_.arch, d_.version);
+    if (auto hit = jit_cache::read(path)) {
+      CUmodule m = nullptr;
+      const CUresult r = d_.fn.cuModuleLoadData(&m, hit->data());
+      if (r == CUDA_SUCCESS) {
+        detail::count_load(&detail::image_load_counters::jit_cache_hits);
+        how = "JIT cache hit " + path;
+        return m;
+      }
+      log::line("JIT cache entry " + path + " did not load (" + d_.status(r) + "); compiling again");
+    }
+    // Compile through the linker: unlike cuModuleLoadDataEx it hands back the cubin to cache.
+    CUlinkState link = nullptr;
+    CUresult r = d_.fn.cuLinkCreate(5, opts, vals, &link);
+    if (r != CUDA_SUCCESS) throw failed(r, "cuLinkCreate");
+    struct link_guard {
+      const driver& d;
+      CUlinkState s;
+      ~link_guard() { d.fn.cuLinkDestroy(s); }
+    } guard{d_, link};
+    r = d_.fn.cuLinkAddData(link, CU_JIT_INPUT_PTX, ptx.data(), ptx.size(), k.name.c_str(), 0, nullptr, nullptr);
+    if (r != CUDA_SUCCESS) throw failed(r, "cuLinkAddData");
+    void* cubin = nullptr;
+    std::size_t cubin_size = 0;
+    r = d_.fn.cuLinkComplete(link, &cubin, &cubin_size);
+    if (r != CUDA_SUCCESS) throw failed(r, "cuLinkComplete");
+    detail::count_load(&detail::image_load_counters::jit_compiled);
+    std::vector<std::uint8_t> bin(static_cast<std::uint8_t*>(cubin), static_cast<std::uint8_t*>(cubin) + cubin_size);
+    const std::string why = jit_cache::write(*dir, path, bin);
+    if (!why.empty()) log::line("JIT cache not written: " + why);
+    CUmodule m = nullptr;
+    d_.check(d_.fn.cuModuleLoadData(&m, bin.data()), "kernel " + k.name + ": cuModuleLoadData of the JIT-compiled cubin");
+    how = "JIT-compiled (linker), " + (why.empty() ? "cached as " + path : "not cached");
+    return m;
+  }
+  CUmodule m = nullptr;
+  const CUresult r = d_.fn.cuModuleLoadDataEx(&m, ptx.data(), 5, opts, vals);
+  if (r != CUDA_SUCCESS) throw failed(r, "cuModuleLoadDataEx");
+  detail::count_load(&detail::image_load_counters::jit_compiled);
+  how = dir ? "JIT-compiled (cuModuleLoadDataEx; the driver lacks the linker API, not cached)"
+            : "JIT-compiled (cuModuleLoadDataEx; TRITONPACK_CACHE=0 or no cache directory)";
+  return m;
+}
+
+inline CUmodule context::load_module(const std::vector<std::uint8_t>& bytes, const image_info& im, const kernel_info& k,
+                                     bool jit, std::string& how) {
+  if (jit) return jit_ptx(bytes, im, k, how);
+  CUmodule m = nullptr;
+  const CUresult r = d_.fn.cuModuleLoadData(&m, bytes.data());
+  if (r != CUDA_SUCCESS) {
+    errc code = r == CUDA_ERROR_OUT_OF_MEMORY ? errc::out_of_memory : errc::driver_error;
+    if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE) code = errc::no_image;
+    throw error(code,
+                "kernel " + k.name + ": cuModuleLoadData of the cubin for " + im.arch + " on " + props().describe() +
+                    " failed: " + d_.status(r),
+                r);
+  }
+  detail::count_load(&detail::image_load_counters::binaries);
+  how = "cubin loaded";
+  return m;
+}
+
+// True for the Triton versions whose launch ABI this run time was verified against on a GPU
+// (shared/triton-abi.md: Triton 3.6, checked by cuFuncGetParamInfo for every kernel of the GPU
+// tests, which run with TRITONPACK_VERIFY_ABI=1). Their cubins skip the check below: it costs
+// about 30 us of driver calls in a fresh process, a tenth of a first launch.
+inline bool abi_verified(const std::string& triton_version) {
+  return triton_version.compare(0, 4, "3.6.") == 0 || triton_version == "3.6";
+}
+
+// Compares the compiled kernel's parameter list with what the plan passes (cuFuncGetParamInfo,
+// CUDA 12.4+): catches a Triton ABI change before it corrupts a launch. Run for JIT-compiled PTX,
+// for cubins of a Triton version not verified above, and always under TRITONPACK_VERIFY_ABI=1.
+inline void context::check_abi(const function& f, const kernel_info& k) const {
+  if (!d_.fn.cuFuncGetParamInfo) return;
+  std::vector<std::size_t> sizes;
+  for (std::size_t i = 0; i < 4096; ++i) {
+    std::size_t off = 0, size = 0;
+    const CUresult r = d_.fn.cuFuncGetParamInfo(f.fn, i, &off, &size);
+    if (r == CUDA_ERROR_INVALID_VALUE) break;  // past the last parameter
+    if (r != CUDA_SUCCESS) return;             // not supported for this function: skip the check
+    sizes.push_back(size);
+  }
+  bool same = sizes.size() == f.plan.param_sizes.size();
+  for (std::size_t i = 0; same && i < sizes.size(); ++i) same = sizes[i] == f.plan.param_sizes[i];
+  if (!same) {
+    auto list = [](auto const& v) {
+      std::string s;
+      for (auto x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+      return s;
+    };
+    throw error(errc::bad_container, "kernel " + k.name + ": the compiled kernel (" + f.image->arch + " " +
+                                         image_kind_name(f.image->kind) + ", Triton " + f.image->launch.triton_version +
+                                         ") takes parameters of sizes [" + list(sizes) + "] but the run time would pass [" +
+                                         list(f.plan.param_sizes) +
+                                         "]: the container and the run time disagree on Triton's launch ABI");
+  }
+}
+
+inline std::unique_ptr<loaded_function> context::load(const container& c, std::uint32_t kernel_index,
+                                                      std::uint32_t variant) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const kernel_info& k = c.kernel(kernel_index);   // builds the kernel's model and its images
+  const container_info& info = c.partial_info();  // ... which is all selection reads
+  const variant_info& v = k.variants.at(variant);
+  device_target target;
+  target.backend = backend_kind::cuda;
+  target.arch = props_.arch;
+  target.driver_version = props_.driver_version;
+  target.force_ir = env::flag(env::force_ir);
+  target.force_image = parse_forced_image(env::get(env::force_image));
+  const image_choice choice = select_image_or_throw(info, k, variant, target, props().describe());
+  auto f = std::make_unique<function>();
+  f->kernel = &k;
+  f->variant = &v;
+  f->image_index = *choice.image;
+  f->image = &info.images[*choice.image];
+  f->jit = choice.jit;
+  const launch_info& li = f->image->launch;
+  f->plan = build_param_plan(k, v, li);
+  f->needs_scratch = li.global_scratch_size > 0 || li.profile_scratch_size > 0;
+  f->ctx = ctx_;
+
+  // Static checks before touching the driver, so their messages are not masked by load errors.
+  // Selection has already refused images beyond the shared memory and block size of the archs
+  // select/arch_limits.hpp knows; these compare the driver's own numbers, for a GPU the tables do not.
+  const std::string who = "kernel " + k.name + " (" + f->image->arch + " " + image_kind_name(f->image->kind) + ")";
+  if (li.shared > default_shared_bytes && li.shared > props().max_shared_optin)
+    throw error(errc::unsupported, who + " needs " + std::to_string(li.shared) + " bytes of shared memory per block but " +
+                                       props().describe() + " allows at most " + std::to_string(props().max_shared_optin) +
+                                       " (with opt-in); choose a config with fewer stages or smaller blocks");
+  if (li.tmem_size > 512)
+    throw error(errc::unsupported, who + " needs " + std::to_string(li.tmem_size) + " tensor-memory columns (at most 512)");
+  const unsigned num_ctas = li.num_ctas ? li.num_ctas : 1;
+  const bool need_ex = num_ctas > 1 || li.launch_cooperative_grid || li.launch_pdl;
+  if (need_ex && !d_.fn.cuLaunchKernelEx)
+    throw error(errc::unsupported, who + " needs cuLaunchKernelEx (clusters, cooperative or PDL launch), which the driver lacks");
+  if (num_ctas > 1 && !props().cluster_launch)
+    throw error(errc::unsupported, who + " uses clusters of " + std::to_string(num_ctas) + " CTAs; " + props().describe() +
+                                       " does not support cluster launch");
+  if (li.launch_cooperative_grid && !props().cooperative_launch)
+    throw error(errc::unsupported, who + " needs a cooperative launch, which " + props().describe() + " does not support");
+  if (f->plan.uses_tma && !d_.fn.cuTensorMapEncodeTiled)
+    throw error(errc::unsupported, who + " takes TMA tensor descriptors; the driver lacks cuTensorMapEncodeTiled");
+  const std::uint64_t block = std::uint64_t{li.warp_size ? li.warp_size : 32} * (li.num_warps ? li.num_warps : 1);
+  if (block > 1024)
+    throw error(errc::unsupported, who + " needs " + std::to_string(block) + " threads per block; CUDA allows at most 1024");
+
+  const auto t1 = std::chrono::steady_clock::now();
+  const std::vector<std::uint8_t> bytes = c.decode_image(*choice.image);  // decodes only up to the image
+  const std::string decode_time = log::enabled() ? log::ms_since(t1) : std::string();
+  std::string how;
+  const auto t2 = std::chrono::steady_clock::now();
+  f->module = load_module(bytes, *f->image, k, choice.jit, how);
+  struct module_guard {  // unload on any failure below
+    const driver& d;
+    function* f;
+    ~module_guard() {
+      if (f) d.fn.cuModuleUnload(f->module);
+    }
+  } guard{d_, f.get()};
+  const std::string load_time = log::enabled() ? log::ms_since(t2) : std::string();
+
+  d_.check(d_.fn.cuModuleGetFunction(&f->fn, f->module, li.entry.c_str()),
+           who + ": cuModuleGetFunction(\"" + li.entry + "\")");
+  // The compiled function's own thread limit (.maxntid) is not queried here: a block above it
+  // fails the launch, and launch() then asks the driver why (launch_error).
+  f->block = static_cast<unsigned>(block);
+  f->shared = li.shared;
+  f->num_ctas = num_ctas;
+  // Shared memory above the default 48 KB needs the opt-in attribute, sized as Triton does:
+  // the device's opt-in limit minus the function's static shared memory.
+  if (li.shared > default_shared_bytes && li.shared > props().max_shared_default) {
+    int static_shared = 0;
+    d_.check(d_.fn.cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f->fn),
+             who + ": cuFuncGetAttribute(SHARED_SIZE_BYTES)");
+    d_.check(d_.fn.cuFuncSetCacheConfig(f->fn, CU_FUNC_CACHE_PREFER_SHARED), who + ": cuFuncSetCacheConfig(PREFER_SHARED)");
+    d_.check(d_.fn.cuFuncSetAttribute(f->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                      static_cast<int>(props().max_shared_optin) - static_shared),
+             who + ": cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+  }
+  if (num_ctas == 16)
+    d_.check(d_.fn.cuFuncSetAttribute(f->fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+             who + ": cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)");
+  if (li.launch_pdl) {
+    f->attrs[f->attr_count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    f->attrs[f->attr_count++].value.programmaticStreamSerializationAllowed = 1;
+  }
+  if (li.launch_cooperative_grid) {
+    f->attrs[f->attr_count].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+    f->attrs[f->attr_count++].value.cooperative = 1;
+  }
+  if (num_ctas > 1) {
+    f->attrs[f->attr_count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    f->attrs[f->attr_count].value.clusterDim.x = num_ctas;
+    f->attrs[f->attr_count].value.clusterDim.y = 1;
+    f->attrs[f->attr_count++].value.clusterDim.z = 1;
+    f->attrs[f->attr_count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+    f->attrs[f->attr_count++].value.clusterSchedulingPolicyPreference = CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
+  }
+  if (f->jit || !abi_verified(li.triton_version) || env::flag(env::verify_abi)) check_abi(*f, k);
+  guard.f = nullptr;
+  if (log::enabled()) log::line("kernel " + k.name + " variant " + std::to_string(variant) + " on " + props().describe() + ": image [" +
+            std::to_string(*choice.image) + "] " + image_kind_name(f->image->kind) + " " + f->image->arch + " — " +
+            choice.reason + "; " + how + "; decode " + decode_time + ", load " + load_time + ", total " + log::ms_since(t0));
+  return f;
+}
+
+}  // namespace cuda
+}  // namespace tritonpack

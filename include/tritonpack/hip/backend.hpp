@@ -1,0 +1,262 @@
+// tritonpack/hip/backend.hpp — the AMD backend: per-device state, code-object loading and
+// Triton 3.6's AMD launch (shared/hip-abi.md §1). The runtime and its devices are in
+// hip/driver.hpp, the ABI arithmetic in hip/launch_abi.hpp, the memory and device API in
+// hip/memory.hpp.
+//
+// What runs on AMD is the code object (hsaco): selection picks the one built for the device's
+// exact gfx processor whose pinned features (xnack, sramecc) match. When none runs, the LLVM IR
+// of that processor is compiled through comgr where comgr can (hip/ir_jit.hpp; Triton 3.6 emits
+// LLVM 22 IR, newer than any released comgr we know of).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tritonpack/select/arch.hpp"
+#include "tritonpack/runtime/backend.hpp"
+#include "tritonpack/hip/api.hpp"
+#include "tritonpack/hip/driver.hpp"
+#include "tritonpack/hip/ir_jit.hpp"
+#include "tritonpack/hip/launch_abi.hpp"
+#include "tritonpack/core/load_stats.hpp"
+#include "tritonpack/core/log.hpp"
+#include "tritonpack/select/image.hpp"
+
+namespace tritonpack {
+namespace hip {
+
+class function final : public loaded_function {
+ public:
+  hipModule_t module = nullptr;
+  hipFunction_t fn = nullptr;
+  unsigned block = 0;
+  unsigned shared = 0;
+  bool cooperative = false;
+};
+
+// hipModuleLaunchKernel's grid checks (hip-abi.md §2.5, clr hip_module.cpp): x <= INT32_MAX,
+// y, z <= 65536, and blocks x threads in x <= UINT32_MAX; beyond them hipErrorInvalidConfiguration.
+inline constexpr grid_limits launch_grid_limits{"HIP", 0x7fffffffu, 65536, 65536, 0xffffffffu};
+
+class context final : public context_state {
+ public:
+  context(const driver& d, int dev) : d_(d), dev_(dev) {
+    props_.backend = backend_kind::hip;
+    props_.ordinal = dev;
+    props_.arch = d.arch(dev);
+    props_.driver_version = d.version;
+    if (log::enabled()) log::line("HIP device " + std::to_string(dev) + ": " + props().describe());
+  }
+
+  // `inline` on the declarations: see cuda/context.hpp (keeps the vtable out of every TU).
+  inline std::unique_ptr<loaded_function> load(const container& c, std::uint32_t kernel_index,
+                                               std::uint32_t variant) override;
+  inline void launch(loaded_function& f, grid3 grid, stream_t stream, const void* const* args) override;
+  inline void unload(loaded_function& f) noexcept override;
+  void release() noexcept override {}  // AMD images need no scratch (load() refuses those that would)
+
+ private:
+  void fill_props(device_props& p) const override {
+    p.max_shared_default = static_cast<std::uint32_t>(
+        d_.attribute(dev_, hipDeviceAttributeMaxSharedMemoryPerBlock, "MaxSharedMemoryPerBlock"));
+    p.max_shared_optin = p.max_shared_default;  // LDS needs no opt-in (hip-abi.md §1.4)
+    p.cooperative_launch = d_.attribute(dev_, hipDeviceAttributeCooperativeLaunch, "CooperativeLaunch") != 0;
+    p.name = d_.device_name(dev_);
+  }
+  error launch_error(const function& f, grid3 g, hipError_t r) const;
+
+  const driver& d_;
+  int dev_;
+};
+
+inline std::unique_ptr<loaded_function> context::load(const container& c, std::uint32_t kernel_index,
+                                                      std::uint32_t variant) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const kernel_info& k = c.kernel(kernel_index);
+  const container_info& info = c.partial_info();
+  const variant_info& v = k.variants.at(variant);
+  device_target target;
+  target.backend = backend_kind::hip;
+  target.arch = props_.arch;
+  target.driver_version = props_.driver_version;
+  target.force_ir = env::flag(env::force_ir);
+  target.force_image = parse_forced_image(env::get(env::force_image));
+  // A code object when one runs; else the IR for this processor, compiled through comgr below.
+  std::uint32_t chosen = 0;
+  std::string reason, selection_report;
+  try {
+    const image_choice choice = select_image_or_throw(info, k, variant, target, props().describe());
+    chosen = *choice.image;
+    reason = choice.reason;
+  } catch (const error& e) {
+    const auto ir = e.code() == errc::no_image ? llir_image_for(info, v, props_.arch, target.force_image) : std::nullopt;
+    if (!ir) throw;
+    chosen = *ir;
+    selection_report = std::string(e.what()).substr(std::string("tritonpack: ").size());
+    reason = "no code object runs here, so its LLVM IR";
+  }
+  auto f = std::make_unique<function>();
+  f->kernel = &k;
+  f->variant = &v;
+  f->image_index = chosen;
+  f->image = &info.images[chosen];
+  f->jit = !selection_report.empty();
+  const launch_info& li = f->image->launch;
+  f->plan = build_param_plan(k, v, li);
+
+  // Static checks before touching the runtime, each naming the kernel and what to do.
+  const std::string who = "kernel " + k.name + " (" + f->image->arch + " " + image_kind_name(f->image->kind) + ")";
+  const auto image_arch = parse_amd_arch(f->image->arch);
+  std::string why;
+  const std::uint32_t block = image_arch ? block_size(li, *image_arch, why) : 0;
+  if (block == 0)
+    throw error(errc::bad_container, who + ": cannot size its blocks: " + (image_arch ? why : "unparsable arch"));
+  if ((li.num_ctas ? li.num_ctas : 1) > 1)
+    throw error(errc::unsupported, who + " uses num_ctas " + std::to_string(li.num_ctas) +
+                                       " (multi-CTA launch, gfx1250 only); the HIP backend launches num_ctas 1 only");
+  if (li.global_scratch_size > 0 || li.profile_scratch_size > 0)
+    throw error(errc::unsupported, who + " asks for " + std::to_string(li.global_scratch_size) + " bytes of global and " +
+                                       std::to_string(li.profile_scratch_size) +
+                                       " bytes of profile scratch per program (proton instrumentation?); the HIP backend "
+                                       "passes both scratch pointers as null, as Triton 3.6 does for uninstrumented kernels");
+  if (f->plan.uses_tma || !f->plan.simple)
+    throw error(errc::unsupported, who + " takes tensor descriptors, which the HIP backend does not pass yet");
+  if (li.shared > props().max_shared_default)
+    throw error(errc::unsupported, who + " needs " + std::to_string(li.shared) + " bytes of LDS per block but " +
+                                       props().describe() + " allows at most " + std::to_string(props().max_shared_default) +
+                                       "; choose a config with fewer stages or smaller blocks");
+  if (li.launch_cooperative_grid && !d_.fn.hipModuleLaunchCooperativeKernel)
+    throw error(errc::unsupported, who + " needs a cooperative launch; " + d_.library + " (" + d_.version_string() +
+                                       ") lacks hipModuleLaunchCooperativeKernel");
+  if (li.launch_cooperative_grid && !props().cooperative_launch)
+    throw error(errc::unsupported, who + " needs a cooperative launch, which " + props().describe() + " does not support");
+
+  const auto t1 = std::chrono::steady_clock::now();
+  std::string jit_how;
+  const std::vector<std::uint8_t> bytes = f->jit ? compile_llir(c, chosen, props_.arch, d_.version, selection_report, jit_how)
+                                                 : c.decode_image(chosen);
+  const std::string decode_time = log::enabled() ? log::ms_since(t1) : std::string();
+  // Modules bind to the thread's current device at load (hip-abi.md §2.5).
+  scoped_device on_device(d_, dev_);
+  const auto t2 = std::chrono::steady_clock::now();
+  hipError_t r = d_.fn.hipModuleLoadData(&f->module, bytes.data());
+  if (r != hipSuccess) {
+    errc code = r == hipErrorOutOfMemory ? errc::out_of_memory : errc::driver_error;
+    if (r == hipErrorNoBinaryForGpu || r == hipErrorInvalidImage || r == hipErrorInvalidKernelFile) code = errc::no_image;
+    throw error(code,
+                who + ": hipModuleLoadData of the " + (f->jit ? "JIT-compiled " : "") + "code object on " + props().describe() +
+                    " failed: " + d_.status(r) +
+                    (code == errc::no_image ? ". The code object is damaged or not for this GPU; repack it for " + props_.arch
+                                            : std::string()),
+                r);
+  }
+  struct module_guard {  // unload on any failure below
+    const driver& d;
+    function* f;
+    ~module_guard() {
+      if (f) d.fn.hipModuleUnload(f->module);
+    }
+  } guard{d_, f.get()};
+  const std::string load_time = log::enabled() ? log::ms_since(t2) : std::string();
+  r = d_.fn.hipModuleGetFunction(&f->fn, f->module, li.entry.c_str());
+  if (r != hipSuccess)
+    throw error(r == hipErrorNotFound ? errc::bad_container : errc::driver_error,
+                who + ": the code object has no kernel \"" + li.entry + "\" (hipModuleGetFunction: " + d_.status(r) +
+                    "); the container's metadata and its code object disagree",
+                r);
+  // Triton checks the block against the compiled kernel's limit (.max_flat_workgroup_size) after
+  // loading; beyond it the launch would fail with hipErrorLaunchFailure, which says less.
+  int max_threads = 0;
+  d_.check(d_.fn.hipFuncGetAttribute(&max_threads, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f->fn),
+           who + ": hipFuncGetAttribute(MAX_THREADS_PER_BLOCK)");
+  if (max_threads > 0 && block > static_cast<std::uint32_t>(max_threads))
+    throw error(errc::bad_container, who + " is launched with " + std::to_string(block) +
+                                         " threads per block (num_warps " + std::to_string(li.num_warps) + " x wavefront " +
+                                         std::to_string(li.warp_size) + ") but the compiled kernel allows " +
+                                         std::to_string(max_threads) + ": the container's metadata and its code object disagree");
+  f->block = block;
+  f->shared = li.shared;
+  f->cooperative = li.launch_cooperative_grid;
+  guard.f = nullptr;
+  if (!f->jit) detail::count_load(&detail::image_load_counters::binaries);  // compile_llir counted the JIT
+  if (log::enabled())
+    log::line("kernel " + k.name + " variant " + std::to_string(variant) + " on " + props().describe() + ": image [" +
+              std::to_string(chosen) + "] " + image_kind_name(f->image->kind) + " " + f->image->arch + " — " + reason +
+              (f->jit ? ", " + jit_how : std::string()) + "; block " +
+              std::to_string(block) + ", LDS " + std::to_string(li.shared) + ", kernargs " +
+              std::to_string(layout_kernargs(f->plan.param_sizes).size) + " bytes; " + (f->jit ? "compile " : "decode ") + decode_time + ", load " +
+              load_time + ", total " + log::ms_since(t0));
+  return f;
+}
+
+inline void context::launch(loaded_function& lf, grid3 g, stream_t stream_, const void* const* args) {
+  function& f = static_cast<function&>(lf);
+  check_grid_limits(launch_grid_limits, *f.kernel, g, 1, f.block);
+  // The calling thread's device is this state's (the library looked the state up by it), so the
+  // stream and the module are on the current device, as ROCm 7 requires.
+  void* params_local[64];
+  std::vector<void*> params_heap;
+  void** params = params_local;
+  if (f.plan.param_count > 64) {
+    params_heap.resize(f.plan.param_count);
+    params = params_heap.data();
+  }
+  void* scratch[2] = {nullptr, nullptr};  // Triton 3.6 passes null global and profile scratch on AMD
+  assemble_params(f.plan, *f.kernel, f.image->launch, args, params, nullptr, scratch, nullptr, nullptr);
+  hipStream_t stream = static_cast<hipStream_t>(stream_);
+  const hipError_t r =
+      f.cooperative
+          ? d_.fn.hipModuleLaunchCooperativeKernel(f.fn, g.x, g.y, g.z, f.block, 1, 1, f.shared, stream, params)
+          : d_.fn.hipModuleLaunchKernel(f.fn, g.x, g.y, g.z, f.block, 1, 1, f.shared, stream, params, nullptr);
+  if (r != hipSuccess) throw launch_error(f, g, r);
+}
+
+inline error context::launch_error(const function& f, grid3 g, hipError_t r) const {
+  const errc code = r == hipErrorOutOfMemory ? errc::out_of_memory : errc::launch_failed;
+  return error(code,
+               "launch of kernel " + f.kernel->name + " (" + f.image->arch + " " + image_kind_name(f.image->kind) + ") with grid " + std::to_string(g.x) + "x" +
+                   std::to_string(g.y) + "x" + std::to_string(g.z) + " programs, block " + std::to_string(f.block) + ", " +
+                   std::to_string(f.shared) + " bytes LDS" + (f.cooperative ? ", cooperative" : "") + ", on " +
+                   props().describe() + " failed: " + d_.status(r),
+               r);
+}
+
+inline void context::unload(loaded_function& lf) noexcept {
+  function& f = static_cast<function&>(lf);
+  if (!f.module) return;
+  try {
+    scoped_device on_device(d_, dev_);
+    d_.fn.hipModuleUnload(f.module);
+  } catch (...) {
+    // The device cannot be made current (runtime torn down): nothing left to unload.
+  }
+  f.module = nullptr;
+}
+
+class hip_backend final : public backend {
+ public:
+  explicit hip_backend(std::unique_ptr<driver> d) : d_(std::move(d)) {}
+  backend_kind kind() const noexcept override { return backend_kind::hip; }
+  std::string describe() const override { return "HIP runtime " + d_->library + " (" + d_->version_string() + ")"; }
+  const driver& drv() const noexcept { return *d_; }
+
+  // The thread's current device (0 until hipSetDevice), as a handle. Hot: one runtime call.
+  void* current_context() override {
+    int dev = 0;
+    const hipError_t r = d_->fn.hipGetDevice(&dev);
+    if (r != hipSuccess) d_->check(r, "hipGetDevice");
+    return device_handle(dev);
+  }
+  std::unique_ptr<context_state> open_context(void* ctx) override {
+    return std::make_unique<context>(*d_, handle_device(ctx));
+  }
+  const grid_limits& max_grid() const noexcept override { return launch_grid_limits; }
+
+ private:
+  std::unique_ptr<driver> d_;
+};
+
+}  // namespace hip
+}  // namespace tritonpack

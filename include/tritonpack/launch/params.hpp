@@ -1,0 +1,484 @@
+// tritonpack/launch/params.hpp — Triton's kernel-parameter ABI (shared/triton-abi.md §1, §5), backend
+// neutral: argument types, the per-image parameter plan computed once at load, and the hot-path
+// assembly of the `kernelParams` array.
+//
+// The plan turns "one pointer per kernel_info::args entry" (what generated code passes) into the
+// exact parameter list of the compiled kernel: folded arguments (`:1`, constexpr) dropped, tensor
+// descriptors expanded (TMA map or decomposed, per image), then Triton's two scratch pointers.
+// For kernels without descriptors the launch path only copies pointers: no allocation, no
+// formatting, nothing that depends on strings.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "tritonpack/core/error.hpp"
+#include "tritonpack/core/model.hpp"
+#include "tritonpack/launch/tensor_descriptor.hpp"
+#include "tritonpack/core/types.hpp"
+
+namespace tritonpack {
+
+// ---------------------------------------------------------------------------------------------
+// Argument types
+
+enum class arg_class : std::uint8_t { pointer, sint, uint, boolean, fp16, bf16, fp32, fp64, tensordesc, other };
+
+struct arg_type {
+  arg_class cls = arg_class::other;
+  std::uint32_t size = 0;       // bytes passed to the kernel (0 for tensordesc: it expands)
+  std::uint32_t rank = 0;       // tensordesc only
+  std::uint32_t elem_size = 0;  // pointer / tensordesc element bytes, 0 when unknown (fp8 etc.)
+  std::string elem;             // element type for pointers and tensordesc ("fp16")
+};
+
+namespace detail {
+inline std::uint32_t triton_scalar_size(const std::string& t) {
+  if (t == "i1" || t == "u1" || t == "i8" || t == "u8" || t.rfind("fp8", 0) == 0) return 1;
+  if (t == "i16" || t == "u16" || t == "fp16" || t == "bf16") return 2;
+  if (t == "i32" || t == "u32" || t == "fp32") return 4;
+  if (t == "i64" || t == "u64" || t == "fp64") return 8;
+  return 0;
+}
+}  // namespace detail
+
+// Parses a kernel_arg::type ("*fp32", "*kfp16", "i32", "fp16", "tensordesc<fp16[64,64]>").
+// Throws error(bad_container) for a type the run time cannot pass.
+inline arg_type parse_arg_type(const std::string& t) {
+  arg_type a;
+  if (!t.empty() && t[0] == '*') {
+    a.cls = arg_class::pointer;
+    a.size = 8;
+    a.elem = t.substr(t.size() > 1 && t[1] == 'k' ? 2 : 1);
+    a.elem_size = detail::triton_scalar_size(a.elem);
+    return a;
+  }
+  if (t.rfind("tensordesc<", 0) == 0) {
+    a.cls = arg_class::tensordesc;
+    auto lb = t.find('['), rb = t.find(']');
+    if (lb == std::string::npos || rb == std::string::npos || rb < lb)
+      throw error(errc::bad_container, "tensor descriptor type '" + t + "' has no block shape");
+    a.elem = t.substr(11, lb - 11);
+    a.elem_size = detail::triton_scalar_size(a.elem);
+    a.rank = 1;
+    for (auto i = lb; i < rb; ++i)
+      if (t[i] == ',') ++a.rank;
+    if (a.rank > 5) throw error(errc::bad_container, "tensor descriptor type '" + t + "' has rank > 5");
+    return a;
+  }
+  if (t == "i1" || t == "u1") {
+    a.cls = arg_class::boolean;
+    a.size = 1;
+  } else if (t == "i8" || t == "i16" || t == "i32" || t == "i64") {
+    a.cls = arg_class::sint;
+    a.size = detail::triton_scalar_size(t);
+  } else if (t == "u8" || t == "u16" || t == "u32" || t == "u64") {
+    a.cls = arg_class::uint;
+    a.size = detail::triton_scalar_size(t);
+  } else if (t == "fp16") {
+    a.cls = arg_class::fp16;
+    a.size = 2;
+  } else if (t == "bf16") {
+    a.cls = arg_class::bf16;
+    a.size = 2;
+  } else if (t == "fp32") {
+    a.cls = arg_class::fp32;
+    a.size = 4;
+  } else if (t == "fp64") {
+    a.cls = arg_class::fp64;
+    a.size = 8;
+  } else {
+    throw error(errc::bad_container, "argument type '" + t + "' is not one the run time can pass");
+  }
+  return a;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameter plan (per loaded image)
+
+struct param_op {
+  enum kind_t : std::uint8_t { pass, tma, decomposed } kind = pass;
+  std::uint32_t arg = 0;             // index into kernel_info::args
+  std::uint32_t rank = 0;            // descriptors
+  std::uint32_t meta = 0;            // index into launch_info::tensordesc (tma)
+  std::uint32_t storage_offset = 0;  // where this op's expanded values live in the launch storage
+};
+
+struct param_plan {
+  std::vector<param_op> ops;                 // kernel_info::args order, folded ones absent
+  std::vector<std::uint32_t> param_sizes;    // every kernel parameter, scratch pointers included
+  std::vector<std::uint32_t> pass_args;      // fast path: args passed as is (when `simple`)
+  std::size_t param_count = 0;               // == param_sizes.size()
+  std::size_t storage_bytes = 0;             // descriptor expansion storage (128-aligned base)
+  bool simple = true;                        // no descriptors: params are the caller's pointers
+  bool uses_tma = false;
+};
+
+inline bool folded(const arg_spec& s) noexcept {
+  return s.kind == spec_kind::equal_1 || s.kind == spec_kind::constexpr_value;
+}
+
+inline std::size_t align_up(std::size_t v, std::size_t a) noexcept { return (v + a - 1) / a * a; }
+
+// The layout of one descriptor's expansion in the storage (offsets relative to the op's start).
+struct descriptor_layout {
+  std::size_t map = 0, shape32 = 0, strides64 = 0;                                      // TMA
+  std::size_t base = 0, shape64 = 0, stridesA = 0, padding = 0, shape32b = 0, stridesB = 0;  // decomposed
+  std::size_t size = 0;
+  descriptor_layout(std::uint32_t r, bool tma) {
+    if (tma) {
+      map = 0;
+      shape32 = 128;
+      strides64 = align_up(shape32 + 4 * r, 8);
+      size = align_up(strides64 + 8 * r, 128);  // the next map stays 128-aligned
+    } else {
+      base = 0;
+      shape64 = 8;
+      stridesA = shape64 + 8 * r;
+      padding = stridesA + 8 * r;
+      shape32b = padding + 8;
+      stridesB = align_up(shape32b + 4 * r, 8);
+      size = align_up(stridesB + 8 * r, 128);
+    }
+  }
+};
+
+inline param_plan build_param_plan(const kernel_info& k, const variant_info& v, const launch_info& li) {
+  param_plan p;
+  if (v.specs.size() != k.args.size())
+    throw error(errc::bad_container, "kernel " + k.name + ": a variant has " + std::to_string(v.specs.size()) +
+                                         " argument specs for " + std::to_string(k.args.size()) + " arguments");
+  std::uint32_t desc_index = 0;
+  std::size_t n_desc = 0;
+  for (const auto& a : k.args)
+    if (a.type.rfind("tensordesc<", 0) == 0) ++n_desc;
+  const bool have_meta = !li.tensordesc.empty();
+  if (have_meta && li.tensordesc.size() != n_desc)
+    throw error(errc::bad_container, "kernel " + k.name + ": the image has tensordesc_meta for " +
+                                         std::to_string(li.tensordesc.size()) + " descriptors but the kernel takes " +
+                                         std::to_string(n_desc));
+  for (std::uint32_t i = 0; i < k.args.size(); ++i) {
+    const arg_type t = parse_arg_type(k.args[i].type);
+    if (folded(v.specs[i])) {
+      if (t.cls == arg_class::tensordesc)
+        throw error(errc::bad_container, "kernel " + k.name + ": descriptor argument '" + k.args[i].name + "' cannot be folded");
+      continue;
+    }
+    param_op op;
+    op.arg = i;
+    if (t.cls != arg_class::tensordesc) {
+      op.kind = param_op::pass;
+      p.param_sizes.push_back(t.size);
+      p.pass_args.push_back(i);
+    } else {
+      p.simple = false;
+      const bool tma = have_meta;
+      op.kind = tma ? param_op::tma : param_op::decomposed;
+      op.rank = t.rank;
+      op.meta = desc_index++;
+      op.storage_offset = static_cast<std::uint32_t>(p.storage_bytes);
+      p.storage_bytes += descriptor_layout(t.rank, tma).size;
+      if (tma) {
+        p.uses_tma = true;
+        p.param_sizes.push_back(128);
+        for (std::uint32_t r = 0; r < t.rank; ++r) p.param_sizes.push_back(4);
+        for (std::uint32_t r = 0; r < t.rank; ++r) p.param_sizes.push_back(8);
+      } else {
+        p.param_sizes.push_back(8);
+        for (std::uint32_t r = 0; r < 2 * t.rank; ++r) p.param_sizes.push_back(8);
+        p.param_sizes.push_back(1);
+        for (std::uint32_t r = 0; r < t.rank; ++r) p.param_sizes.push_back(4);
+        for (std::uint32_t r = 0; r < t.rank; ++r) p.param_sizes.push_back(8);
+      }
+    }
+    p.ops.push_back(op);
+  }
+  p.param_sizes.push_back(8);  // global_scratch
+  p.param_sizes.push_back(8);  // profile_scratch
+  p.param_count = p.param_sizes.size();
+  return p;
+}
+
+namespace detail {
+// Writes a descriptor's shape as the kernel's `i32 × rank` parameters at `dst` (both forms pass the
+// shape so, §5) and points params[n...] at them. One check for both forms: a dimension is an
+// element count, so 0..INT32_MAX. A negative one can only be a caller's mistake (the decomposed
+// form's kernel would silently mask every element off, `0 <= i < shape`), and above INT32_MAX the
+// i32 copy would wrap. 0 (an empty dimension) is valid here; TMA refuses it in
+// make_tma_encode_args (cuTensorMapEncodeTiled needs every globalDim >= 1).
+//
+// Strides need no such check: both forms pass them as i64, unchanged, so nothing narrows. TMA
+// needs them positive and multiples of 16 bytes (make_tma_encode_args checks). The decomposed form
+// takes any i64, negative included: Triton's host-side TensorDescriptor only asks strides[-1] == 1
+// and outer strides of 16-byte multiples (no sign check), and the kernel (Triton's
+// RewriteTensorDescriptorToPointer pass) only uses them as signed multipliers, base + sum(i *
+// stride) masked by the shape, so a negative stride is a valid reversed view.
+inline void pack_shape_i32(const kernel_info& k, const param_op& op, const descriptor_view& d, unsigned char* dst,
+                           void** params, std::size_t& n) {
+  constexpr std::int64_t max = std::numeric_limits<std::int32_t>::max();
+  for (std::uint32_t r = 0; r < op.rank; ++r) {
+    const std::int64_t v = d.shape[r];
+    if (v < 0 || v > max)
+      throw error(errc::bad_argument, "kernel " + k.name + ": tensor descriptor argument '" + k.args[op.arg].name +
+                                          "': shape[" + std::to_string(r) + "] = " + std::to_string(v) +
+                                          (v < 0 ? " is negative" : " does not fit the kernel's i32 shape parameter") +
+                                          "; each dimension must be in 0.." + std::to_string(max));
+    const auto v32 = static_cast<std::int32_t>(v);
+    std::memcpy(dst + 4 * r, &v32, 4);
+    params[n++] = dst + 4 * r;
+  }
+}
+}  // namespace detail
+
+// Encodes a CUtensorMap into 128 bytes; provided by the backend (cuTensorMapEncodeTiled).
+using tma_encoder = void (*)(void* self, const tma_encode_args& args, void* map128, const std::string& arg_name);
+
+// Fills `params` (param_count entries) for one launch. `storage` must be 128-byte aligned and
+// hold plan.storage_bytes; `scratch` points to the two scratch pointer values.
+inline void assemble_params(const param_plan& plan, const kernel_info& k, const launch_info& li, const void* const* args,
+                            void** params, unsigned char* storage, void* const* scratch, tma_encoder encode,
+                            void* encoder_self) {
+  std::size_t n = 0;
+  if (plan.simple) {
+    for (std::uint32_t a : plan.pass_args) params[n++] = const_cast<void*>(args[a]);
+  } else {
+    for (const param_op& op : plan.ops) {
+      if (op.kind == param_op::pass) {
+        params[n++] = const_cast<void*>(args[op.arg]);
+        continue;
+      }
+      const descriptor_view d = read_descriptor(args[op.arg], op.rank);
+      unsigned char* s = storage + op.storage_offset;
+      const descriptor_layout L(op.rank, op.kind == param_op::tma);
+      if (op.kind == param_op::tma) {
+        params[n++] = s + L.map;  // filled by `encode` below
+        // Shapes first, so that a negative one gets the same message as in the decomposed form.
+        detail::pack_shape_i32(k, op, d, s + L.shape32, params, n);
+        try {
+          const tma_encode_args ea = make_tma_encode_args(d, li.tensordesc[op.meta], k.args[op.arg].name);
+          encode(encoder_self, ea, s + L.map, k.args[op.arg].name);
+        } catch (const error& e) {  // name the kernel too (the error path only: no string work per launch)
+          throw error(e.code(), "kernel " + k.name + ": " + (e.what() + 12), e.driver_status());
+        }
+        for (std::uint32_t r = 0; r < op.rank; ++r) {
+          std::memcpy(s + L.strides64 + 8 * r, &d.strides[r], 8);
+          params[n++] = s + L.strides64 + 8 * r;
+        }
+      } else {
+        // Triton's TensorDescriptor requires a contiguous innermost dimension in both forms (the
+        // TMA form checks it in make_tma_encode_args).
+        if (op.rank > 0 && d.strides[op.rank - 1] != 1)
+          throw error(errc::bad_argument, "kernel " + k.name + ": tensor descriptor argument '" + k.args[op.arg].name +
+                                              "': the innermost stride is " + std::to_string(d.strides[op.rank - 1]) +
+                                              ", it must be 1");
+        std::memcpy(s + L.base, &d.base, 8);
+        params[n++] = s + L.base;
+        for (std::uint32_t r = 0; r < op.rank; ++r) {
+          std::memcpy(s + L.shape64 + 8 * r, &d.shape[r], 8);
+          params[n++] = s + L.shape64 + 8 * r;
+        }
+        for (std::uint32_t r = 0; r < op.rank; ++r) {
+          std::memcpy(s + L.stridesA + 8 * r, &d.strides[r], 8);
+          params[n++] = s + L.stridesA + 8 * r;
+        }
+        s[L.padding] = d.padding_nan ? 1 : 0;
+        params[n++] = s + L.padding;
+        detail::pack_shape_i32(k, op, d, s + L.shape32b, params, n);
+        for (std::uint32_t r = 0; r < op.rank; ++r) {
+          std::memcpy(s + L.stridesB + 8 * r, &d.strides[r], 8);
+          params[n++] = s + L.stridesB + 8 * r;
+        }
+      }
+    }
+  }
+  params[n++] = const_cast<void*>(static_cast<const void*>(&scratch[0]));
+  params[n++] = const_cast<void*>(static_cast<const void*>(&scratch[1]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scratch sizing (shared/triton-abi.md §1): grid × num_ctas × per-program size, aligned.
+
+struct scratch_need {
+  std::uint64_t global_bytes = 0;   // 0: pass a null pointer
+  std::uint64_t profile_bytes = 0;
+  std::uint64_t profile_offset = 0; // profile region inside the same allocation
+  std::uint64_t total = 0;
+  std::uint32_t align = 1;
+};
+
+namespace detail {
+// a * b, or false when it does not fit in 62 bits (allocation sizes stay far from wrapping).
+inline bool mul_checked(std::uint64_t a, std::uint64_t b, std::uint64_t& out) noexcept {
+  const std::uint64_t limit = std::uint64_t{1} << 62;
+  if (a != 0 && b > limit / a) return false;
+  out = a * b;
+  return out <= limit;
+}
+}  // namespace detail
+
+inline scratch_need compute_scratch(const launch_info& li, grid3 g) {
+  scratch_need s;
+  if (li.global_scratch_size == 0 && li.profile_scratch_size == 0) return s;
+  std::uint64_t programs = 0, gb = 0, pb = 0;
+  const bool ok = detail::mul_checked(std::uint64_t{g.x} * g.y, g.z, programs) &&
+                  detail::mul_checked(programs, li.num_ctas ? li.num_ctas : 1, programs) &&
+                  detail::mul_checked(programs, li.global_scratch_size, gb) &&
+                  detail::mul_checked(programs, li.profile_scratch_size, pb);
+  if (!ok)
+    throw error(errc::out_of_memory, "scratch memory for grid " + std::to_string(g.x) + "x" + std::to_string(g.y) + "x" +
+                                         std::to_string(g.z) + " exceeds 2^62 bytes");
+  const std::uint32_t ga = li.global_scratch_align ? li.global_scratch_align : 1;
+  const std::uint32_t pa = li.profile_scratch_align ? li.profile_scratch_align : 1;
+  s.global_bytes = gb;
+  s.profile_bytes = pb;
+  s.profile_offset = pb ? align_up(gb, pa) : 0;
+  s.total = pb ? s.profile_offset + pb : gb;
+  s.align = ga > pa ? ga : pa;
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dynamic API: what a C++ argument is, for checking it against the kernel's declared types.
+
+struct host_arg {
+  arg_class cls = arg_class::other;
+  std::uint32_t size = 0;
+  std::uint32_t rank = 0;       // tensor_descriptor
+  std::uint32_t elem_size = 0;  // tensor_descriptor element / pointee (0 for void)
+  bool is_unsigned = false;
+  bool has_int = false;
+  std::int64_t int_value = 0;   // integers and bool
+  bool has_fp = false;
+  double fp_value = 0;          // fp16, bf16, fp32, fp64
+  std::uint64_t address = 0;    // pointers, descriptor base
+  const char* what = "";        // C++ type in words, for messages
+};
+
+namespace detail {
+template <class T>
+struct always_false : std::false_type {};
+
+template <class T>
+constexpr std::uint32_t pointee_size() {
+  using U = std::remove_cv_t<T>;
+  if constexpr (std::is_void<U>::value) return 0;
+  else return sizeof(U);
+}
+}  // namespace detail
+
+template <class T>
+host_arg describe_host_arg(const T& v) {
+  host_arg h;
+  h.size = sizeof(T);
+  if constexpr (std::is_pointer<T>::value) {
+    h.cls = arg_class::pointer;
+    h.address = reinterpret_cast<std::uintptr_t>(v);
+    h.elem_size = detail::pointee_size<std::remove_pointer_t<T>>();
+    h.what = "a pointer";
+  } else if constexpr (std::is_same<T, std::nullptr_t>::value) {
+    h.cls = arg_class::pointer;
+    h.what = "nullptr";
+  } else if constexpr (std::is_same<T, bool>::value) {
+    h.cls = arg_class::boolean;
+    h.has_int = true;
+    h.int_value = v ? 1 : 0;
+    h.what = "bool";
+  } else if constexpr (std::is_integral<T>::value) {
+    h.cls = std::is_signed<T>::value ? arg_class::sint : arg_class::uint;
+    h.is_unsigned = !std::is_signed<T>::value;
+    h.has_int = true;
+    h.int_value = static_cast<std::int64_t>(v);
+    h.address = static_cast<std::uint64_t>(v);  // a CUdeviceptr passed for a pointer argument
+    h.what = std::is_signed<T>::value ? "a signed integer" : "an unsigned integer";
+  } else if constexpr (std::is_same<T, float>::value) {
+    h.cls = arg_class::fp32;
+    h.has_fp = true;
+    h.fp_value = v;
+    h.what = "float";
+  } else if constexpr (std::is_same<T, double>::value) {
+    h.cls = arg_class::fp64;
+    h.has_fp = true;
+    h.fp_value = v;
+    h.what = "double";
+  } else if constexpr (std::is_same<T, half>::value) {
+    h.cls = arg_class::fp16;
+    h.has_fp = true;
+    h.fp_value = static_cast<float>(v);
+    h.what = "tritonpack::half";
+  } else if constexpr (std::is_same<T, bfloat16>::value) {
+    h.cls = arg_class::bf16;
+    h.has_fp = true;
+    h.fp_value = static_cast<float>(v);
+    h.what = "tritonpack::bfloat16";
+  } else if constexpr (is_tensor_descriptor<T>::value) {
+    h.cls = arg_class::tensordesc;
+    h.rank = static_cast<std::uint32_t>(v.shape.size());
+    h.elem_size = detail::pointee_size<std::remove_pointer_t<decltype(v.base)>>();
+    h.address = reinterpret_cast<std::uintptr_t>(v.base);
+    h.what = "a tensor_descriptor";
+  } else {
+    static_assert(detail::always_false<T>::value,
+                  "tritonpack: unsupported kernel argument type (pass pointers, integers, bool, float, double, "
+                  "tritonpack::half, tritonpack::bfloat16 or tritonpack::tensor_descriptor)");
+  }
+  return h;
+}
+
+inline const char* arg_class_words(const arg_type& t) {
+  switch (t.cls) {
+    case arg_class::pointer: return "a pointer";
+    case arg_class::sint: return "a signed integer";
+    case arg_class::uint: return "an unsigned integer";
+    case arg_class::boolean: return "a bool (i1)";
+    case arg_class::fp16: return "fp16 (tritonpack::half)";
+    case arg_class::bf16: return "bf16 (tritonpack::bfloat16)";
+    case arg_class::fp32: return "fp32 (float)";
+    case arg_class::fp64: return "fp64 (double)";
+    case arg_class::tensordesc: return "a tensor descriptor";
+    default: return "an unsupported type";
+  }
+}
+
+// "" when `h` may be passed for an argument of type `t`; otherwise why not.
+inline std::string check_host_arg(const arg_type& t, const host_arg& h) {
+  auto mismatch = [&]() {
+    return std::string("expects ") + arg_class_words(t) + (t.size ? " of " + std::to_string(t.size) + " bytes" : "") +
+           " but got " + h.what + " of " + std::to_string(h.size) + " bytes";
+  };
+  switch (t.cls) {
+    case arg_class::pointer:
+      if (h.cls == arg_class::pointer) {
+        if (h.elem_size && t.elem_size && h.elem_size != t.elem_size)
+          return "expects a pointer to " + t.elem + " (" + std::to_string(t.elem_size) + "-byte elements) but got a pointer to " +
+                 std::to_string(h.elem_size) + "-byte elements";
+        return {};
+      }
+      if (h.cls == arg_class::uint && h.size == 8) return {};  // CUdeviceptr
+      return mismatch();
+    case arg_class::sint:
+    case arg_class::uint:
+      if ((h.cls == arg_class::sint || h.cls == arg_class::uint) && h.size == t.size) return {};
+      return mismatch();
+    case arg_class::boolean:
+      if (h.cls == arg_class::boolean) return {};
+      return mismatch();
+    case arg_class::tensordesc:
+      if (h.cls != arg_class::tensordesc) return mismatch();
+      if (h.rank != t.rank)
+        return "expects a rank-" + std::to_string(t.rank) + " tensor descriptor but got rank " + std::to_string(h.rank);
+      if (h.elem_size && t.elem_size && h.elem_size != t.elem_size)
+        return "expects a descriptor of " + t.elem + " (" + std::to_string(t.elem_size) + "-byte elements) but got " +
+               std::to_string(h.elem_size) + "-byte elements";
+      return {};
+    default:
+      if (h.cls == t.cls) return {};
+      return mismatch();
+  }
+}
+
+}  // namespace tritonpack

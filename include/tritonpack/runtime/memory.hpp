@@ -1,0 +1,267 @@
+// tritonpack/runtime/memory.hpp — the memory and device API (docs/runtime-api.md "Memory and devices"):
+// devices, the calling thread's device, allocation, copies, memset, synchronisation, streams and
+// the RAII `device_array<T>`, all through the driver the run time loads with dlopen. A program
+// moves its data without the CUDA or ROCm toolkit, and the same calls serve either vendor (the
+// backend implements runtime/device_ops.hpp).
+//
+// The calling thread's device is the one its kernel launches use: set_device(i) makes device i's
+// primary context current (as cudaSetDevice does), and allocations, copies, streams and launches
+// on this thread then go to device i. An application that also uses the CUDA runtime can mix
+// cudaSetDevice/cudaMalloc with these calls: both use the primary contexts.
+//
+// Every failure is a tritonpack::error saying what was attempted and the driver's status, except in
+// device_free() and destroy_stream(), which run in destructors: they print the error on stderr.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "tritonpack/runtime/backend.hpp"
+#include "tritonpack/cuda/backend.hpp"
+#include "tritonpack/cuda/memory.hpp"
+#include "tritonpack/runtime/device_ops.hpp"
+#include "tritonpack/core/error.hpp"
+#include "tritonpack/hip/backend.hpp"
+#include "tritonpack/hip/memory.hpp"
+#include "tritonpack/backends.hpp"
+#include "tritonpack/core/types.hpp"
+
+namespace tritonpack {
+namespace detail {
+
+// Each backend's implementation of device_ops (backend::devices() says why it is made here).
+inline std::unique_ptr<device_ops> make_device_ops(backend& b) {
+  if (b.kind() == backend_kind::cuda) {
+    auto& cuda = static_cast<cuda::cuda_backend&>(b);
+    return std::make_unique<cuda::cuda_device_ops>(cuda.drv(), cuda.contexts());
+  }
+  if (b.kind() == backend_kind::hip) return std::make_unique<hip::hip_device_ops>(static_cast<hip::hip_backend&>(b).drv());
+  throw error(errc::unsupported, "the memory and device API has no implementation for " + b.describe());
+}
+
+// The backend's operations; throws the run time's no_driver / no_device diagnosis (the same as a
+// launch gives) when there is no GPU.
+inline device_ops& device_api() { return get_backend().devices(&make_device_ops); }
+
+// `ordinal` when it names a device, else error(no_device) naming it and what exists.
+inline int checked_ordinal(device_ops& ops, int ordinal, const char* call) {
+  const int n = ops.count();
+  if (ordinal >= 0 && ordinal < n) return ordinal;
+  throw error(errc::no_device, std::string(call) + "(" + std::to_string(ordinal) + "): no such device; the " +
+                                   get_backend().describe() + " sees " + std::to_string(n) +
+                                   (n == 1 ? " GPU (ordinal 0)" : " GPUs (ordinals 0 to " + std::to_string(n - 1) + ")") +
+                                   ops.visibility_note());
+}
+
+inline void check_pointer(const void* p, const char* role, const char* call, std::size_t bytes) {
+  if (!p)
+    throw error(errc::bad_argument, std::string(call) + " of " + bytes_text(bytes) + ": the " + role + " pointer is null");
+}
+
+}  // namespace detail
+
+// GPUs the backend sees; 0 when there is no driver or no GPU (the only call here that does not
+// report that as an error). Other failures (a broken driver) still throw.
+inline int device_count() {
+  try {
+    return detail::device_api().count();
+  } catch (const error& e) {
+    if (e.code() == errc::no_driver || e.code() == errc::no_device) return 0;
+    throw;
+  }
+}
+
+// Makes `ordinal` this thread's device: for the calls below and for kernel launches.
+inline void set_device(int ordinal) {
+  device_ops& ops = detail::device_api();
+  ops.set_current(detail::checked_ordinal(ops, ordinal, "set_device"));
+}
+
+// This thread's device: the last set_device() (or the application's cudaSetDevice), 0 if none.
+inline int get_device() { return detail::device_api().current(); }
+
+// "NVIDIA H200" of device `ordinal`; -1: this thread's device.
+inline std::string device_name(int ordinal = -1) {
+  device_ops& ops = detail::device_api();
+  return ops.name(ordinal == -1 ? ops.current() : detail::checked_ordinal(ops, ordinal, "device_name"));
+}
+
+// "sm_90", "gfx942:sramecc+:xnack-": the architecture as image selection sees it; -1: this thread's device.
+inline std::string device_arch(int ordinal = -1) {
+  device_ops& ops = detail::device_api();
+  return ops.arch(ordinal == -1 ? ops.current() : detail::checked_ordinal(ops, ordinal, "device_arch"));
+}
+
+// Free and total memory of this thread's device.
+inline memory_info device_memory_info() { return detail::device_api().memory(); }
+
+// `bytes` of device memory on this thread's device (256-byte aligned); nullptr for 0 bytes.
+// Out of memory: errc::out_of_memory naming the size and the device's free memory.
+inline void* device_malloc(std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  return detail::device_api().allocate(bytes);
+}
+
+// Frees what device_malloc returned; nullptr is fine. Never throws (destructors call it): a
+// failure is printed on stderr. During process exit it does nothing, since the driver may already
+// be torn down and exit reclaims the memory (runtime/backend.hpp, "Exit").
+inline void device_free(void* ptr) noexcept {
+  if (!ptr || process_exiting()) return;
+  try {
+    detail::device_api().free(ptr);
+  } catch (const std::exception& e) {
+    detail::report_unthrown("device_free", e.what());
+  } catch (...) {
+    detail::report_unthrown("device_free", "device_free failed with an unknown exception");
+  }
+}
+
+// Copies `bytes` between any two of host and device memory (unified addressing), ordered on the
+// legacy default stream; returns as cudaMemcpy does (the host buffer may be reused; a result in
+// host memory is there).
+inline void copy(void* dst, const void* src, std::size_t bytes) {
+  if (bytes == 0) return;
+  detail::check_pointer(dst, "destination", "copy", bytes);
+  detail::check_pointer(src, "source", "copy", bytes);
+  detail::device_api().copy(dst, src, bytes);
+}
+
+// Queues the copy on `stream` (a stream_t as the generated functions take; nullptr is the legacy
+// default stream). Overlaps with the host only for page-locked host memory, as in CUDA.
+inline void copy_async(void* dst, const void* src, std::size_t bytes, stream_t stream) {
+  if (bytes == 0) return;
+  detail::check_pointer(dst, "destination", "copy_async", bytes);
+  detail::check_pointer(src, "source", "copy_async", bytes);
+  detail::device_api().copy_async(dst, src, bytes, stream);
+}
+
+// Sets `bytes` of device memory to `value` (cudaMemset).
+inline void memset_device(void* dst, unsigned char value, std::size_t bytes) {
+  if (bytes == 0) return;
+  detail::check_pointer(dst, "destination", "memset_device", bytes);
+  detail::device_api().fill(dst, value, bytes);
+}
+
+inline void memset_device_async(void* dst, unsigned char value, std::size_t bytes, stream_t stream) {
+  if (bytes == 0) return;
+  detail::check_pointer(dst, "destination", "memset_device_async", bytes);
+  detail::device_api().fill_async(dst, value, bytes, stream);
+}
+
+// Waits for everything queued on this thread's device. A kernel that failed (an illegal address)
+// is reported here: errc::launch_failed with the driver's status.
+inline void synchronize() { detail::device_api().synchronize(); }
+
+// Waits for `stream` (nullptr: the legacy default stream).
+inline void synchronize(stream_t stream) { detail::device_api().synchronize(stream); }
+
+// A new stream on this thread's device. Blocking (the default) synchronises with the legacy
+// default stream, as cudaStreamCreate; `non_blocking` as cudaStreamNonBlocking.
+inline stream_t create_stream(bool non_blocking = false) { return detail::device_api().create_stream(non_blocking); }
+
+// Destroys a stream from create_stream() once its queued work is done; nullptr is fine. Never
+// throws (destructors call it): a failure is printed on stderr.
+inline void destroy_stream(stream_t stream) noexcept {
+  if (!stream || process_exiting()) return;
+  try {
+    detail::device_api().destroy_stream(stream);
+  } catch (const std::exception& e) {
+    detail::report_unthrown("destroy_stream", e.what());
+  } catch (...) {
+    detail::report_unthrown("destroy_stream", "destroy_stream failed with an unknown exception");
+  }
+}
+
+// `count` elements of T in device memory on the device current at construction; freed by the
+// destructor. Move-only. T must be trivially copyable (its bytes are copied to and from the GPU).
+template <class T>
+class device_array {
+  static_assert(std::is_trivially_copyable<T>::value, "device_array<T>: T must be trivially copyable (its bytes are copied)");
+
+ public:
+  device_array() = default;
+  // Uninitialised.
+  explicit device_array(std::size_t count) : data_(static_cast<T*>(device_malloc(bytes_for(count)))), size_(count) {}
+  // Allocated and uploaded.
+  explicit device_array(const std::vector<T>& host) : device_array(host.size()) { upload(host); }
+
+  device_array(const device_array&) = delete;
+  device_array& operator=(const device_array&) = delete;
+  device_array(device_array&& other) noexcept : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+  device_array& operator=(device_array&& other) noexcept {
+    if (this != &other) {
+      reset();
+      data_ = std::exchange(other.data_, nullptr);
+      size_ = std::exchange(other.size_, 0);
+    }
+    return *this;
+  }
+  ~device_array() { device_free(data_); }
+
+  T* data() const noexcept { return data_; }
+  std::size_t size() const noexcept { return size_; }
+  std::size_t bytes() const noexcept { return size_ * sizeof(T); }
+  bool empty() const noexcept { return size_ == 0; }
+
+  // Frees the memory now; the array is then empty.
+  void reset() noexcept {
+    device_free(data_);
+    data_ = nullptr;
+    size_ = 0;
+  }
+
+  // Copies `count` <= size() elements from the host into the first `count` elements.
+  void upload(const T* host, std::size_t count) {
+    check_count(count, "upload");
+    tritonpack::copy(data_, host, count * sizeof(T));
+  }
+  void upload(const std::vector<T>& host) { upload(host.data(), host.size()); }
+  void upload_async(const T* host, std::size_t count, stream_t stream) {
+    check_count(count, "upload_async");
+    tritonpack::copy_async(data_, host, count * sizeof(T), stream);
+  }
+
+  // Copies the first `count` <= size() elements to the host.
+  void download(T* host, std::size_t count) const {
+    check_count(count, "download");
+    tritonpack::copy(host, data_, count * sizeof(T));
+  }
+  void download_async(T* host, std::size_t count, stream_t stream) const {
+    check_count(count, "download_async");
+    tritonpack::copy_async(host, data_, count * sizeof(T), stream);
+  }
+  std::vector<T> to_host() const {
+    std::vector<T> host(size_);
+    download(host.data(), size_);
+    return host;
+  }
+
+  // Every byte of the array set to `value` (0: zeros; 0xFF: NaN for floats, -1 for integers).
+  void fill_bytes(unsigned char value) { tritonpack::memset_device(data_, value, bytes()); }
+
+ private:
+  static std::size_t bytes_for(std::size_t count) {
+    if (count > std::numeric_limits<std::size_t>::max() / sizeof(T))
+      throw error(errc::bad_argument, "device_array of " + std::to_string(count) + " elements of " + std::to_string(sizeof(T)) +
+                                          " bytes: the size overflows");
+    return count * sizeof(T);
+  }
+  void check_count(std::size_t count, const char* call) const {
+    if (count > size_)
+      throw error(errc::bad_argument, std::string("device_array::") + call + " of " + std::to_string(count) + " elements (" +
+                                          std::to_string(sizeof(T)) + " bytes each) but the array holds " +
+                                          std::to_string(size_));
+  }
+
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+}  // namespace tritonpack
