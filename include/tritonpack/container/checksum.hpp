@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "container/byte_io.hpp"
+#include "tritonpack/container/byte_io.hpp"
 
 namespace tritonpack {
 

@@ -22,7 +22,7 @@
 #include <memory>
 #include <string>
 
-#include "core/error.hpp"  // also TRITONPACK_COLD, TRITONPACK_PRINTF
+#include "tritonpack/core/error.hpp"  // also TRITONPACK_COLD, TRITONPACK_PRINTF
 
 namespace tritonpack {
 namespace codec {

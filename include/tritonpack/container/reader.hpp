@@ -32,14 +32,14 @@
 #include <utility>
 #include <vector>
 
-#include "container/byte_io.hpp"
-#include "container/checksum.hpp"
-#include "container/codec.hpp"
-#include "container/format.hpp"
-#include "container/records.hpp"
-#include "container/validation.hpp"
-#include "core/error.hpp"
-#include "core/model.hpp"
+#include "tritonpack/container/byte_io.hpp"
+#include "tritonpack/container/checksum.hpp"
+#include "tritonpack/container/codec.hpp"
+#include "tritonpack/container/format.hpp"
+#include "tritonpack/container/records.hpp"
+#include "tritonpack/container/validation.hpp"
+#include "tritonpack/core/error.hpp"
+#include "tritonpack/core/model.hpp"
 
 namespace tritonpack {
 

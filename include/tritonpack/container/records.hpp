@@ -21,11 +21,11 @@
 #include <string>
 #include <string_view>
 
-#include "container/byte_io.hpp"
-#include "container/codec.hpp"
-#include "container/format.hpp"
-#include "core/error.hpp"
-#include "core/model.hpp"
+#include "tritonpack/container/byte_io.hpp"
+#include "tritonpack/container/codec.hpp"
+#include "tritonpack/container/format.hpp"
+#include "tritonpack/core/error.hpp"
+#include "tritonpack/core/model.hpp"
 
 namespace tritonpack {
 namespace detail {

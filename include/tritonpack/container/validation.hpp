@@ -20,10 +20,10 @@
 #include <string_view>
 #include <vector>
 
-#include "container/checksum.hpp"
-#include "container/codec.hpp"
-#include "container/format.hpp"
-#include "container/records.hpp"
+#include "tritonpack/container/checksum.hpp"
+#include "tritonpack/container/codec.hpp"
+#include "tritonpack/container/format.hpp"
+#include "tritonpack/container/records.hpp"
 
 namespace tritonpack {
 
