@@ -7,7 +7,7 @@
 #include <string>
 
 #include "tritonpack/c/c_bridge.hpp"
-#include "tritonpack/runtime/memory.hpp"
+#include "tritonpack/tritonpack.hpp"
 #include "tritonpack/core/types.hpp"
 
 namespace {

@@ -32,7 +32,7 @@
 #include <mpi_kernels.hpp>
 
 #include <tritonpack/core/load_stats.hpp>
-#include <tritonpack/runtime/memory.hpp>
+#include <tritonpack/tritonpack.hpp>
 
 #include <algorithm>
 #include <chrono>

@@ -17,7 +17,7 @@
 //   quickstart --require-gpu   the same, but no GPU is an error (exit 1): for tests on GPU nodes
 #include <quickstart.hpp>
 
-#include <tritonpack/runtime/memory.hpp>
+#include <tritonpack/tritonpack.hpp>
 #include <tritonpack/select/image.hpp>
 
 #include <algorithm>

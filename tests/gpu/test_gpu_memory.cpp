@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include <tritonpack/runtime/memory.hpp>
+#include <tritonpack/tritonpack.hpp>
 
 #include "gpu_kernels.hpp"
 

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include <tritonpack/core/load_stats.hpp>
-#include <tritonpack/runtime/memory.hpp>
+#include <tritonpack/tritonpack.hpp>
 
 #include "gpu_kernels.hpp"
 

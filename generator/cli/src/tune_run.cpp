@@ -18,8 +18,7 @@
 
 #include "tritonpack/tune/autotune.hpp"
 #include "tritonpack/core/error.hpp"
-#include "tritonpack/runtime/library.hpp"
-#include "tritonpack/runtime/memory.hpp"
+#include "tritonpack/tritonpack.hpp"
 #include "tritonpack/pack/file_io.hpp"
 #include "tritonpack/pack/grid_eval.hpp"
 #include "tritonpack/pack/tuning_table.hpp"

@@ -18,6 +18,7 @@
 #include "tritonpack/cuda/driver.hpp"
 #include "tritonpack/core/env.hpp"
 #include "tritonpack/runtime/jit_cache.hpp"
+#include "tritonpack/runtime/load_plan.hpp"
 #include "tritonpack/core/load_stats.hpp"
 #include "tritonpack/core/log.hpp"
 #include "tritonpack/select/image.hpp"

@@ -35,51 +35,45 @@ inline CUmodule context::jit_ptx(std::vector<std::uint8_t> ptx, const image_info
                    reinterpret_cast<void*>(static_cast<std::uintptr_t>(sizeof error_log - 1)),
                    reinterpret_cast<void*>(static_cast<std::uintptr_t>(0))};
 
-  const auto dir = jit_cache::directory();
   const bool can_link = d_.fn.cuLinkCreate && d_.fn.cuLinkAddData && d_.fn.cuLinkComplete && d_.fn.cuLinkDestroy;
-  std::string path;
-  if (dir && can_link) {
-    path = *dir + "/" + jit_cache::file_name(im.checksum, props_.arch, d_.version);
-    if (auto hit = jit_cache::read(path)) {
-      CUmodule m = nullptr;
-      const CUresult r = d_.fn.cuModuleLoadData(&m, hit->data());
-      if (r == CUDA_SUCCESS) {
-        detail::count_load(&detail::image_load_counters::jit_cache_hits);
-        how = "JIT cache hit " + path;
-        return m;
-      }
-      log::line("JIT cache entry " + path + " did not load (" + d_.status(r) + "); compiling again");
-    }
-    // Compile through the linker: unlike cuModuleLoadDataEx it hands back the cubin to cache.
-    CUlinkState link = nullptr;
-    CUresult r = d_.fn.cuLinkCreate(5, opts, vals, &link);
-    if (r != CUDA_SUCCESS) throw failed(r, "cuLinkCreate");
-    struct link_guard {
-      const driver& d;
-      CUlinkState s;
-      ~link_guard() { d.fn.cuLinkDestroy(s); }
-    } guard{d_, link};
-    r = d_.fn.cuLinkAddData(link, CU_JIT_INPUT_PTX, ptx.data(), ptx.size(), k.name.c_str(), 0, nullptr, nullptr);
-    if (r != CUDA_SUCCESS) throw failed(r, "cuLinkAddData");
-    void* cubin = nullptr;
-    std::size_t cubin_size = 0;
-    r = d_.fn.cuLinkComplete(link, &cubin, &cubin_size);
-    if (r != CUDA_SUCCESS) throw failed(r, "cuLinkComplete");
-    detail::count_load(&detail::image_load_counters::jit_compiled);
-    std::vector<std::uint8_t> bin(static_cast<std::uint8_t*>(cubin), static_cast<std::uint8_t*>(cubin) + cubin_size);
-    const std::string why = jit_cache::write(*dir, path, bin);
-    if (!why.empty()) log::line("JIT cache not written: " + why);
+  if (can_link && jit_cache::directory()) {
     CUmodule m = nullptr;
-    d_.check(d_.fn.cuModuleLoadData(&m, bin.data()), "kernel " + k.name + ": cuModuleLoadData of the JIT-compiled cubin");
-    how = "JIT-compiled (linker), " + (why.empty() ? "cached as " + path : "not cached");
+    // A cached cubin is used when the driver loads it.
+    auto loads = [&](const std::vector<std::uint8_t>& cubin) {
+      const CUresult r = d_.fn.cuModuleLoadData(&m, cubin.data());
+      if (r == CUDA_SUCCESS) return std::string();
+      m = nullptr;
+      return d_.status(r);
+    };
+    // Compiled through the linker: unlike cuModuleLoadDataEx it hands back the cubin to cache.
+    auto link_ptx = [&] {
+      CUlinkState link = nullptr;
+      CUresult r = d_.fn.cuLinkCreate(5, opts, vals, &link);
+      if (r != CUDA_SUCCESS) throw failed(r, "cuLinkCreate");
+      struct link_guard {
+        const driver& d;
+        CUlinkState s;
+        ~link_guard() { d.fn.cuLinkDestroy(s); }
+      } guard{d_, link};
+      r = d_.fn.cuLinkAddData(link, CU_JIT_INPUT_PTX, ptx.data(), ptx.size(), k.name.c_str(), 0, nullptr, nullptr);
+      if (r != CUDA_SUCCESS) throw failed(r, "cuLinkAddData");
+      void* cubin = nullptr;
+      std::size_t cubin_size = 0;
+      r = d_.fn.cuLinkComplete(link, &cubin, &cubin_size);
+      if (r != CUDA_SUCCESS) throw failed(r, "cuLinkComplete");
+      return std::vector<std::uint8_t>(static_cast<std::uint8_t*>(cubin), static_cast<std::uint8_t*>(cubin) + cubin_size);
+    };
+    const std::vector<std::uint8_t> cubin = jit_cache::get_or_compile(
+        jit_cache::file_name(im.checksum, props_.arch, d_.version), "the CUDA driver's linker", link_ptx, loads, how);
+    if (!m) d_.check(d_.fn.cuModuleLoadData(&m, cubin.data()), "kernel " + k.name + ": cuModuleLoadData of the JIT-compiled cubin");
     return m;
   }
   CUmodule m = nullptr;
   const CUresult r = d_.fn.cuModuleLoadDataEx(&m, ptx.data(), 5, opts, vals);
   if (r != CUDA_SUCCESS) throw failed(r, "cuModuleLoadDataEx");
   detail::count_load(&detail::image_load_counters::jit_compiled);
-  how = dir ? "JIT-compiled (cuModuleLoadDataEx; the driver lacks the linker API, not cached)"
-            : "JIT-compiled (cuModuleLoadDataEx; TRITONPACK_CACHE=0 or no cache directory)";
+  how = can_link ? "JIT-compiled (cuModuleLoadDataEx; TRITONPACK_CACHE=0 or no cache directory)"
+                 : "JIT-compiled (cuModuleLoadDataEx; the driver lacks the linker API, not cached)";
   return m;
 }
 
@@ -140,32 +134,18 @@ inline void context::check_abi(const function& f, const kernel_info& k) const {
 
 inline std::unique_ptr<loaded_function> context::load(const container& c, std::uint32_t kernel_index,
                                                       std::uint32_t variant) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const kernel_info& k = c.kernel(kernel_index);   // builds the kernel's model and its images
-  const container_info& info = c.partial_info();  // ... which is all selection reads
-  const variant_info& v = k.variants.at(variant);
-  device_target target;
-  target.backend = backend_kind::cuda;
-  target.arch = props_.arch;
-  target.driver_version = props_.driver_version;
-  target.force_ir = env::flag(env::force_ir);
-  target.force_image = parse_forced_image(env::get(env::force_image));
-  const image_choice choice = select_image_or_throw(info, k, variant, target, props().describe());
+  const load_plan p = plan_load(c, kernel_index, variant, props());
+  const kernel_info& k = *p.kernel;
   auto f = std::make_unique<function>();
-  f->kernel = &k;
-  f->variant = &v;
-  f->image_index = *choice.image;
-  f->image = &info.images[*choice.image];
-  f->jit = choice.jit;
-  const launch_info& li = f->image->launch;
-  f->plan = build_param_plan(k, v, li);
+  p.fill(*f);
+  const launch_info& li = p.launch();
   f->needs_scratch = li.global_scratch_size > 0 || li.profile_scratch_size > 0;
   f->ctx = ctx_;
 
   // Static checks before touching the driver, so their messages are not masked by load errors.
   // Selection has already refused images beyond the shared memory and block size of the archs
   // select/arch_limits.hpp knows; these compare the driver's own numbers, for a GPU the tables do not.
-  const std::string who = "kernel " + k.name + " (" + f->image->arch + " " + image_kind_name(f->image->kind) + ")";
+  const std::string& who = p.who;
   if (li.shared > default_shared_bytes && li.shared > props().max_shared_optin)
     throw error(errc::unsupported, who + " needs " + std::to_string(li.shared) + " bytes of shared memory per block but " +
                                        props().describe() + " allows at most " + std::to_string(props().max_shared_optin) +
@@ -187,12 +167,10 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
   if (block > 1024)
     throw error(errc::unsupported, who + " needs " + std::to_string(block) + " threads per block; CUDA allows at most 1024");
 
-  const auto t1 = std::chrono::steady_clock::now();
-  const std::vector<std::uint8_t> bytes = c.decode_image(*choice.image);  // decodes only up to the image
-  const std::string decode_time = log::enabled() ? log::ms_since(t1) : std::string();
-  std::string how;
+  std::string decode_time, how;
+  const std::vector<std::uint8_t> bytes = p.decode(decode_time);
   const auto t2 = std::chrono::steady_clock::now();
-  f->module = load_module(bytes, *f->image, k, choice.jit, how);
+  f->module = load_module(bytes, *f->image, k, f->jit, how);
   struct module_guard {  // unload on any failure below
     const driver& d;
     function* f;
@@ -241,9 +219,9 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
   }
   if (f->jit || !abi_verified(li.triton_version) || env::flag(env::verify_abi)) check_abi(*f, k);
   guard.f = nullptr;
-  if (log::enabled()) log::line("kernel " + k.name + " variant " + std::to_string(variant) + " on " + props().describe() + ": image [" +
-            std::to_string(*choice.image) + "] " + image_kind_name(f->image->kind) + " " + f->image->arch + " — " +
-            choice.reason + "; " + how + "; decode " + decode_time + ", load " + load_time + ", total " + log::ms_since(t0));
+  if (log::enabled())
+    log::line(p.log_prefix(props()) + "; " + how + "; decode " + decode_time + ", load " + load_time + ", total " +
+              log::ms_since(p.started));
   return f;
 }
 

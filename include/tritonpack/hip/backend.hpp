@@ -20,6 +20,7 @@
 #include "tritonpack/hip/driver.hpp"
 #include "tritonpack/hip/ir_jit.hpp"
 #include "tritonpack/hip/launch_abi.hpp"
+#include "tritonpack/runtime/load_plan.hpp"
 #include "tritonpack/core/load_stats.hpp"
 #include "tritonpack/core/log.hpp"
 #include "tritonpack/select/image.hpp"
@@ -73,41 +74,15 @@ class context final : public context_state {
 
 inline std::unique_ptr<loaded_function> context::load(const container& c, std::uint32_t kernel_index,
                                                       std::uint32_t variant) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const kernel_info& k = c.kernel(kernel_index);
-  const container_info& info = c.partial_info();
-  const variant_info& v = k.variants.at(variant);
-  device_target target;
-  target.backend = backend_kind::hip;
-  target.arch = props_.arch;
-  target.driver_version = props_.driver_version;
-  target.force_ir = env::flag(env::force_ir);
-  target.force_image = parse_forced_image(env::get(env::force_image));
-  // A code object when one runs; else the IR for this processor, compiled through comgr below.
-  std::uint32_t chosen = 0;
-  std::string reason, selection_report;
-  try {
-    const image_choice choice = select_image_or_throw(info, k, variant, target, props().describe());
-    chosen = *choice.image;
-    reason = choice.reason;
-  } catch (const error& e) {
-    const auto ir = e.code() == errc::no_image ? llir_image_for(info, v, props_.arch, target.force_image) : std::nullopt;
-    if (!ir) throw;
-    chosen = *ir;
-    selection_report = std::string(e.what()).substr(std::string("tritonpack: ").size());
-    reason = "no code object runs here, so its LLVM IR";
-  }
+  // A code object when one runs; else selection chose the IR for this processor, compiled through
+  // comgr below.
+  const load_plan p = plan_load(c, kernel_index, variant, props());
   auto f = std::make_unique<function>();
-  f->kernel = &k;
-  f->variant = &v;
-  f->image_index = chosen;
-  f->image = &info.images[chosen];
-  f->jit = !selection_report.empty();
-  const launch_info& li = f->image->launch;
-  f->plan = build_param_plan(k, v, li);
+  p.fill(*f);
+  const launch_info& li = p.launch();
 
   // Static checks before touching the runtime, each naming the kernel and what to do.
-  const std::string who = "kernel " + k.name + " (" + f->image->arch + " " + image_kind_name(f->image->kind) + ")";
+  const std::string& who = p.who;
   const auto image_arch = parse_amd_arch(f->image->arch);
   std::string why;
   const std::uint32_t block = image_arch ? block_size(li, *image_arch, why) : 0;
@@ -133,11 +108,10 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
   if (li.launch_cooperative_grid && !props().cooperative_launch)
     throw error(errc::unsupported, who + " needs a cooperative launch, which " + props().describe() + " does not support");
 
+  std::string decode_time, jit_how;
   const auto t1 = std::chrono::steady_clock::now();
-  std::string jit_how;
-  const std::vector<std::uint8_t> bytes = f->jit ? compile_llir(c, chosen, props_.arch, d_.version, selection_report, jit_how)
-                                                 : c.decode_image(chosen);
-  const std::string decode_time = log::enabled() ? log::ms_since(t1) : std::string();
+  const std::vector<std::uint8_t> bytes = f->jit ? compile_llir(p, props(), d_.version, jit_how) : p.decode(decode_time);
+  if (f->jit) decode_time = log::enabled() ? log::ms_since(t1) : std::string();
   // Modules bind to the thread's current device at load (hip-abi.md §2.5).
   scoped_device on_device(d_, dev_);
   const auto t2 = std::chrono::steady_clock::now();
@@ -182,12 +156,10 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
   guard.f = nullptr;
   if (!f->jit) detail::count_load(&detail::image_load_counters::binaries);  // compile_llir counted the JIT
   if (log::enabled())
-    log::line("kernel " + k.name + " variant " + std::to_string(variant) + " on " + props().describe() + ": image [" +
-              std::to_string(chosen) + "] " + image_kind_name(f->image->kind) + " " + f->image->arch + " — " + reason +
-              (f->jit ? ", " + jit_how : std::string()) + "; block " +
+    log::line(p.log_prefix(props()) + (f->jit ? ", " + jit_how : std::string()) + "; block " +
               std::to_string(block) + ", LDS " + std::to_string(li.shared) + ", kernargs " +
               std::to_string(layout_kernargs(f->plan.param_sizes).size) + " bytes; " + (f->jit ? "compile " : "decode ") + decode_time + ", load " +
-              load_time + ", total " + log::ms_since(t0));
+              load_time + ", total " + log::ms_since(p.started));
   return f;
 }
 

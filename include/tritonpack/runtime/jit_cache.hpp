@@ -41,6 +41,7 @@
 #include "tritonpack/container/byte_io.hpp"
 #include "tritonpack/container/checksum.hpp"
 #include "tritonpack/core/env.hpp"
+#include "tritonpack/core/load_stats.hpp"
 #include "tritonpack/core/log.hpp"
 #include "tritonpack/core/os_error.hpp"
 
@@ -257,6 +258,40 @@ inline std::string write(const std::string& dir, const std::string& path, const 
   else if (::rename(tmp.c_str(), path.c_str()) != 0) why = write_failure("rename " + tmp + " to", path, errno);
   if (!why.empty()) ::unlink(tmp.c_str());
   return why;
+}
+
+// The compiled code of one IR image, the same way for every backend: under key `file` (see
+// file_name()) from the cache when an intact, trusted entry is there and `usable(entry)` accepts it
+// ("" = accepted, else why not), otherwise from `compile()`, stored for next time. Counts the hit or
+// the compile (core/load_stats.hpp); `how` says which, for the log, `compiler` naming what
+// compiled ("the CUDA driver's linker", "comgr 2.4 (/opt/rocm/lib/libamd_comgr.so.2)"). The cache
+// is an optimisation: a failed read or write never fails the load, it is logged.
+template <class Compile, class Usable>
+std::vector<std::uint8_t> get_or_compile(const std::string& file, const std::string& compiler, Compile&& compile,
+                                         Usable&& usable, std::string& how) {
+  const auto dir = directory();
+  const std::string path = dir ? *dir + "/" + file : std::string();
+  if (dir) {
+    if (auto hit = read(path)) {
+      const std::string unusable = usable(*hit);
+      if (unusable.empty()) {
+        tritonpack::detail::count_load(&tritonpack::detail::image_load_counters::jit_cache_hits);
+        how = "JIT cache hit " + path;
+        return std::move(*hit);
+      }
+      log::line("JIT cache entry " + path + " did not load (" + unusable + "); compiling again");
+    }
+  }
+  std::vector<std::uint8_t> code = compile();
+  tritonpack::detail::count_load(&tritonpack::detail::image_load_counters::jit_compiled);
+  if (!dir) {
+    how = "JIT-compiled by " + compiler + " (TRITONPACK_CACHE=0 or no cache directory: not cached)";
+    return code;
+  }
+  const std::string why = write(*dir, path, code);
+  if (!why.empty()) log::line("JIT cache not written: " + why);
+  how = "JIT-compiled by " + compiler + ", " + (why.empty() ? "cached as " + path : "not cached");
+  return code;
 }
 
 }  // namespace jit_cache

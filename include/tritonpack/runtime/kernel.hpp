@@ -1,5 +1,7 @@
 // tritonpack/runtime/kernel.hpp — one kernel of a library: lazy per-context loading and the two ways in
 // (docs/runtime-api.md): launch_variant (generated typed functions) and launch (dynamic, checked).
+// The library (runtime/library.hpp) owns its kernels; a kernel reads the library's container and
+// per-context table (runtime/contexts.hpp), never the library itself.
 //
 // Hot path after the first launch on a context: one driver call to read the current context, a
 // compare against a thread-local cache, one acquire load of the loaded function, the parameter
@@ -16,7 +18,9 @@
 #include <string_view>
 #include <vector>
 
+#include "tritonpack/container/reader.hpp"
 #include "tritonpack/runtime/backend.hpp"
+#include "tritonpack/runtime/contexts.hpp"
 #include "tritonpack/select/variant.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/launch/grid.hpp"
@@ -26,29 +30,20 @@
 
 namespace tritonpack {
 
-class library;
-
-// Contexts one library can serve at once (devices × contexts per device). Generous: a node has at
-// most 16 GPUs, and applications rarely create extra contexts.
-constexpr std::size_t max_contexts = 64;
-
-struct context_slot {
-  void* ctx = nullptr;
-  std::uint32_t index = 0;
-  std::unique_ptr<context_state> state;
-};
-
 class kernel {
  public:
-  kernel(library& lib, std::uint32_t index, const kernel_info& info);
+  // Kernel `index` of `c`, whose contexts `contexts` holds; both outlive the kernel.
+  kernel(const tritonpack::container& c, context_table& contexts, std::uint32_t index);
   kernel(const kernel&) = delete;
   kernel& operator=(const kernel&) = delete;
   ~kernel();
 
   const kernel_info& info() const noexcept { return *info_; }
   std::uint32_t index() const noexcept { return index_; }
-  // The library this kernel belongs to (tune/autotune.hpp reads its container and current context).
-  library& owner() const noexcept { return *lib_; }
+  // The container this kernel comes from, and the calling thread's context slot (tune/autotune.hpp
+  // keys its tuning cache on the container and times launches in the slot's context).
+  const tritonpack::container& container() const noexcept { return *container_; }
+  const context_slot& current_slot() { return contexts_->current_slot(); }
 
   // Selects and loads every variant on the calling thread's device now (moves the first-launch
   // cost out of timed regions). Throws what a first launch would throw.
@@ -102,7 +97,8 @@ class kernel {
   }
   [[noreturn]] void grid_failure(std::size_t axis, grid_int v) const;
 
-  library* lib_;
+  const tritonpack::container* container_;
+  context_table* contexts_;
   std::uint32_t index_;
   const kernel_info* info_;
   std::vector<arg_type> types_;
@@ -116,6 +112,123 @@ class kernel {
   std::vector<owned> owned_;
 };
 
-}  // namespace tritonpack
+// ---------------------------------------------------------------------------------------------
+// kernel's members
 
-#include "tritonpack/runtime/library.hpp"
+inline kernel::kernel(const tritonpack::container& c, context_table& contexts, std::uint32_t index)
+    : container_(&c), contexts_(&contexts), index_(index), info_(&c.kernel(index)) {
+  const kernel_info& info = *info_;
+  const std::size_t n = info.variants.size() * max_contexts;
+  loaded_.reset(new std::atomic<loaded_function*>[n ? n : 1]);
+  for (std::size_t i = 0; i < n; ++i) loaded_[i].store(nullptr, std::memory_order_relaxed);
+  for (const auto& a : info.args) {
+    try {
+      types_.push_back(parse_arg_type(a.type));
+    } catch (const error& e) {
+      types_.push_back(arg_type{});
+      if (type_error_.empty()) type_error_ = "kernel " + info.name + ", argument '" + a.name + "': " + (e.what() + 12);
+    }
+  }
+}
+
+inline kernel::~kernel() = default;
+
+inline void kernel::check_types() const {
+  if (!type_error_.empty()) throw error(errc::bad_container, type_error_);
+}
+
+inline loaded_function* kernel::load_slow(std::size_t variant, const context_slot& slot) {
+  check_types();
+  std::lock_guard<std::mutex> lock(load_mutex_);
+  auto& cell = loaded_[variant * max_contexts + slot.index];
+  if (loaded_function* f = cell.load(std::memory_order_acquire)) return f;  // another thread won
+  std::unique_ptr<loaded_function> f =
+      slot.state->load(*container_, index_, static_cast<std::uint32_t>(variant));
+  loaded_function* raw = f.get();
+  owned_.push_back({slot.index, std::move(f)});
+  cell.store(raw, std::memory_order_release);
+  return raw;
+}
+
+inline void kernel::preload() {
+  const context_slot& slot = contexts_->current_slot();
+  for (std::size_t v = 0; v < info_->variants.size(); ++v) get_loaded(v, slot);
+}
+
+inline const image_info& kernel::loaded_image(std::size_t variant) {
+  if (variant >= info_->variants.size())
+    throw error(errc::bad_argument, "kernel " + info_->name + ": variant " + std::to_string(variant) + " out of range");
+  return *get_loaded(variant, contexts_->current_slot())->image;
+}
+
+inline void kernel::launch_variant(std::size_t variant, grid3 grid, stream_t stream, const void* const* args) {
+  if (variant >= info_->variants.size())
+    throw error(errc::bad_argument, "kernel " + info_->name + ": variant " + std::to_string(variant) + " out of range (" +
+                                        std::to_string(info_->variants.size()) + " variants)");
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;  // Triton skips empty grids too
+  const context_slot& slot = contexts_->current_slot();
+  loaded_function* f = get_loaded(variant, slot);
+  slot.state->launch(*f, grid, stream, args);
+}
+
+inline std::size_t kernel::pick_variant(const host_arg* descs, std::size_t n) const {
+  const auto& vs = info_->variants;
+  // No strings unless every variant fails: this runs on every dynamic launch.
+  for (std::size_t v = 0; v < vs.size(); ++v) {
+    bool ok = true;
+    for (std::size_t i = 0; i < n && ok; ++i) ok = spec_matches(vs[v].specs[i], types_[i], descs[i]);
+    if (ok) return v;
+  }
+  throw error(errc::bad_argument, no_variant_message(*info_, types_, descs));
+}
+
+TRITONPACK_COLD inline error kernel::no_variant_error(const void* const* args) const {
+  std::vector<host_arg> values;
+  for (std::size_t i = 0; i < types_.size(); ++i) values.push_back(read_host_arg(types_[i], args[i]));
+  return error(errc::bad_argument, no_variant_message(*info_, types_, values.data()));
+}
+
+[[noreturn]] TRITONPACK_COLD inline void kernel::grid_failure(std::size_t d, grid_int v) const {
+  const std::string& expr = info_->grid[d];
+  std::string msg = "kernel " + info_->name + ": grid " + "xyz"[d] + " = " + expr;
+  if (v.failed()) throw error(errc::bad_argument, msg + (expr.empty() ? "" : ": ") + v.failure_text());
+  msg += (expr.empty() ? "" : " = ") + std::to_string(v.value());
+  if (v.value() < 0) throw error(errc::bad_argument, msg + " is negative");
+  // Beyond what a grid3 holds: said against the driver's own limit when there is a driver.
+  try {
+    const grid_limits& lim = contexts_->get_backend_for_launch().max_grid();
+    msg += " is above the " + std::string(lim.driver) + " limit of " + std::to_string(d == 0 ? lim.x : d == 1 ? lim.y : lim.z);
+  } catch (const error&) {
+    msg += " does not fit a 32-bit grid dimension";
+  }
+  throw error(errc::bad_argument, msg);
+}
+
+inline void kernel::launch_checked(stream_t stream, grid3 grid, const void* const* args, const host_arg* descs, std::size_t n) {
+  check_types();
+  const auto& a = info_->args;
+  if (n != a.size()) {
+    std::string sig;
+    for (const auto& x : a) sig += (sig.empty() ? "" : ", ") + x.name + ": " + x.type;
+    throw error(errc::bad_argument, "kernel " + info_->name + " takes " + std::to_string(a.size()) + " arguments (" + sig +
+                                        ") but " + std::to_string(n) + " were passed");
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string why = check_host_arg(types_[i], descs[i]);
+    if (!why.empty())
+      throw error(errc::bad_argument, "kernel " + info_->name + ": argument " + std::to_string(i) + " '" + a[i].name + "' (" +
+                                          a[i].type + ") " + why);
+  }
+  launch_variant(pick_variant(descs, n), grid, stream, args);
+}
+
+inline void kernel::unload_all(bool call_driver) noexcept {
+  std::lock_guard<std::mutex> lock(load_mutex_);
+  const std::size_t n = info_->variants.size() * max_contexts;
+  for (std::size_t i = 0; i < n; ++i) loaded_[i].store(nullptr, std::memory_order_release);
+  if (call_driver)
+    for (auto& o : owned_) contexts_->state(o.slot).unload(*o.fn);
+  owned_.clear();
+}
+
+}  // namespace tritonpack

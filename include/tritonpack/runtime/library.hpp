@@ -3,31 +3,53 @@
 // Construction parses and validates the container and touches no driver, so a program can
 // describe what it carries on a machine without a GPU. The driver is loaded on the first launch or
 // preload. Per context (device, in practice: the primary context of each GPU) the library keeps a
-// context_state; contexts are found by a lock-free scan of an append-only table, fronted by a
-// thread-local cache of the last (library, context) pair.
+// context_state, in its context_table (runtime/contexts.hpp).
+//
+// Every live library is listed in open_containers(): the composition root (backends.hpp) reads
+// that list when it chooses a vendor, so that the choice agrees with what launches will do.
 #pragma once
 
-#include <array>
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "tritonpack/runtime/backend.hpp"
 #include "tritonpack/container/reader.hpp"
 #include "tritonpack/core/error.hpp"
-#include "tritonpack/runtime/kernel.hpp"
 #include "tritonpack/core/model.hpp"
-#include "tritonpack/backends.hpp"
-#include "tritonpack/select/image.hpp"
-#include "tritonpack/core/types.hpp"
+#include "tritonpack/runtime/backend.hpp"
+#include "tritonpack/runtime/contexts.hpp"
+#include "tritonpack/runtime/kernel.hpp"
 
 namespace tritonpack {
+namespace detail {
+
+// The containers of the libraries alive in this process (each library registers its own).
+struct open_container_list {
+  std::mutex mutex;
+  std::vector<const container*> items;
+};
+inline open_container_list& open_containers() {
+  static open_container_list* l = new open_container_list();  // leaked: libraries die in static destruction
+  return *l;
+}
+inline void register_open_container(const container* c) {
+  auto& l = open_containers();
+  std::lock_guard<std::mutex> lock(l.mutex);
+  l.items.push_back(c);
+}
+inline void unregister_open_container(const container* c) noexcept {
+  auto& l = open_containers();
+  std::lock_guard<std::mutex> lock(l.mutex);
+  l.items.erase(std::remove(l.items.begin(), l.items.end(), c), l.items.end());
+}
+
+}  // namespace detail
 
 class library {
  public:
@@ -35,7 +57,7 @@ class library {
   // library, as a generated header's static array does).
   library(const std::uint8_t* data, std::size_t size)
       : container_(container::parse(data, size)),
-        serial_(next_serial()),
+        contexts_(container_),
         kernel_count_(container_.kernel_count()),
         kernels_(new std::atomic<tritonpack::kernel*>[kernel_count_ ? kernel_count_ : 1]),
         owned_kernels_(new std::unique_ptr<tritonpack::kernel>[kernel_count_ ? kernel_count_ : 1]) {
@@ -109,80 +131,26 @@ class library {
   // again afterwards (kernels load again on their next launch). Not safe concurrently with
   // launches of this library. At process exit (static destruction) the driver is not called.
   void unload() noexcept {
-    std::lock_guard<std::mutex> lock(slot_mutex_);
+    std::lock_guard<std::mutex> lock(kernels_mutex_);
     const bool call_driver = !process_exiting();
     for (std::size_t i = 0; i < kernel_count_; ++i)
       if (tritonpack::kernel* k = kernels_[i].load(std::memory_order_acquire)) k->unload_all(call_driver);
-    const std::uint32_t n = slot_count_.load(std::memory_order_acquire);
-    for (std::uint32_t i = 0; i < n; ++i) {
-      if (slots_[i].state && call_driver) slots_[i].state->release();
-      // The state object itself stays (launch paths may hold the slot pointer); release() left it
-      // empty and usable.
-    }
+    if (call_driver) contexts_.release_all();
   }
 
   // Facts about the calling thread's device (loads the driver; makes a context current if none).
   const device_props& current_device() { return current_slot().state->props(); }
 
   // The backend, loaded on first use. Errors (no driver, no GPU) name what this program carries.
-  backend& get_backend_for_launch() {
-    backend* b = backend_.load(std::memory_order_acquire);
-    if (b) return *b;
-    try {
-      b = &get_backend();
-    } catch (const error& e) {
-      throw error(e.code(), std::string(e.what()).substr(12) + "\n  this program carries " + carried_images(), e.driver_status());
-    }
-    backend_.store(b, std::memory_order_release);
-    return *b;
-  }
+  backend& get_backend_for_launch() { return contexts_.get_backend_for_launch(); }
 
   // "images for cuda sm_80 (cubin, ptx), sm_90a (cubin, ptx); hip gfx942 (hsaco)"
-  std::string carried_images() const {
-    std::vector<std::string> order;
-    std::vector<std::set<std::string>> kinds;
-    for (const auto& im : info().images) {
-      const std::string key = std::string(backend_name(im.backend)) + " " + im.arch;
-      std::size_t i = 0;
-      while (i < order.size() && order[i] != key) ++i;
-      if (i == order.size()) {
-        order.push_back(key);
-        kinds.emplace_back();
-      }
-      kinds[i].insert(image_kind_name(im.kind));
-    }
-    std::string s = "images for";
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      s += (i ? ", " : " ") + order[i] + " (";
-      bool first = true;
-      for (const auto& k : kinds[i]) {
-        s += (first ? "" : ", ") + k;
-        first = false;
-      }
-      s += ")";
-    }
-    return order.empty() ? "no images" : s;
-  }
+  std::string carried_images() const { return contexts_.carried_images(); }
 
   // The slot of the calling thread's current context (created on first use).
-  const context_slot& current_slot() {
-    backend& be = get_backend_for_launch();
-    void* ctx = be.current_context();
-    struct tls_cache {
-      std::uint64_t serial;
-      void* ctx;
-      const context_slot* slot;
-    };
-    static thread_local tls_cache cache{0, nullptr, nullptr};
-    if (cache.serial == serial_ && cache.ctx == ctx) return *cache.slot;
-    const context_slot* s = find_or_add_slot(be, ctx);
-    cache = {serial_, ctx, s};
-    return *s;
-  }
+  const context_slot& current_slot() { return contexts_.current_slot(); }
 
  private:
-  friend class tritonpack::kernel;
-
   static std::string two_libraries_message(const std::string& name, const std::string& what) {
     return "two different libraries named \"" + name + "\" are linked into this program: " + what +
            ". Each library in a program needs its own name: give each tritonpack_add_kernels() its own NAME, or set "
@@ -212,169 +180,23 @@ class library {
                                                 container::hex(found)));
   }
 
-  static std::uint64_t next_serial() {
-    static std::atomic<std::uint64_t> counter{0};
-    return ++counter;  // never 0: 0 marks an empty thread-local cache
-  }
-
   tritonpack::kernel& kernel_at(std::size_t i) {
     if (tritonpack::kernel* k = kernels_[i].load(std::memory_order_acquire)) return *k;
     std::lock_guard<std::mutex> lock(kernels_mutex_);
     if (tritonpack::kernel* k = kernels_[i].load(std::memory_order_relaxed)) return *k;  // another thread made it
-    owned_kernels_[i] = std::make_unique<tritonpack::kernel>(*this, static_cast<std::uint32_t>(i), container_.kernel(i));
+    owned_kernels_[i] = std::make_unique<tritonpack::kernel>(container_, contexts_, static_cast<std::uint32_t>(i));
     kernels_[i].store(owned_kernels_[i].get(), std::memory_order_release);
     return *owned_kernels_[i];
   }
 
-  const context_slot* find_or_add_slot(backend& be, void* ctx) {
-    std::uint32_t n = slot_count_.load(std::memory_order_acquire);
-    for (std::uint32_t i = 0; i < n; ++i)
-      if (slots_[i].ctx == ctx) return &slots_[i];
-    std::lock_guard<std::mutex> lock(slot_mutex_);
-    n = slot_count_.load(std::memory_order_relaxed);
-    for (std::uint32_t i = 0; i < n; ++i)
-      if (slots_[i].ctx == ctx) return &slots_[i];
-    if (n == max_contexts)
-      throw error(errc::unsupported, "library " + info().name + ": more than " + std::to_string(max_contexts) +
-                                         " CUDA contexts used with one library");
-    context_slot& s = slots_[n];
-    s.state = be.open_context(ctx);
-    s.ctx = ctx;
-    s.index = n;
-    slot_count_.store(n + 1, std::memory_order_release);
-    return &s;
-  }
-
   tritonpack::container container_;
-  std::uint64_t serial_;
+  context_table contexts_;
   // Kernel objects are made on first use (at(), get()): a first launch pays for its own kernel
   // only, not for every kernel of a large library.
   std::size_t kernel_count_;
   std::unique_ptr<std::atomic<tritonpack::kernel*>[]> kernels_;
   std::unique_ptr<std::unique_ptr<tritonpack::kernel>[]> owned_kernels_;
   std::mutex kernels_mutex_;
-  std::atomic<backend*> backend_{nullptr};
-  std::array<context_slot, max_contexts> slots_;
-  std::atomic<std::uint32_t> slot_count_{0};
-  std::mutex slot_mutex_;
 };
-
-// ---------------------------------------------------------------------------------------------
-// kernel's members (here because they need library)
-
-inline kernel::kernel(library& lib, std::uint32_t index, const kernel_info& info)
-    : lib_(&lib), index_(index), info_(&info) {
-  const std::size_t n = info.variants.size() * max_contexts;
-  loaded_.reset(new std::atomic<loaded_function*>[n ? n : 1]);
-  for (std::size_t i = 0; i < n; ++i) loaded_[i].store(nullptr, std::memory_order_relaxed);
-  for (const auto& a : info.args) {
-    try {
-      types_.push_back(parse_arg_type(a.type));
-    } catch (const error& e) {
-      types_.push_back(arg_type{});
-      if (type_error_.empty()) type_error_ = "kernel " + info.name + ", argument '" + a.name + "': " + (e.what() + 12);
-    }
-  }
-}
-
-inline kernel::~kernel() = default;
-
-inline void kernel::check_types() const {
-  if (!type_error_.empty()) throw error(errc::bad_container, type_error_);
-}
-
-inline loaded_function* kernel::load_slow(std::size_t variant, const context_slot& slot) {
-  check_types();
-  std::lock_guard<std::mutex> lock(load_mutex_);
-  auto& cell = loaded_[variant * max_contexts + slot.index];
-  if (loaded_function* f = cell.load(std::memory_order_acquire)) return f;  // another thread won
-  std::unique_ptr<loaded_function> f =
-      slot.state->load(lib_->container(), index_, static_cast<std::uint32_t>(variant));
-  loaded_function* raw = f.get();
-  owned_.push_back({slot.index, std::move(f)});
-  cell.store(raw, std::memory_order_release);
-  return raw;
-}
-
-inline void kernel::preload() {
-  const context_slot& slot = lib_->current_slot();
-  for (std::size_t v = 0; v < info_->variants.size(); ++v) get_loaded(v, slot);
-}
-
-inline const image_info& kernel::loaded_image(std::size_t variant) {
-  if (variant >= info_->variants.size())
-    throw error(errc::bad_argument, "kernel " + info_->name + ": variant " + std::to_string(variant) + " out of range");
-  return *get_loaded(variant, lib_->current_slot())->image;
-}
-
-inline void kernel::launch_variant(std::size_t variant, grid3 grid, stream_t stream, const void* const* args) {
-  if (variant >= info_->variants.size())
-    throw error(errc::bad_argument, "kernel " + info_->name + ": variant " + std::to_string(variant) + " out of range (" +
-                                        std::to_string(info_->variants.size()) + " variants)");
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;  // Triton skips empty grids too
-  const context_slot& slot = lib_->current_slot();
-  loaded_function* f = get_loaded(variant, slot);
-  slot.state->launch(*f, grid, stream, args);
-}
-
-inline std::size_t kernel::pick_variant(const host_arg* descs, std::size_t n) const {
-  const auto& vs = info_->variants;
-  // No strings unless every variant fails: this runs on every dynamic launch.
-  for (std::size_t v = 0; v < vs.size(); ++v) {
-    bool ok = true;
-    for (std::size_t i = 0; i < n && ok; ++i) ok = spec_matches(vs[v].specs[i], types_[i], descs[i]);
-    if (ok) return v;
-  }
-  throw error(errc::bad_argument, no_variant_message(*info_, types_, descs));
-}
-
-TRITONPACK_COLD inline error kernel::no_variant_error(const void* const* args) const {
-  std::vector<host_arg> values;
-  for (std::size_t i = 0; i < types_.size(); ++i) values.push_back(read_host_arg(types_[i], args[i]));
-  return error(errc::bad_argument, no_variant_message(*info_, types_, values.data()));
-}
-
-[[noreturn]] TRITONPACK_COLD inline void kernel::grid_failure(std::size_t d, grid_int v) const {
-  const std::string& expr = info_->grid[d];
-  std::string msg = "kernel " + info_->name + ": grid " + "xyz"[d] + " = " + expr;
-  if (v.failed()) throw error(errc::bad_argument, msg + (expr.empty() ? "" : ": ") + v.failure_text());
-  msg += (expr.empty() ? "" : " = ") + std::to_string(v.value());
-  if (v.value() < 0) throw error(errc::bad_argument, msg + " is negative");
-  // Beyond what a grid3 holds: said against the driver's own limit when there is a driver.
-  try {
-    const grid_limits& lim = lib_->get_backend_for_launch().max_grid();
-    msg += " is above the " + std::string(lim.driver) + " limit of " + std::to_string(d == 0 ? lim.x : d == 1 ? lim.y : lim.z);
-  } catch (const error&) {
-    msg += " does not fit a 32-bit grid dimension";
-  }
-  throw error(errc::bad_argument, msg);
-}
-
-inline void kernel::launch_checked(stream_t stream, grid3 grid, const void* const* args, const host_arg* descs, std::size_t n) {
-  check_types();
-  const auto& a = info_->args;
-  if (n != a.size()) {
-    std::string sig;
-    for (const auto& x : a) sig += (sig.empty() ? "" : ", ") + x.name + ": " + x.type;
-    throw error(errc::bad_argument, "kernel " + info_->name + " takes " + std::to_string(a.size()) + " arguments (" + sig +
-                                        ") but " + std::to_string(n) + " were passed");
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::string why = check_host_arg(types_[i], descs[i]);
-    if (!why.empty())
-      throw error(errc::bad_argument, "kernel " + info_->name + ": argument " + std::to_string(i) + " '" + a[i].name + "' (" +
-                                          a[i].type + ") " + why);
-  }
-  launch_variant(pick_variant(descs, n), grid, stream, args);
-}
-
-inline void kernel::unload_all(bool call_driver) noexcept {
-  std::lock_guard<std::mutex> lock(load_mutex_);
-  const std::size_t n = info_->variants.size() * max_contexts;
-  for (std::size_t i = 0; i < n; ++i) loaded_[i].store(nullptr, std::memory_order_release);
-  if (call_driver)
-    for (auto& o : owned_) lib_->slots_[o.slot].state->unload(*o.fn);
-  owned_.clear();
-}
 
 }  // namespace tritonpack

@@ -23,32 +23,18 @@
 #include <utility>
 #include <vector>
 
-#include "tritonpack/runtime/backend.hpp"
-#include "tritonpack/cuda/backend.hpp"
-#include "tritonpack/cuda/memory.hpp"
-#include "tritonpack/runtime/device_ops.hpp"
 #include "tritonpack/core/error.hpp"
-#include "tritonpack/hip/backend.hpp"
-#include "tritonpack/hip/memory.hpp"
-#include "tritonpack/backends.hpp"
 #include "tritonpack/core/types.hpp"
+#include "tritonpack/runtime/backend.hpp"
+#include "tritonpack/runtime/device_ops.hpp"
 
 namespace tritonpack {
 namespace detail {
 
-// Each backend's implementation of device_ops (backend::devices() says why it is made here).
-inline std::unique_ptr<device_ops> make_device_ops(backend& b) {
-  if (b.kind() == backend_kind::cuda) {
-    auto& cuda = static_cast<cuda::cuda_backend&>(b);
-    return std::make_unique<cuda::cuda_device_ops>(cuda.drv(), cuda.contexts());
-  }
-  if (b.kind() == backend_kind::hip) return std::make_unique<hip::hip_device_ops>(static_cast<hip::hip_backend&>(b).drv());
-  throw error(errc::unsupported, "the memory and device API has no implementation for " + b.describe());
-}
-
 // The backend's operations; throws the run time's no_driver / no_device diagnosis (the same as a
-// launch gives) when there is no GPU.
-inline device_ops& device_api() { return get_backend().devices(&make_device_ops); }
+// launch gives) when there is none. Defined by the composition root (backends.hpp), which knows
+// each backend's implementation of device_ops.
+inline device_ops& device_api();
 
 // `ordinal` when it names a device, else error(no_device) naming it and what exists.
 inline int checked_ordinal(device_ops& ops, int ordinal, const char* call) {

@@ -13,15 +13,16 @@
 //              driver version); `a` PTX only on its exact arch; JIT-compiled
 //           4. none: the caller reports every image with the reason it was refused
 //   AMD     exact gfx processor with pinned target features respected (xnack-, sramecc+); an image
-//           that pins a feature beats one that leaves it "any" (more specific code). LLVM IR images
-//           are never chosen here: when no code object runs, the HIP backend compiles the IR of the
-//           device's exact processor through comgr where it can (hip/ir_jit.hpp).
+//           that pins a feature beats one that leaves it "any" (more specific code). When no code
+//           object runs, the LLVM IR of the device's exact processor, JIT-compiled through comgr
+//           where comgr can (hip/ir_jit.hpp); `jit` says so, as for PTX.
 //   force_ir skips every binary image.
 //   Both: an image whose block needs more than the device allows (shared memory, threads;
 //   select/arch_limits.hpp) is refused with what it needs and what the GPU allows, and the next one in
 //   the order above is tried.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -98,7 +99,7 @@ enum class selection_failure : std::uint8_t {
 
 struct image_choice {
   std::optional<std::uint32_t> image;  // index into container_info::images; nullopt: none fits
-  bool jit = false;                    // the chosen image is IR (PTX) and will be JIT-compiled
+  bool jit = false;                    // the chosen image is IR (PTX, AMD LLVM IR): JIT-compiled
   std::string reason;                  // why this one (or, when none, a one-line summary); empty
                                        // for a choice made without `explain`
   std::vector<image_verdict> refused;  // every other image of the variant (with `explain`)
@@ -330,10 +331,28 @@ inline void select_hip(const container_info& c, const variant_info& v, const dev
     out.reason = over_limits_summary(c.images[*first_over], *lim, d->processor);
     return;
   }
+  const std::string none_runs = "no code object of this variant runs on " + d->str() + (dev.force_ir ? " with the IR path forced" : "");
+  // No code object runs: the LLVM IR built for this exact processor, if the variant has one, is the
+  // choice, JIT-compiled through comgr (hip/ir_jit.hpp), as PTX is on NVIDIA. IR is not portable
+  // across gfx processors: it names its target CPU and features.
+  for (std::uint32_t idx : v.images) {
+    if (idx >= c.images.size()) continue;
+    const image_info& im = c.images[idx];
+    if (im.backend != backend_kind::hip || im.kind != image_kind::llir) continue;
+    const auto a = parse_amd_arch(im.arch);
+    if (!a || a->processor != d->processor) continue;
+    out.image = idx;
+    out.jit = true;
+    if (x.on) {
+      out.refused.erase(std::remove_if(out.refused.begin(), out.refused.end(),
+                                       [&](const image_verdict& r) { return r.image == idx; }),
+                        out.refused.end());
+      out.reason = none_runs + ", so its LLVM IR for " + d->processor + ", JIT-compiled through comgr";
+    }
+    return;
+  }
   out.failure = selection_failure::no_image;
-  out.reason = "no code object of this variant runs on " + d->str() +
-               (dev.force_ir ? " with the IR path forced" : "") +
-               "; repack with a target for " + d->processor;
+  out.reason = none_runs + "; repack with a target for " + d->processor;
 }
 
 }  // namespace detail

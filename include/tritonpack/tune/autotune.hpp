@@ -274,7 +274,7 @@ inline std::uint32_t decide(kernel& kn, const context_slot& slot, std::size_t gr
   const std::optional<std::string> cache = jit_cache::directory();
   std::string dir, path;
   if (cache) {
-    dir = tuning::entry_dir(*cache, dev.name, dev.arch, dev.driver_version, kn.owner().container().tables_checksum());
+    dir = tuning::entry_dir(*cache, dev.name, dev.arch, dev.driver_version, kn.container().tables_checksum());
     path = dir + "/" + tuning::entry_file(k.name, group_first, bucket);
   }
   tuning::record r;
@@ -342,7 +342,7 @@ inline std::uint32_t decide(kernel& kn, const context_slot& slot, std::size_t gr
 // tune_args, with their sizes in bytes for this call.
 inline void launch_tuned(kernel& kn, std::size_t group_first, const std::int64_t* key, std::size_t key_count, void* const* buffers,
                          const grid_int* buffer_bytes, std::size_t buffer_count, stream_t stream, const config_launcher& run) {
-  const context_slot& slot = kn.owner().current_slot();
+  const context_slot& slot = kn.current_slot();
   // Steady state: the same call as this thread's last one.
   struct last_call {
     const kernel* k = nullptr;

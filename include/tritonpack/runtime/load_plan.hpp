@@ -1,0 +1,94 @@
+// tritonpack/runtime/load_plan.hpp — what loading a variant is before a driver is touched, the same
+// for every backend: the device target (the device's facts and the environment's overrides), the
+// selection of one image (select/image.hpp: a binary that runs, or an IR to JIT-compile — NVIDIA's
+// PTX, AMD's LLVM IR — reported the same way), the parameter plan (launch/params.hpp), and the
+// image's decode. A backend then checks the plan against its device, loads the bytes, and fills in
+// what its launches need.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tritonpack/container/reader.hpp"
+#include "tritonpack/core/env.hpp"
+#include "tritonpack/core/log.hpp"
+#include "tritonpack/core/model.hpp"
+#include "tritonpack/launch/params.hpp"
+#include "tritonpack/runtime/backend.hpp"
+#include "tritonpack/select/image.hpp"
+
+namespace tritonpack {
+
+// The device a load selects for: `props` (whose constructor-set fields suffice: backend, arch,
+// driver version) with TRITONPACK_FORCE_IR and TRITONPACK_FORCE_IMAGE applied.
+inline device_target load_target(const device_props& props) {
+  device_target t;
+  t.backend = props.backend;
+  t.arch = props.arch;
+  t.driver_version = props.driver_version;
+  t.force_ir = env::flag(env::force_ir);
+  t.force_image = parse_forced_image(env::get(env::force_image));
+  return t;
+}
+
+struct load_plan {
+  const container* source = nullptr;
+  const kernel_info* kernel = nullptr;
+  const variant_info* variant = nullptr;
+  std::uint32_t variant_index = 0;
+  device_target target;
+  image_choice choice;                 // the image, whether it is JIT-compiled, and why
+  const image_info* image = nullptr;   // = &info.images[*choice.image]
+  param_plan params;
+  std::string who;                     // "kernel NAME (sm_90a cubin)", for messages
+  std::chrono::steady_clock::time_point started;
+
+  std::uint32_t image_index() const noexcept { return *choice.image; }
+  const launch_info& launch() const noexcept { return image->launch; }
+
+  // The chosen image's bytes (decodes only up to it). `took` is the time it took, for the log.
+  std::vector<std::uint8_t> decode(std::string& took) const {
+    const auto t = std::chrono::steady_clock::now();
+    std::vector<std::uint8_t> bytes = source->decode_image(image_index());
+    took = log::enabled() ? log::ms_since(t) : std::string();
+    return bytes;
+  }
+
+  // Copies the plan into the backend's loaded function.
+  void fill(loaded_function& f) const {
+    f.kernel = kernel;
+    f.variant = variant;
+    f.image_index = image_index();
+    f.image = image;
+    f.jit = choice.jit;
+    f.plan = params;
+  }
+
+  // "kernel NAME variant V on DEVICE: image [I] cubin sm_90a — REASON", the start of a load's log line.
+  std::string log_prefix(const device_props& props) const {
+    return "kernel " + kernel->name + " variant " + std::to_string(variant_index) + " on " + props.describe() + ": image [" +
+           std::to_string(image_index()) + "] " + image_kind_name(image->kind) + " " + image->arch + " — " + choice.reason;
+  }
+};
+
+// Selects the image variant `variant` of kernel `kernel_index` runs on the device of `props`, and
+// plans its parameters. Throws what selection reports when no image runs (select_image_or_throw).
+inline load_plan plan_load(const container& c, std::uint32_t kernel_index, std::uint32_t variant, const device_props& props) {
+  load_plan p;
+  p.started = std::chrono::steady_clock::now();
+  p.source = &c;
+  p.kernel = &c.kernel(kernel_index);            // builds the kernel's model and its images
+  const container_info& info = c.partial_info();  // ... which is all selection reads
+  p.variant = &p.kernel->variants.at(variant);
+  p.variant_index = variant;
+  p.target = load_target(props);
+  p.choice = select_image_or_throw(info, *p.kernel, variant, p.target, props.describe());
+  p.image = &info.images[p.image_index()];
+  p.params = build_param_plan(*p.kernel, *p.variant, p.image->launch);
+  p.who = "kernel " + p.kernel->name + " (" + p.image->arch + " " + image_kind_name(p.image->kind) + ")";
+  return p;
+}
+
+}  // namespace tritonpack
