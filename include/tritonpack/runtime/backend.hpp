@@ -136,10 +136,10 @@ inline void register_exit_handler() {
 // True once exit() has started running atexit handlers registered after the driver was loaded.
 inline bool process_exiting() noexcept { return detail::exiting_flag().load(std::memory_order_relaxed); }
 
-// The process's backend, chosen once and held by the composition root, backends.hpp, which
-// defines this function (tritonpack.hpp includes it). Throws the cached no_driver / no_device
-// diagnosis when there is none. Declared here so that the neutral layers reach the backend
-// without including a vendor's headers.
+// The process's backend, chosen once and held by the composition root (the top-level backends
+// header, which defines this function; tritonpack.hpp includes it). Throws the cached no_driver /
+// no_device diagnosis when there is none. Declared here so that the neutral layers reach the
+// backend without including a vendor's headers.
 inline backend& get_backend();
 
 inline std::string device_props::describe() const {

@@ -5,7 +5,7 @@
 // of an append-only table, fronted by a thread-local cache of the last (table, context) pair, so a
 // launch after the first costs one driver call to read the current context and a compare.
 //
-// The backend comes from get_backend(), which the composition root (backends.hpp) defines; this
+// The backend comes from get_backend(), which the composition root (the top-level backends header) defines; this
 // layer only knows the neutral interface of runtime/backend.hpp.
 #pragma once
 

@@ -5,7 +5,7 @@
 // preload. Per context (device, in practice: the primary context of each GPU) the library keeps a
 // context_state, in its context_table (runtime/contexts.hpp).
 //
-// Every live library is listed in open_containers(): the composition root (backends.hpp) reads
+// Every live library is listed in open_containers(): the composition root (the top-level backends header) reads
 // that list when it chooses a vendor, so that the choice agrees with what launches will do.
 #pragma once
 

@@ -32,7 +32,7 @@ namespace tritonpack {
 namespace detail {
 
 // The backend's operations; throws the run time's no_driver / no_device diagnosis (the same as a
-// launch gives) when there is none. Defined by the composition root (backends.hpp), which knows
+// launch gives) when there is none. Defined by the composition root (the top-level backends header), which knows
 // each backend's implementation of device_ops.
 inline device_ops& device_api();
 

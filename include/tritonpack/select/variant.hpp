@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "tritonpack/launch/params.hpp"
+#include "tritonpack/core/args.hpp"
 #include "tritonpack/core/model.hpp"
 #include "tritonpack/core/types.hpp"
 
