@@ -60,7 +60,7 @@ for exe in quickstart quickstart_fortran quickstart_c; do
   echo "carried $exe: sha256 $(sha256sum "$GPU_CARRY/$exe" | cut -d' ' -f1)" | tee -a "$LOGS/carried.log"
   run_step "carried $exe" "carried_$exe.log" "$GPU_CARRY/$exe" --require-gpu
 done
-# LULESH (examples/lulesh): the reference's published verification at several sizes, the PTX path,
+# LULESH (apps/lulesh): the reference's published verification at several sizes, the PTX path,
 # and a per-kernel timing table; LULESH_SIZES overrides the sizes run to completion.
 LU=$(find "$BUILD" -type f -name lulesh -perm -u+x | head -1)
 if [ -n "$LU" ]; then

@@ -1,10 +1,10 @@
-"""examples/lulesh/check_fp64_constants.py: which PTX fp64 immediates it reports as widened fp32
+"""apps/lulesh/check_fp64_constants.py: which PTX fp64 immediates it reports as widened fp32
 values (the mistake it guards against: a Python float Triton made fp32 inside an fp64 kernel)."""
 import importlib.util
 import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("check_fp64_constants", ROOT / "examples" / "lulesh" / "check_fp64_constants.py")
+spec = importlib.util.spec_from_file_location("check_fp64_constants", ROOT / "apps" / "lulesh" / "check_fp64_constants.py")
 check = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(check)
 
