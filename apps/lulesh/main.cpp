@@ -59,17 +59,13 @@ void print_gpu(const options& o, const device_state& d) {
   std::printf("Device memory for the problem: %.1f MiB; kernels: %s\n", double(d.bytes()) / 1048576.0,
               o.fp_fusion ? "FP contraction on in volume_force, kinematics_q_gradient, material_eos (--fp-fusion)"
                           : "no FP contraction (as the reference's x86 build)");
-  tp::device_target dev;
-  dev.backend = props.backend;
-  dev.arch = props.arch;
-  dev.driver_version = props.driver_version;
-  dev.force_ir = tp::env::flag(tp::env::force_ir);
+  const tp::device_target dev = tp::load_target(props);  // the device as a launch selects for it
   const tp::container_info& c = lulesh_kernels::library().info();
   const tp::kernel_info& k = c.kernels.front();
   const tp::image_choice ch = tp::select_image(c, k.variants.front(), dev);
   std::printf("Image (all kernels alike): %s\n\n",
               ch.image ? (std::string(tp::image_kind_name(c.images[*ch.image].kind)) + " " + c.images[*ch.image].arch +
-                          (ch.jit ? ", JIT-compiled from PTX" : "") + " — " + ch.reason)
+                          (ch.jit ? ", JIT-compiled" : "") + " — " + ch.reason)
                              .c_str()
                        : ("none: " + ch.reason).c_str());
 }

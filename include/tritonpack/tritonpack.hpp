@@ -30,6 +30,7 @@
 #include "tritonpack/runtime/backend.hpp"
 #include "tritonpack/runtime/kernel.hpp"
 #include "tritonpack/runtime/library.hpp"
+#include "tritonpack/runtime/load_plan.hpp"
 #include "tritonpack/runtime/memory.hpp"
 #include "tritonpack/backends.hpp"
 #include "tritonpack/tune/autotune.hpp"
