@@ -66,6 +66,15 @@ TEST_CASE("TRITONPACK_BACKEND unset: the vendor whose device some image of an op
     CHECK(e.code() == errc::no_image);
     CHECK(contains(e.what(), "sm_70"));
   }
+  SUBCASE("an AMD GPU whose only image is LLVM IR does not fit: NVIDIA first, as when nothing fits") {
+    // With the IR path forced the gfx942 code objects are skipped and selection offers the gfx942
+    // IR, which comgr compiles only where its LLVM reads Triton's: that does not make AMD fit.
+    tptest::setup("sm_70");
+    hip_setup s("gfx942:sramecc+:xnack-", 70125424, "", nullptr);
+    tptest::env_guard force("TRITONPACK_FORCE_IR", "1");
+    library lib(bytes.data(), bytes.size());
+    CHECK(lib.get_backend_for_launch().kind() == backend_kind::cuda);
+  }
   SUBCASE("an AMD GPU no image fits and no NVIDIA GPU: HIP, the only vendor with a GPU") {
     tptest::setup("none");
     hip_setup s("gfx1100", 70125424, "", nullptr);

@@ -251,7 +251,17 @@ TEST_CASE("selection table (AMD): processor and target features") {
   CHECK(saw_feature);
   CHECK(saw_llir);
   CHECK(saw_cuda);
-  CHECK(t.chosen("gfx90a", 0, true) == "none");  // no HIP IR path: Triton 3.6 emits LLVM 22 IR
+  // No code object runs (here: the IR path forced): the LLVM IR of the device's exact processor is
+  // the choice, JIT-compiled (through comgr, hip/ir_jit.hpp), reported as PTX is on NVIDIA.
+  const image_choice ir = t.pick("gfx90a", 0, true);
+  CHECK(t.chosen("gfx90a", 0, true) == "llir:gfx90a");
+  CHECK(ir.jit);
+  CHECK(ir.failure == selection_failure::none);
+  CHECK(contains(ir.reason, "no code object of this variant runs on gfx90a with the IR path forced, so its LLVM IR for gfx90a"));
+  for (const auto& r : ir.refused) CHECK(!contains(r.reason, "llir gfx90a"));  // the chosen image is not also refused
+  CHECK(t.chosen("gfx942", 0, true) == "none");   // IR of another processor never runs: it names its target
+  CHECK(t.chosen("gfx1100", 0, true) == "none");
+  CHECK_FALSE(t.pick("gfx942").jit);               // a code object that runs is never passed over for IR
 }
 
 TEST_CASE("selection on the real fixtures (tests/data/artifacts)") {
