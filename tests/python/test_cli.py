@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from conftest import DATA, SMALL_SPEC as SMALL, env_with_pkg, write_spec
+from tritonpack_compile import __version__
 from tritonpack_compile.cli import build_main, compile_main, find_packer
 from tritonpack_compile.errors import TritonpackError
 
@@ -105,7 +106,7 @@ def test_bad_arguments(kdir, capsys):
 def test_python_dash_m_and_version():
     r = subprocess.run([sys.executable, "-m", "tritonpack_compile", "--version"], env=env_with_pkg(),
                        capture_output=True, text=True)
-    assert r.returncode == 0 and r.stdout.strip() == "tritonpack-compile 0.1.0"
+    assert r.returncode == 0 and r.stdout.strip() == f"tritonpack-compile {__version__}"
 
 
 @pytest.mark.slow
