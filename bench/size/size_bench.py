@@ -6,9 +6,11 @@ For each kernel of a manifest (and for all of them together) this packs the CUDA
 our bytes, fatbinary's bytes and the ratio (goal: <= 0.85). The tritonpack container stays
 byte-exact (pack -> extract reproduces every file) and decodes one kernel without the others.
 
-usage: size_bench.py --tritonpack PATH [--fatbinary PATH] [--manifest PATH ...] [--level N]
-                     [--markdown FILE]
-Standard library only.
+usage: size_bench.py --tritonpack PATH --manifest PATH [--manifest PATH ...] [--fatbinary PATH]
+                     [--level N] [--markdown FILE]
+Standard library only. The manifests are artifact directories made by the front end, e.g. of
+bench/size/kernels.toml (`cmake --build <build> --target bench_size` compiles it into the build
+tree and runs this on it and on tests/data/artifacts).
 """
 import argparse
 import copy
@@ -18,9 +20,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
 
 
 def cuda_only(manifest):
@@ -79,8 +78,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tritonpack", required=True)
     ap.add_argument("--fatbinary", default="/usr/local/cuda/bin/fatbinary")
-    ap.add_argument("--manifest", action="append",
-                    help="manifest.json (default: bench/size/artifacts and tests/data/artifacts)")
+    ap.add_argument("--manifest", action="append", required=True,
+                    help="manifest.json of an artifact directory (repeat for several)")
     ap.add_argument("--level", type=int, default=19)
     ap.add_argument("--frames", default=None, help="pass --frames to tritonpack pack")
     ap.add_argument("--markdown", help="also write the table as Markdown to this file")
@@ -88,8 +87,7 @@ def main():
     if not os.path.exists(a.fatbinary):
         print("size_bench: %s not found; the fatbinary baseline needs the CUDA toolkit" % a.fatbinary, file=sys.stderr)
         return 1
-    manifests = a.manifest or [os.path.join(HERE, "artifacts", "manifest.json"),
-                               os.path.join(REPO, "tests", "data", "artifacts", "manifest.json")]
+    manifests = a.manifest
     extra = ["--frames", a.frames] if a.frames else []
     rows = []
     for mpath in manifests:

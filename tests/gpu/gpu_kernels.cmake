@@ -9,7 +9,8 @@
 #      directory (manifest.json) made elsewhere;
 #   2. a Python with Triton (tritonpack_find_python): compiled from the spec at build time
 #      through tritonpack_add_kernels(), like any user project;
-#   3. the artifacts committed in tests/gpu/artifacts (tests/gpu/autotune/artifacts) (regen.sh),
+#   3. the artifacts committed in tests/gpu/artifacts (tests/gpu/autotune/artifacts)
+#      (scripts/regen-artifacts.sh gpu),
 #      packed at build time.
 # Sets <out_var> in the caller to a short description of the choice.
 set(TRITONPACK_GPU_ARTIFACTS "" CACHE PATH "Artifact directory of tests/gpu/kernels.toml (default: compile with Triton, else the committed ones)")

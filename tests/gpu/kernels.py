@@ -1,5 +1,5 @@
 """Triton kernels of the run time's GPU tests (tests/gpu). Each exercises one part of the launch
-ABI (shared/triton-abi.md): an fp32 scalar, a caller-given grid, > 48 KB of shared memory, every
+ABI (docs/triton-abi.md): an fp32 scalar, a caller-given grid, > 48 KB of shared memory, every
 scalar type, a 2-D grid, clusters (num_ctas=2), device-side tensor descriptors (global scratch),
 and a host-side tensor descriptor (CUtensorMap argument)."""
 import triton

@@ -11,6 +11,7 @@ foreach(f
     include/tritonpack/tritonpack.hpp
     bin/tritonpack
     share/tritonpack/python/tritonpack_compile/__main__.py
+    share/tritonpack/python/tritonpack_compile/version.hpp
     share/pkgconfig/tritonpack.pc)
   if(NOT EXISTS "${PREFIX}/${f}")
     message(FATAL_ERROR "not installed: ${PREFIX}/${f}")

@@ -1,5 +1,5 @@
 # cmake -DSOURCE=<tests/package> -DWORK=<scratch> -DPREFIX=<installed tritonpack> -DNINJA=<ninja>
-#       -DCXX=<c++> -DPYTHON=<python with triton> -P two_libraries.cmake
+#       -DCXX=<c++> -DPYTHON=<python with triton> -DVERSION=<major.minor> -P two_libraries.cmake
 #
 # Two libraries with one name in one program (tests/package/two_libraries): each layer that guards
 # against it, checked in turn.
@@ -38,7 +38,8 @@ function(expect label)
 endfunction()
 
 set(configure "${CMAKE_COMMAND}" -S "${proj}" -B "${build}" -G Ninja "-DCMAKE_MAKE_PROGRAM=${NINJA}"
-    "-DCMAKE_CXX_COMPILER=${CXX}" "-DCMAKE_PREFIX_PATH=${PREFIX}" "-DTRITONPACK_PYTHON=${PYTHON}" -DCMAKE_BUILD_TYPE=)
+    "-DCMAKE_CXX_COMPILER=${CXX}" "-DCMAKE_PREFIX_PATH=${PREFIX}" "-DTRITONPACK_PYTHON=${PYTHON}"
+    "-DTRITONPACK_TEST_VERSION=${VERSION}" -DCMAKE_BUILD_TYPE=)
 
 run(configure ${configure})
 expect(configure FAILS HAS

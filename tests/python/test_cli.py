@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from conftest import DATA, SMALL_SPEC as SMALL, env_with_pkg, write_spec
+from tritonpack_compile import __version__
 from tritonpack_compile.cli import build_main, compile_main, find_packer
 from tritonpack_compile.errors import TritonpackError
 
@@ -105,12 +106,12 @@ def test_bad_arguments(kdir, capsys):
 def test_python_dash_m_and_version():
     r = subprocess.run([sys.executable, "-m", "tritonpack_compile", "--version"], env=env_with_pkg(),
                        capture_output=True, text=True)
-    assert r.returncode == 0 and r.stdout.strip() == "tritonpack-compile 0.1.0"
+    assert r.returncode == 0 and r.stdout.strip() == f"tritonpack-compile {__version__}"
 
 
 @pytest.mark.slow
 def test_committed_fixtures_are_what_the_front_end_makes(tmp_path, shared_cache):
-    """tests/data/artifacts must be regenerated (tests/data/regen.sh) when the front end, the
+    """tests/data/artifacts must be regenerated (scripts/regen-artifacts.sh test-data) when the front end, the
     kernels or fixtures.toml change: the manifest made now must equal the committed one."""
     d = tmp_path / "data"
     d.mkdir()
@@ -121,7 +122,7 @@ def test_committed_fixtures_are_what_the_front_end_makes(tmp_path, shared_cache)
     assert rc == 0
     fresh = json.loads((d / "artifacts" / "manifest.json").read_text())
     committed = json.loads((DATA / "artifacts" / "manifest.json").read_text())
-    assert fresh == committed, "run tests/data/regen.sh and commit tests/data/artifacts"
+    assert fresh == committed, "run scripts/regen-artifacts.sh test-data and commit tests/data/artifacts"
     # the binaries themselves: same sizes (contents embed the source path, which differs here)
     for k in committed["kernels"]:
         for v in k["variants"]:

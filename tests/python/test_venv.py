@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DATA, PKG
+from conftest import DATA, PKG, REPO
+from tritonpack_compile import __version__
 
 pytestmark = pytest.mark.slow
 
@@ -92,8 +93,12 @@ def test_pip_install_and_console_scripts(triton_only_venv, tmp_path):
     # Build the wheel with the test runner's Python (offline: no build isolation), then install it
     # into the Triton-only venv *with* dependency resolution and no index: pip must find the
     # `triton` requirement already satisfied.
-    src = tmp_path / "src"
+    # The package as laid out in the repository: its build reads include/tritonpack/version.hpp.
+    src = tmp_path / "repo" / "generator" / "python"
     shutil.copytree(PKG, src, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
+    header = Path("include", "tritonpack", "version.hpp")
+    (tmp_path / "repo" / header).parent.mkdir(parents=True)
+    shutil.copy(REPO / header, tmp_path / "repo" / header)
     wheels = tmp_path / "wheels"
     r = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-index", "--no-build-isolation",
               "--disable-pip-version-check", "-w", str(wheels), str(src)])
@@ -101,13 +106,13 @@ def test_pip_install_and_console_scripts(triton_only_venv, tmp_path):
         pytest.skip("building a wheel offline needs the `wheel` package or setuptools >= 70.1 in the test "
                     "environment")
     assert r.returncode == 0, r.stdout + r.stderr
-    (whl,) = wheels.glob("tritonpack_compile-0.1.0-*.whl")
+    (whl,) = wheels.glob(f"tritonpack_compile-{__version__}-*.whl")
     py = str(triton_only_venv / "bin" / "python")
     r = _run([py, "-m", "pip", "install", "--no-index", "--disable-pip-version-check", str(whl)], env=_env())
     assert r.returncode == 0, r.stdout + r.stderr
     bindir = triton_only_venv / "bin"
     r = _run([str(bindir / "tritonpack-compile"), "--version"], env=_env())
-    assert r.returncode == 0 and "tritonpack-compile 0.1.0" in r.stdout
+    assert r.returncode == 0 and f"tritonpack-compile {__version__}" in r.stdout
     r = _run([str(bindir / "tritonpack-build"), "--help"], env=_env())
     assert r.returncode == 0 and "--packer" in r.stdout
     shutil.copy(DATA / "kernels.py", tmp_path / "kernels.py")

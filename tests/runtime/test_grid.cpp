@@ -83,7 +83,7 @@ TEST_CASE("check_grid_limits names the kernel, the dimension and its value") {
   CHECK(limit_error(cuda, {0x40000000u, 1, 1}, 2) ==
         "tritonpack: kernel k: grid x = 1073741824 programs x 2 CTAs = 2147483648 blocks is above the CUDA limit of "
         "2147483647");
-  // HIP caps blocks x threads per block in x (shared/hip-abi.md): 2^24 blocks of 256 threads is over.
+  // HIP caps blocks x threads per block in x (docs/hip-abi.md): 2^24 blocks of 256 threads is over.
   const grid_limits hip{"HIP", 0x7fffffffu, 65536, 65536, 0xffffffffu};
   CHECK(limit_error(hip, {16777215, 65536, 1}, 1, 256) == "(accepted)");
   CHECK(limit_error(hip, {16777216, 1, 1}, 1, 256) ==

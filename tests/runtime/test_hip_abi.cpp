@@ -1,5 +1,5 @@
 // Triton 3.6's AMD launch ABI as arithmetic, without a GPU or a runtime: block size, kernarg
-// layout against shared/hip-abi.md's examples, the gfx name's verification against the
+// layout against docs/hip-abi.md's examples, the gfx name's verification against the
 // attributes, and every code object in tests/data against its own .amdhsa.kernels note (read with
 // llvm-readelf, independently of the test-double HIP runtime's reader).
 #include <doctest/doctest.h>

@@ -1,4 +1,4 @@
-// tccg_cases.hpp — apps/ao2mo/bench's TCCG contractions (../shared/WORKLOADS.md §2): each as the direct
+// tccg_cases.hpp — apps/ao2mo/bench's TCCG contractions (HPAC/tccg's benchmark cases): each as the direct
 // descriptor `contract` reads (strides, no copies) and the cuBLAS TTGT's plan (permute.cu
 // transposes + one GEMM). Host-only, shared by bench.cpp and ttgt_plan_test.cpp; `small` gives the
 // same index structures at small, distinct extents for the CPU test.
@@ -67,7 +67,7 @@ inline tccg_case permuted_case(const std::string& name, tensor4d A, tensor4d B, 
   return c;
 }
 
-// The benchmark's cases (small = false: ../shared/WORKLOADS.md's extents) or the same index
+// The benchmark's cases (small = false: TCCG's and cuTENSOR's sample extents) or the same index
 // structures at small, distinct extents (small = true: the CPU test, every index told apart).
 inline std::vector<tccg_case> tccg_cases(bool small = false) {
   std::vector<tccg_case> cases;

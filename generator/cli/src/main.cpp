@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "tritonpack/container/format.hpp"
 #include "tritonpack/container/reader.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/select/image.hpp"
@@ -30,13 +31,12 @@
 #include "tritonpack/pack/tune_sizes.hpp"
 #include "tritonpack/pack/tuning_table.hpp"
 #include "tritonpack/pack/names.hpp"
+#include "tritonpack/version.hpp"
 
 namespace fs = std::filesystem;
 using namespace tritonpack;
 
 namespace {
-
-constexpr const char* version_text = "tritonpack 0.1.0 (container format v2)";
 
 constexpr const char* usage_text =
     "usage:\n"
@@ -340,7 +340,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (cmd == "--version") {
-      std::cout << version_text << "\n";
+      std::cout << fmt::format("tritonpack {} (container format v{})\n", TRITONPACK_VERSION_STRING,
+                               tritonpack::format::format_version);
       return 0;
     }
     if (cmd == "pack") return cmd_pack(argc, argv);

@@ -110,7 +110,7 @@ std::string literal(const json& v, const std::string& where) {
   bad(fmt::format("manifest: {} must be a number, boolean or string, it is {}", where, v.dump()));
 }
 
-// Launch facts from Triton's metadata JSON; defaults of shared/triton-abi.md §6 for missing keys.
+// Launch facts from Triton's metadata JSON; defaults of docs/triton-abi.md §6 for missing keys.
 launch_info read_metadata(const fs::path& file, const std::string& rel, backend_kind backend) {
   const std::vector<std::uint8_t> raw = read_file(file, "a metadata file (Triton's JSON)");
   json m = json::parse(raw.begin(), raw.end(), nullptr, false);

@@ -5,5 +5,7 @@ second, and `import triton` alone costs about that much. Triton is imported only
 that compile (worker.py) or introspect kernels (introspect.py), and only when there is work.
 """
 
-__version__ = "0.1.0"
+from ._version import find_header as _find_header, read_version as _read_version
+
+__version__ = _read_version(_find_header())
 GENERATOR = f"tritonpack-compile {__version__}"

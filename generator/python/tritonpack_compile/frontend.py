@@ -467,7 +467,7 @@ def _compile(spec, out_dir, jobs, cache_dir, tver, quiet, stream, t0, limits, ov
 
 
 def _check_ptx_params(job: Job, res: dict, outcome: Outcome):
-    """The ABI check of shared/triton-abi.md §1: the entry takes the kernel_params plus Triton's two
+    """The ABI check of docs/triton-abi.md §1: the entry takes the kernel_params plus Triton's two
     scratch pointers. (Tensor descriptors expand into several parameters, so kernels with them are
     left to the packer's per-image check.)"""
     bk = job.kernel

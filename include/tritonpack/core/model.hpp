@@ -71,7 +71,7 @@ struct kernel_config {
 };
 
 // CUDA host-side tensor descriptor (TMA) metadata, one per descriptor argument that Triton lowered
-// to a CUtensorMap (see shared/triton-abi.md §5).
+// to a CUtensorMap (see docs/triton-abi.md §5).
 struct tensordesc_meta {
   std::uint32_t swizzle = 0;
   std::uint32_t elem_size = 0;

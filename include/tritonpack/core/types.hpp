@@ -2,7 +2,7 @@
 //
 // Everything here is plain data with no driver dependency, so generated headers and applications
 // can use it on a machine with no GPU software at all. The small-float types are storage types:
-// they hold the exact bits Triton's kernels read (shared/triton-abi.md §1 "Bytes passed") and
+// they hold the exact bits Triton's kernels read (docs/triton-abi.md §1 "Bytes passed") and
 // convert from/to float on the host with round-to-nearest-even.
 #pragma once
 
@@ -157,7 +157,7 @@ static_assert(sizeof(float8_e4m3) == 1 && sizeof(float8_e5m2) == 1, "fp8 storage
 
 // A host-side tensor descriptor argument (`tensordesc<...>` in the signature). The run time turns
 // it into a CUtensorMap + shape + strides, or Triton's decomposed form, depending on the selected
-// image (shared/triton-abi.md §5). `T` may be const.
+// image (docs/triton-abi.md §5). `T` may be const.
 template <class T, std::size_t Rank>
 struct tensor_descriptor {
   static_assert(Rank >= 1 && Rank <= 5, "TMA supports ranks 1..5");

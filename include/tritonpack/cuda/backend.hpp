@@ -1,5 +1,5 @@
 // tritonpack/cuda/backend.hpp — the NVIDIA backend: per-context state, image loading (cubin, or PTX
-// through the JIT and its disk cache), and Triton's launch (shared/triton-abi.md §2). The driver and
+// through the JIT and its disk cache), and Triton's launch (docs/triton-abi.md §2). The driver and
 // its primary contexts are in cuda/driver.hpp, the memory and device API in cuda/memory.hpp.
 #pragma once
 

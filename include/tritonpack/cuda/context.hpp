@@ -1,7 +1,7 @@
 // tritonpack/cuda/context.hpp — the NVIDIA backend's per-context state: one loaded variant
 // (`function`) and the context that loads and launches them. The definitions live by concern in
 // cuda/loading.hpp (cubin, or PTX through the JIT and its disk cache; the ABI check) and
-// cuda/launching.hpp (Triton's launch, shared/triton-abi.md §2, its scratch and its errors).
+// cuda/launching.hpp (Triton's launch, docs/triton-abi.md §2, its scratch and its errors).
 #pragma once
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // tritonpack/cuda/launching.hpp — how a CUDA context launches a loaded function with Triton's ABI
-// (shared/triton-abi.md §2): TMA descriptors, scratch per stream (kept safe during graph capture),
+// (docs/triton-abi.md §2): TMA descriptors, scratch per stream (kept safe during graph capture),
 // the launch itself and its errors, and the context's teardown.
 #pragma once
 
@@ -20,7 +20,7 @@ inline void context::encode_tma(void* self, const tma_encode_args& a, void* map1
     throw error(errc::bad_argument, "tensor descriptor argument '" + arg_name + "': cuTensorMapEncodeTiled failed: " + d.status(r), r);
 }
 
-// Global scratch (shared/triton-abi.md §1). Each launch in flight needs its own region; the
+// Global scratch (docs/triton-abi.md §1). Each launch in flight needs its own region; the
 // choice here:
 //  * Not capturing: one buffer per (context, stream), grown geometrically and reused. Launches on
 //    one stream run in order, so consecutive launches may share it. An outgrown buffer may still

@@ -96,7 +96,7 @@ inline CUmodule context::load_module(const std::vector<std::uint8_t>& bytes, con
 }
 
 // True for the Triton versions whose launch ABI this run time was verified against on a GPU
-// (shared/triton-abi.md: Triton 3.6, checked by cuFuncGetParamInfo for every kernel of the GPU
+// (docs/triton-abi.md: Triton 3.6, checked by cuFuncGetParamInfo for every kernel of the GPU
 // tests, which run with TRITONPACK_VERIFY_ABI=1). Their cubins skip the check below: it costs
 // about 30 us of driver calls in a fresh process, a tenth of a first launch.
 inline bool abi_verified(const std::string& triton_version) {

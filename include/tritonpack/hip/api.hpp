@@ -2,7 +2,7 @@
 //
 // Why our own typedefs: as for CUDA (cuda/api.hpp), an application compiles without hip headers
 // and links without libamdhip64; the runtime is dlopen'ed. Types, signatures and values are from
-// shared/hip-abi.md §2.1-2.2 (HIP 7.1 headers, identical in ROCm 5.2.3 and 6.2.2 unless noted).
+// docs/hip-abi.md §2.1-2.2 (HIP 7.1 headers, identical in ROCm 5.2.3 and 6.2.2 unless noted).
 //
 // Why plain dlsym and not hipGetProcAddress: hipGetProcAddress exists only since ROCm 6.2 and
 // fails without a usable GPU (it runs HIP_INIT_API), so it could not even report "no AMD GPU".
@@ -80,7 +80,7 @@ inline constexpr int min_runtime_version = 60000000;
 // The table. X(name, parameter list); every entry returns hipError_t.
 //   REQUIRED: loading fails (errc::no_driver, naming the entries) if the runtime lacks one.
 //   OPTIONAL: may be null; callers check before use and say what is unavailable.
-// The entries of shared/hip-abi.md §2.1, plus (marked) the memory API's, which §2.1 does not list.
+// The entries of docs/hip-abi.md §2.1, plus (marked) the memory API's, which §2.1 does not list.
 #define TRITONPACK_HIP_REQUIRED(X)                                                                  \
   X(hipInit, (unsigned))                                                                            \
   X(hipDriverGetVersion, (int*))                                                                    \

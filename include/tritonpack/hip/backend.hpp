@@ -1,5 +1,5 @@
 // tritonpack/hip/backend.hpp — the AMD backend: per-device state, code-object loading and
-// Triton 3.6's AMD launch (shared/hip-abi.md §1). The runtime and its devices are in
+// Triton 3.6's AMD launch (docs/hip-abi.md §1). The runtime and its devices are in
 // hip/driver.hpp, the ABI arithmetic in hip/launch_abi.hpp, the memory and device API in
 // hip/memory.hpp.
 //

@@ -1,7 +1,7 @@
 // tritonpack/hip/comgr.hpp — AMD's code object manager (libamd_comgr), loaded with dlopen, compiling
 // an LLVM IR image into a code object for one gfx target: the AMD counterpart of the PTX JIT.
 //
-// Honest scope (shared/hip-abi.md §3.4): Triton 3.6 writes its AMD LLVM IR with LLVM 22, and a
+// Honest scope (docs/hip-abi.md §3.4): Triton 3.6 writes its AMD LLVM IR with LLVM 22, and a
 // comgr reads IR only from its own LLVM or older. Debian's comgr 2.4 (ROCm 5.2.3, LLVM 15) stops at
 // the first LLVM 21 construct (`captures(none)`), and no released ROCm's comgr is known to be as
 // new as Triton's LLVM. So the IR path succeeds only with a comgr at least as new as Triton's LLVM;

@@ -2,7 +2,7 @@
 // hip/api.hpp's table): its version, its devices, and each device's gfx name read robustly.
 //
 // Shared by the launch path (hip/backend.hpp) and the memory and device API (hip/memory.hpp).
-// HIP has no user-visible contexts (shared/hip-abi.md §2.5): each thread has a current device
+// HIP has no user-visible contexts (docs/hip-abi.md §2.5): each thread has a current device
 // (0 until hipSetDevice), modules bind to the device current at load, and ROCm 7 refuses a launch
 // whose stream belongs to another device. So the run time's "context" for HIP is the device.
 #pragma once

@@ -1,4 +1,4 @@
-// tritonpack/hip/launch_abi.hpp — Triton 3.6's AMD launch ABI as pure functions (shared/hip-abi.md
+// tritonpack/hip/launch_abi.hpp — Triton 3.6's AMD launch ABI as pure functions (docs/hip-abi.md
 // §1, §4), so the block size and the kernarg layout are unit-tested without a GPU or a runtime.
 //
 // The parameter list itself is backend neutral (launch/params.hpp's param_plan: run-time args with

@@ -163,7 +163,7 @@ inline std::string grid_int::failure_text() const {
 }
 
 // The largest grid a driver launches, per backend: CUDA's cuLaunchKernel documents x <= 2^31-1
-// and y, z <= 65535 blocks; HIP's are in shared/hip-abi.md (§ launch), including a cap on
+// and y, z <= 65535 blocks; HIP's are in docs/hip-abi.md (§ launch), including a cap on
 // blocks x threads in x. The x limits count launched blocks: programs x num_ctas.
 struct grid_limits {
   const char* driver = "";       // "CUDA", for messages

@@ -1,4 +1,4 @@
-// tritonpack/launch/params.hpp — Triton's kernel-parameter ABI (shared/triton-abi.md §1, §5), backend
+// tritonpack/launch/params.hpp — Triton's kernel-parameter ABI (docs/triton-abi.md §1, §5), backend
 // neutral: the per-image parameter plan computed once at load, the hot-path assembly of the
 // `kernelParams` array, and what a C++ argument of the dynamic API is (describe_host_arg; the
 // argument types themselves are in core/args.hpp).
@@ -229,7 +229,7 @@ inline void assemble_params(const param_plan& plan, const kernel_info& k, const 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Scratch sizing (shared/triton-abi.md §1): grid × num_ctas × per-program size, aligned.
+// Scratch sizing (docs/triton-abi.md §1): grid × num_ctas × per-program size, aligned.
 
 struct scratch_need {
   std::uint64_t global_bytes = 0;   // 0: pass a null pointer

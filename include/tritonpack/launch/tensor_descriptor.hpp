@@ -1,5 +1,5 @@
 // tritonpack/launch/tensor_descriptor.hpp — host-side tensor descriptors as Triton 3.6 passes them
-// (shared/triton-abi.md §5), as pure computations the tests check without a driver.
+// (docs/triton-abi.md §5), as pure computations the tests check without a driver.
 //
 // Two forms, decided per image at load time:
 //   TMA (the image's tensordesc_meta has an entry): a CUtensorMap by value (128 bytes, 64-byte

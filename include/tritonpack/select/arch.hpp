@@ -1,7 +1,7 @@
 // tritonpack/select/arch.hpp — GPU architecture names, compatibility rules, and the driver → PTX ISA table.
 //
 // Pure functions with no driver dependency: the run time, `tritonpack inspect --device` and the
-// no-GPU quickstart all decide with the same code. The rules (shared/DESIGN.md "Selection"):
+// no-GPU quickstart all decide with the same code. The rules (docs/runtime.md "Selection"):
 //   cubin  sm_XY   runs on compute capability X.Y' with the same major X and Y' >= Y;
 //          sm_XYa  runs only on exactly X.Y (architecture-specific features, e.g. wgmma on sm_90a);
 //          sm_XYf  runs on the same family: same major, Y' >= Y (CUDA 12.9+ family targets).

@@ -4,7 +4,7 @@
 // `tritonpack inspect --device sm_90` and the no-GPU quickstart call it with a parsed name. Keeping
 // one implementation means what inspect prints is what the run time does.
 //
-// Order (shared/DESIGN.md "Selection"):
+// Order (docs/runtime.md "Selection"):
 //   NVIDIA  1. exact cubin: sm_XYa, then sm_XY (both exact for an X.Y device; `a` is preferred
 //              because Triton builds its fastest code for it)
 //           2. cubin of the same major and a lower minor (never an `a` one), highest minor first

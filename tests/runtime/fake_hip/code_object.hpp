@@ -2,7 +2,7 @@
 // for the test-double libamdhip64: the ELF header (EM_AMDGPU, OSABI AMDGPU_HSA, the code-object
 // ABI version, e_flags = the gfx target (MACH) and the xnack / sramecc feature settings), the
 // NT_AMDGPU_METADATA note (msgpack `amdhsa.kernels`) and the kernel-descriptor symbols in .dynsym.
-// Facts: shared/hip-abi.md §4. Every offset and count read from the file is checked against the
+// Facts: docs/hip-abi.md §4. Every offset and count read from the file is checked against the
 // buffer; damage is reported as "corrupt code object: <what>", never read past the end.
 #pragma once
 

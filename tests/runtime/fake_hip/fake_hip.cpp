@@ -1,6 +1,6 @@
 // fake_hip.cpp — a test-double HIP runtime (libamdhip64), loaded by the run time through the same
 // dlopen path as the real one (TRITONPACK_HIP_LIBRARY). It exports HIP's C entry points with their
-// exact signatures and enum values (shared/hip-abi.md §2.1, §2.2) and behaves like the runtime, and
+// exact signatures and enum values (docs/hip-abi.md §2.1, §2.2) and behaves like the runtime, and
 // like a GPU, where a loader's correctness depends on it:
 //   * code objects are read as the runtime reads them (code_object.hpp): a corrupt one is refused,
 //     one for another gfx or with xnack/sramecc settings the device lacks does not load;
@@ -44,7 +44,7 @@ struct ihipCtx_t;
 
 namespace {
 
-// hipError_t (shared/hip-abi.md §2.2).
+// hipError_t (docs/hip-abi.md §2.2).
 enum : int {
   OK = 0,
   INVALID_VALUE = 1,

@@ -1,7 +1,7 @@
 /* fake_hip_control.h — the control and inspection interface of the test-double HIP runtime
  * (libtritonpack_fake_hip.so, and libtritonpack_fake_hip_rocm5.so, the same built as ROCm 5.2:
  * without the entry points ROCm 5 lacks). Tests dlopen the same library the run time loads (through
- * TRITONPACK_HIP_LIBRARY) and dlsym these functions. Facts modelled: shared/hip-abi.md.
+ * TRITONPACK_HIP_LIBRARY) and dlsym these functions. Facts modelled: docs/hip-abi.md.
  *
  * Configuration, read at every tpfakehip_configure(NULL, ...) and at the first HIP call:
  *   TRITONPACK_FAKE_HIP_DEVICES  comma-separated devices, each "<gcnArchName>[/opt=value]...", the

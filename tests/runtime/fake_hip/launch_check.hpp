@@ -1,6 +1,6 @@
 // launch_check.hpp — the test-double HIP runtime's launch checker: what a GPU would make of a
 // hipModuleLaunchKernel, decided from the kernel's own code-object metadata (code_object.hpp)
-// rather than from what the caller believes. Facts: shared/hip-abi.md §1.1-1.5, §2.5, §4.
+// rather than from what the caller believes. Facts: docs/hip-abi.md §1.1-1.5, §2.5, §4.
 //
 // Checked, in this order (the first failure decides the code; the reason names the argument):
 //   grid and block dimensions (zero, the runtime's grid limits, 1024 threads);

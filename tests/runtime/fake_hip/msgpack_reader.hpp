@@ -1,5 +1,5 @@
 // msgpack_reader.hpp — a small, bounds-checked msgpack reader for the AMDGPU code-object metadata
-// note (NT_AMDGPU_METADATA: one msgpack map, §4.2 of shared/hip-abi.md). It reads every msgpack
+// note (NT_AMDGPU_METADATA: one msgpack map, §4.2 of docs/hip-abi.md). It reads every msgpack
 // type into a value tree so that any well-formed document parses; damaged input (truncated,
 // reserved byte 0xc1, counts larger than the bytes left, nesting deeper than max_depth) is refused
 // with the offset and what was wrong, never read past its end. Element counts are checked against
