@@ -92,7 +92,7 @@ class library {
     }
     return kernel_at(static_cast<std::size_t>(i));
   }
-  tritonpack::kernel& kernel(std::string_view name) { return get(name); }  // issue 4's spelling
+  tritonpack::kernel& kernel(std::string_view name) { return get(name); }  // the same as get()
 
   tritonpack::kernel& at(std::size_t index) {
     if (index >= kernel_count_)
