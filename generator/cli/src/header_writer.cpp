@@ -226,9 +226,11 @@ void emit_tuned_group(std::string& out, const std::string& ind, const kernel_inf
     emit_list(out, ind, "void* const buffers[] = {", buffers, "};");
     emit_list(out, ind, "const ::tritonpack::grid_int bytes[] = {", bytes, "};");
   }
+  // Literals and nullptr carry the parameter's name; the named arrays say what they are.
   emit_call(out, ind, "::tritonpack::typed::launch_tuned(",
-            {"kernel", std::to_string(first), keys.empty() ? "nullptr" : "key", std::to_string(keys.size()),
-             buffers.empty() ? "nullptr" : "buffers", buffers.empty() ? "nullptr" : "bytes", std::to_string(buffers.size()), "stream",
+            {"kernel", fmt::format("/*group_first=*/{}", first), keys.empty() ? "/*key=*/nullptr" : "key",
+             fmt::format("/*key_count=*/{}", keys.size()), buffers.empty() ? "/*buffers=*/nullptr" : "buffers",
+             buffers.empty() ? "/*buffer_bytes=*/nullptr" : "bytes", fmt::format("/*buffer_count=*/{}", buffers.size()), "stream",
              "::tritonpack::config_launcher::of(run)"},
             ");");
 }
@@ -423,7 +425,7 @@ std::string write_header(const container_info& info, const std::vector<std::uint
       "// Library \"{}\": {} kernel{}, {} image{}, {} bytes of container (format v{}, docs/format.md).\n"
       "// `tritonpack inspect {}.hpp` lists what is inside and which image a GPU would get.\n"
       "#pragma once\n\n"
-      "#include <algorithm>\n#include <cstddef>\n#include <cstdint>\n\n"
+      "#include <cstddef>\n#include <cstdint>\n\n"
       "// The whole run time, or with TRITONPACK_SEPARATE only its declarations (the run time compiled\n"
       "// once in tritonpack::runtime; docs/runtime-api.md, \"Separate compilation\").\n"
       "#include <tritonpack/typed_api.hpp>\n\n"
@@ -454,6 +456,7 @@ std::string write_header(const container_info& info, const std::vector<std::uint
          "  return lib;\n"
          "}\n";
 
+  const std::size_t code_from = out.size();  // the kernels' functions start here
   for (std::size_t ki = 0; ki < info.kernels.size(); ++ki) {
     const kernel_info& k = info.kernels[ki];
     const std::string ctx = identify(k);
@@ -602,6 +605,9 @@ std::string write_header(const container_info& info, const std::vector<std::uint
     out += "}\n";
   }
   out += fmt::format("\n}}  // namespace {}\n", ns);
+  // <algorithm> only where a grid folds constants through std::min / std::max (grid_translate.cpp).
+  if (out.find("std::min<", code_from) != std::string::npos || out.find("std::max<", code_from) != std::string::npos)
+    out.insert(out.find("#include <cstddef>\n"), "#include <algorithm>\n");
   return out;
 }
 
