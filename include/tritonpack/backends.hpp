@@ -127,8 +127,6 @@ inline vendor_devices hip_devices(const hip::driver& d) {
   return v;
 }
 
-inline std::string without_prefix(const error& e) { return std::string(e.what()).substr(std::string("tritonpack: ").size()); }
-
 // TRITONPACK_BACKEND unset: see the top of this file.
 inline backend* choose_backend_automatically() {
   parse_forced_image(env::get(env::force_image));  // a typo there is the user's error, not a vendor's
@@ -140,7 +138,7 @@ inline backend* choose_backend_automatically() {
     nvidia = cuda::driver::load();
     nvidia_why = images_fit(cuda_devices(*nvidia), fits);
   } catch (const error& e) {
-    nvidia_why = without_prefix(e);
+    nvidia_why = e.message();
     nvidia_code = e.code();
     nvidia_status = e.driver_status();
   }
@@ -156,7 +154,7 @@ inline backend* choose_backend_automatically() {
     amd = hip::driver::load();
     amd_why = images_fit(hip_devices(*amd), fits);
   } catch (const error& e) {
-    amd_why = without_prefix(e);
+    amd_why = e.message();
     log::line("backend: HIP unusable too (" + amd_why + ")");
     if (nvidia) {
       // An NVIDIA GPU that no image fits: its launches say which images were refused and why.
@@ -221,7 +219,7 @@ inline backend& get_backend() {
   } catch (const error& e) {
     s.failed = true;
     s.code = e.code();
-    s.message = std::string(e.what()).substr(std::string("tritonpack: ").size());
+    s.message = e.message();
     s.status = e.driver_status();
     throw;
   }

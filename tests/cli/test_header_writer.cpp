@@ -159,9 +159,12 @@ TEST_CASE("generated dispatch: predicates most specialised first, configs of one
                "  //   2 configs, chosen per call") != std::string::npos);
   CHECK(h.find("        default: {  // config 1\n") != std::string::npos);
   CHECK(h.find("          ::tritonpack::typed::launch(kernel, 1, grid, on_stream, args);\n") != std::string::npos);
-  CHECK(h.find("    ::tritonpack::typed::launch_tuned(kernel, 0, key, 3, nullptr, nullptr, 0, stream,\n"
+  // Its literal arguments carry their parameters' names.
+  CHECK(h.find("    ::tritonpack::typed::launch_tuned(kernel, /*group_first=*/0, key, /*key_count=*/3,\n"
+               "                                      /*buffers=*/nullptr, /*buffer_bytes=*/nullptr,\n"
+               "                                      /*buffer_count=*/0, stream,\n"
                "                                      ::tritonpack::config_launcher::of(run));\n") != std::string::npos);
-  CHECK(h.find("  ::tritonpack::typed::launch_tuned(kernel, 2, key, 3,") != std::string::npos);
+  CHECK(h.find("  ::tritonpack::typed::launch_tuned(kernel, /*group_first=*/2, key, /*key_count=*/3,") != std::string::npos);
   // The run time's calls go through tritonpack/typed_api.hpp: the whole run time, or its
   // declarations in separate mode (docs/runtime-api.md, "Separate compilation").
   CHECK(h.find("#include <tritonpack/typed_api.hpp>\n") != std::string::npos);
@@ -189,6 +192,19 @@ TEST_CASE("generated dispatch: predicates most specialised first, configs of one
   // Lines stay within 100 columns outside the data literal.
   std::size_t pos = h.find("container_size = ");
   for (std::size_t nl; (nl = h.find('\n', pos)) != std::string::npos; pos = nl + 1) CHECK(nl - pos <= 100);
+}
+
+TEST_CASE("the header includes <algorithm> only where a grid calls std::min or std::max") {
+  const fixtures_header f;
+  CHECK(f.h.find("#pragma once\n\n#include <cstddef>\n#include <cstdint>\n\n") != std::string::npos);
+  CHECK(f.h.find("<algorithm>") == std::string::npos);
+  loaded_manifest m = load_manifest(std::string(TP_ARTIFACTS) + "/manifest.json");
+  REQUIRE(m.info.kernels[0].name == "vector_add");
+  m.info.kernels[0].grid[0] = "cdiv(n, min(BLOCK, 2048))";  // constants folded as std::min<std::int64_t>(BLOCK, 2048)
+  const std::vector<std::uint8_t> blob = write_container(m.info, m.image_bytes);
+  const std::string h = write_header(m.info, blob, fixtures_header::options());
+  CHECK(h.find("std::min<std::int64_t>(BLOCK, 2048)") != std::string::npos);
+  CHECK(h.find("#pragma once\n\n#include <algorithm>\n#include <cstddef>\n#include <cstdint>\n\n") != std::string::npos);
 }
 
 TEST_CASE("the header records its container's identity and asks the linker for one library per name") {

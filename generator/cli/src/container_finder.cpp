@@ -32,7 +32,7 @@ void scan(const std::vector<std::uint8_t>& bytes, search_result& r) {
       try {
         (void)container::parse(p, static_cast<std::size_t>(end - p));
       } catch (const error& e) {
-        why = std::string(e.what()).substr(12);
+        why = e.message();
       }
       r.rejected.push_back("offset " + std::to_string(off) + ": " + why);
       ++p;
@@ -46,7 +46,7 @@ void scan(const std::vector<std::uint8_t>& bytes, search_result& r) {
       r.containers.push_back({off, std::vector<std::uint8_t>(p, p + total)});
       p += total;  // a valid container: skip past it
     } catch (const error& e) {
-      r.rejected.push_back("offset " + std::to_string(off) + ": " + std::string(e.what()).substr(12));
+      r.rejected.push_back("offset " + std::to_string(off) + ": " + e.message());
       ++p;
     }
   }
@@ -79,7 +79,7 @@ search_result find_containers(const std::vector<std::uint8_t>& file_bytes) {
     try {
       decoded = decode_string_literals(text.substr(p, stop - p));
     } catch (const error& e) {
-      r.rejected.push_back(std::string("the header's container literal: ") + (e.what() + 12));
+      r.rejected.push_back(std::string("the header's container literal: ") + e.message());
       return r;
     }
     scan(decoded, r);

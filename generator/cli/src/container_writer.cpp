@@ -17,6 +17,7 @@
 #include "tritonpack/container/format.hpp"
 #include "tritonpack/container/reader.hpp"
 #include "tritonpack/core/error.hpp"
+#include "tritonpack/core/identify.hpp"
 
 namespace tritonpack::pack {
 namespace {
@@ -230,8 +231,8 @@ std::vector<std::uint8_t> write_container(const container_info& info,
     }
     for (const tune_entry& e : t.table) {
       if (e.bucket.size() != t.key_count() || e.times_ns.size() != t.config_count)
-        bad(fmt::format("kernel {}: a tuning table row for {} has {} key values and {} times, the kernel has {} keys and {} configs",
-                        k.name, e.device, e.bucket.size(), e.times_ns.size(), t.key_count(), t.config_count));
+        bad(fmt::format("{}: a tuning table row for {} has {} key values and {} times, the kernel has {} keys and {} configs",
+                        identify(k), e.device, e.bucket.size(), e.times_ns.size(), t.key_count(), t.config_count));
       std::uint8_t* er = tune_entries.add();
       put_str(er + F::tune_entry_rec::device, e.device);
       store_u32(er + F::tune_entry_rec::config, e.config);

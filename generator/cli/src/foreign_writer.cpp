@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tritonpack/core/error.hpp"
+#include "tritonpack/core/identify.hpp"
 #include "tritonpack/pack/names.hpp"
 
 namespace tritonpack::pack {
@@ -120,7 +121,7 @@ std::vector<foreign_arg> foreign_args(const std::string& library, const kernel_i
   for (const kernel_arg& a : k.args) {
     foreign_arg f;
     f.triton_type = a.type;
-    const std::string ctx = fmt::format("kernel {}, argument {}", k.name, a.name);
+    const std::string ctx = fmt::format("{}, argument {}", identify(k), a.name);
     if (a.type.rfind("tensordesc<", 0) == 0)
       bad(fmt::format("{}: a tensor descriptor ({}) has no C or Fortran form yet; call this kernel from C++ "
                       "(NAME.hpp), or pack without --languages",
@@ -129,7 +130,7 @@ std::vector<foreign_arg> foreign_args(const std::string& library, const kernel_i
     try {
       cpp = cpp_type(a.type, a.is_const);  // refuses what C++ refuses (an fp8 scalar), with its reason
     } catch (const error& e) {
-      bad(fmt::format("{}: {}", ctx, std::string(e.what()).substr(12)));
+      throw e.with_context(ctx);
     }
     const bool pointer = a.type[0] == '*';
     std::string elem = pointer ? a.type.substr(1) : a.type;
@@ -255,34 +256,34 @@ void check_foreign_names(std::string_view library_view, const container_info& in
   for (const kernel_info& k : info.kernels) {
     const std::string c_function = library + "_" + k.name;
     if (c_function == last_error)
-      bad(fmt::format("kernel {}: its C function would be {}, the library's error-message function; rename the "
+      bad(fmt::format("{}: its C function would be {}, the library's error-message function; rename the "
                       "kernel (e.g. {}_kernel)",
-                      k.name, last_error, k.name));
+                      identify(k), last_error, k.name));
     if (c_api_names().count(c_function))
-      bad(fmt::format("kernel {} of library {}: its C function would be {}, which <tritonpack/c/tritonpack.h> "
+      bad(fmt::format("{} of library {}: its C function would be {}, which <tritonpack/c/tritonpack.h> "
                       "declares; rename the library or the kernel",
-                      k.name, library, c_function));
+                      identify(k), library, c_function));
     (void)foreign_args(library, k);  // every argument has a C and a Fortran form
     if (!langs.fortran) continue;
     if (c_function.size() > fortran_max)
-      bad(fmt::format("kernel {}: its Fortran interface {} is longer than Fortran's {} characters; shorten the "
+      bad(fmt::format("{}: its Fortran interface {} is longer than Fortran's {} characters; shorten the "
                       "library or kernel name",
-                      k.name, c_function, fortran_max));
+                      identify(k), c_function, fortran_max));
     static const std::set<std::string> imported = {"c_ptr", "c_null_ptr", "c_int", "c_float", "c_double", "c_bool",
                                                    "c_int8_t", "c_int16_t", "c_int32_t", "c_int64_t",
                                                    "tritonpack_stop", "tritonpack_grid3"};
     if (imported.count(lower(k.name)))
-      bad(fmt::format("kernel {}: the Fortran module {} imports a name {} from iso_c_binding or module tritonpack; "
+      bad(fmt::format("{}: the Fortran module {} imports a name {} from iso_c_binding or module tritonpack; "
                       "rename the kernel",
-                      k.name, library, k.name));
+                      identify(k), library, k.name));
     fortran_names.emplace(lower(c_function), "the interface " + c_function);
   }
   if (!langs.fortran) return;
   for (const kernel_info& k : info.kernels)
     if (auto it = fortran_names.find(lower(k.name)); it != fortran_names.end())
-      bad(fmt::format("kernel {}: in the Fortran module {} (which ignores case) it would clash with {}; rename the "
+      bad(fmt::format("{}: in the Fortran module {} (which ignores case) it would clash with {}; rename the "
                       "kernel",
-                      k.name, library, it->second));
+                      identify(k), library, it->second));
 }
 
 std::string write_c_header(const container_info& info, const header_options& opt) {

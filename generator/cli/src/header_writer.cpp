@@ -16,6 +16,7 @@
 #include "tritonpack/container/byte_io.hpp"
 #include "tritonpack/container/format.hpp"
 #include "tritonpack/core/error.hpp"
+#include "tritonpack/core/identify.hpp"
 #include "tritonpack/pack/grid_expr.hpp"
 #include "tritonpack/pack/names.hpp"
 
@@ -139,13 +140,13 @@ struct variant_grid {
 variant_grid translate_variant_grid(const kernel_info& k, std::size_t vi,
                                     const std::vector<std::pair<std::string, std::string>>& int_args) {
   const variant_info& v = k.variants[vi];
-  const auto where = [&](int d) { return fmt::format("kernel {}, variant {}, grid[{}]: ", k.name, vi, d); };
+  const auto where = [&](int d) { return fmt::format("{}, variant {}, grid[{}]", identify(k), vi, d); };
   std::vector<grid_expr> axes;
   for (int d = 0; d < 3; ++d) {
     try {
       axes.push_back(parse_grid_expr(k.grid[d]));
     } catch (const error& err) {
-      bad(where(d) + std::string(err.what()).substr(12));
+      throw err.with_context(where(d));
     }
   }
   variant_grid out;
@@ -157,7 +158,7 @@ variant_grid translate_variant_grid(const kernel_info& k, std::size_t vi,
     std::int64_t n = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
     if (ec != std::errc() || end != value.data() + value.size())
-      bad(fmt::format("kernel {}, variant {}: constexpr {} = {} does not fit in 64-bit integers", k.name, vi, name, value));
+      bad(fmt::format("{}, variant {}: constexpr {} = {} does not fit in 64-bit integers", identify(k), vi, name, value));
     constexprs.emplace_back(name, n);
     out.constexpr_lines.push_back(fmt::format("constexpr std::int64_t {} = {};", cpp_name(name), value));
   }
@@ -165,7 +166,7 @@ variant_grid translate_variant_grid(const kernel_info& k, std::size_t vi,
     try {
       out.axes.push_back(translate_grid_expr(axes[d], int_args, constexprs));
     } catch (const error& err) {
-      bad(where(d) + std::string(err.what()).substr(12));
+      throw err.with_context(where(d));
     }
   }
   return out;
@@ -207,7 +208,7 @@ void emit_tuned_group(std::string& out, const std::string& ind, const kernel_inf
   out += ind + "};\n";
   std::vector<std::string> keys, buffers, bytes;
   for (const tune_arg& a : k.tuning.args) {
-    if (a.arg >= k.args.size()) bad(fmt::format("kernel {}: tuning argument index {} out of range", k.name, a.arg));
+    if (a.arg >= k.args.size()) bad(fmt::format("{}: tuning argument index {} out of range", identify(k), a.arg));
     const std::string& n = names[a.arg];
     if (a.role == tune_role::key) {
       keys.push_back(fmt::format("static_cast<std::int64_t>({})", n));
@@ -217,7 +218,7 @@ void emit_tuned_group(std::string& out, const std::string& ind, const kernel_inf
     try {
       bytes.push_back("::tritonpack::grid_int(" + translate_grid_expr(a.bytes, int_args, {}) + ")");
     } catch (const error& err) {
-      bad(fmt::format("kernel {}, byte size of {} (\"{}\"): {}", k.name, k.args[a.arg].name, a.bytes, std::string(err.what()).substr(12)));
+      throw err.with_context(fmt::format("{}, byte size of {} (\"{}\")", identify(k), k.args[a.arg].name, a.bytes));
     }
   }
   if (!keys.empty()) emit_list(out, ind, "const std::int64_t key[] = {", keys, "};");
@@ -225,9 +226,11 @@ void emit_tuned_group(std::string& out, const std::string& ind, const kernel_inf
     emit_list(out, ind, "void* const buffers[] = {", buffers, "};");
     emit_list(out, ind, "const ::tritonpack::grid_int bytes[] = {", bytes, "};");
   }
+  // Literals and nullptr carry the parameter's name; the named arrays say what they are.
   emit_call(out, ind, "::tritonpack::typed::launch_tuned(",
-            {"kernel", std::to_string(first), keys.empty() ? "nullptr" : "key", std::to_string(keys.size()),
-             buffers.empty() ? "nullptr" : "buffers", buffers.empty() ? "nullptr" : "bytes", std::to_string(buffers.size()), "stream",
+            {"kernel", fmt::format("/*group_first=*/{}", first), keys.empty() ? "/*key=*/nullptr" : "key",
+             fmt::format("/*key_count=*/{}", keys.size()), buffers.empty() ? "/*buffers=*/nullptr" : "buffers",
+             buffers.empty() ? "/*buffer_bytes=*/nullptr" : "bytes", fmt::format("/*buffer_count=*/{}", buffers.size()), "stream",
              "::tritonpack::config_launcher::of(run)"},
             ");");
 }
@@ -422,7 +425,7 @@ std::string write_header(const container_info& info, const std::vector<std::uint
       "// Library \"{}\": {} kernel{}, {} image{}, {} bytes of container (format v{}, docs/format.md).\n"
       "// `tritonpack inspect {}.hpp` lists what is inside and which image a GPU would get.\n"
       "#pragma once\n\n"
-      "#include <algorithm>\n#include <cstddef>\n#include <cstdint>\n\n"
+      "#include <cstddef>\n#include <cstdint>\n\n"
       "// The whole run time, or with TRITONPACK_SEPARATE only its declarations (the run time compiled\n"
       "// once in tritonpack::runtime; docs/runtime-api.md, \"Separate compilation\").\n"
       "#include <tritonpack/typed_api.hpp>\n\n"
@@ -453,9 +456,10 @@ std::string write_header(const container_info& info, const std::vector<std::uint
          "  return lib;\n"
          "}\n";
 
+  const std::size_t code_from = out.size();  // the kernels' functions start here
   for (std::size_t ki = 0; ki < info.kernels.size(); ++ki) {
     const kernel_info& k = info.kernels[ki];
-    const std::string ctx = fmt::format("kernel {}", k.name);
+    const std::string ctx = identify(k);
 
     // Comment: what it is and what it carries.
     out += "\n";
@@ -471,7 +475,7 @@ std::string write_header(const container_info& info, const std::vector<std::uint
       try {
         t = cpp_type(a.type, a.is_const);
       } catch (const error& e) {
-        bad(fmt::format("{}, argument {}: {}", ctx, a.name, std::string(e.what()).substr(12)));
+        throw e.with_context(fmt::format("{}, argument {}", ctx, a.name));
       }
       const std::string n = cpp_name(a.name);
       names.push_back(n);
@@ -601,6 +605,9 @@ std::string write_header(const container_info& info, const std::vector<std::uint
     out += "}\n";
   }
   out += fmt::format("\n}}  // namespace {}\n", ns);
+  // <algorithm> only where a grid folds constants through std::min / std::max (grid_translate.cpp).
+  if (out.find("std::min<", code_from) != std::string::npos || out.find("std::max<", code_from) != std::string::npos)
+    out.insert(out.find("#include <cstddef>\n"), "#include <algorithm>\n");
   return out;
 }
 

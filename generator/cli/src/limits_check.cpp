@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "tritonpack/core/identify.hpp"
 #include "tritonpack/select/arch_limits.hpp"
 #include "tritonpack/select/image.hpp"
 
@@ -109,7 +110,7 @@ void fallback_warnings(const kernel_info& k, std::size_t vi, const container_inf
       std::string consequence = "the variant has no image that fits them";
       if (gets.image) {
         const image_info& alt = info.images[*gets.image];
-        consequence = fmt::format("they run {} {}{} instead", image_kind_name(alt.kind), alt.arch, gets.jit ? " (JIT-compiled)" : "");
+        consequence = fmt::format("they run {}{} instead", identify(alt), gets.jit ? " (JIT-compiled)" : "");
       }
       const std::string needs = needs_text(ex, im);
       auto h = std::find_if(hits.begin(), hits.end(),
@@ -131,7 +132,7 @@ void fallback_warnings(const kernel_info& k, std::size_t vi, const container_inf
     const std::string devices = one_limit ? fmt::format("{}, which allow{} {}", and_list(names), names.size() == 1 ? "s" : "",
                                                         h.devices.front().second)
                                           : and_list(labelled);
-    fallback_warning w{fmt::format("{} {}", image_kind_name(im.kind), im.arch), h.needs, devices, h.consequence, {vi}};
+    fallback_warning w{identify(im), h.needs, devices, h.consequence, {vi}};
     auto same = std::find_if(out.begin(), out.end(), [&](const fallback_warning& x) { return x.same(w); });
     if (same != out.end()) same->variants.push_back(vi);
     else out.push_back(std::move(w));

@@ -173,7 +173,7 @@ int cmd_pack(int argc, char** argv) {
     try {
       langs = pack::parse_languages(*l);
     } catch (const error& e) {
-      throw usage_error(e.what() + 12);
+      throw usage_error(e.message());
     }
   }
 
@@ -234,7 +234,7 @@ int cmd_inspect(int argc, char** argv) {
     try {
       (void)parse_device_target(*d);
     } catch (const error& e) {
-      throw usage_error(std::string("--device: ") + (e.what() + 12));
+      throw usage_error(std::string("--device: ") + e.message());
     }
   }
   const pack::search_result r = load_containers(a.positional[0]);

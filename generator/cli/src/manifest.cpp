@@ -8,6 +8,7 @@
 #include <set>
 
 #include "tritonpack/core/error.hpp"
+#include "tritonpack/core/identify.hpp"
 #include "tritonpack/pack/artifact_check.hpp"
 #include "tritonpack/pack/file_io.hpp"
 #include "tritonpack/pack/limits_check.hpp"
@@ -75,7 +76,7 @@ void read_tuning(const node& t, kernel_info& k) {
     tune_arg ta;
     std::size_t idx = 0;
     while (idx < k.args.size() && k.args[idx].name != name) ++idx;
-    if (idx == k.args.size()) bad(fmt::format("manifest: {} \"{}\" is not an argument of kernel {}", a.sub("name"), name, k.name));
+    if (idx == k.args.size()) bad(fmt::format("manifest: {} \"{}\" is not an argument of {}", a.sub("name"), name, identify(k)));
     ta.arg = static_cast<std::uint32_t>(idx);
     if (role == "key") {
       ta.role = tune_role::key;
@@ -396,7 +397,7 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
           try {
             t = read_elf_target(bytes);
           } catch (const error& e) {
-            fail(std::string(e.what()).substr(12));  // drop the "tritonpack: " prefix
+            fail(e.message());
           }
           const std::uint16_t want = info_im.kind == image_kind::cubin ? em_cuda : em_amdgpu;
           if (t.machine != want)
@@ -411,7 +412,7 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
           try {
             p = read_ptx(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
           } catch (const error& e) {
-            fail(std::string(e.what()).substr(12));
+            fail(e.message());
           }
           if (p.target != info_im.arch) fail(fmt::format("its .target is {}, the manifest's arch is {}", p.target, info_im.arch));
           const std::string have_version = fmt::format("{}.{}", p.version_major, p.version_minor);
@@ -430,7 +431,7 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
           try {
             l = read_llir(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
           } catch (const error& e) {
-            fail(std::string(e.what()).substr(12));
+            fail(e.message());
           }
           if (l.triple.rfind("amdgcn", 0) != 0) fail(fmt::format("its target triple is \"{}\", expected amdgcn-*", l.triple));
           if (std::find(l.kernels.begin(), l.kernels.end(), entry) == l.kernels.end())

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "tritonpack/core/error.hpp"
+#include "tritonpack/core/identify.hpp"
 
 namespace tritonpack::pack {
 namespace {
@@ -173,12 +174,12 @@ void check_names(std::string_view library, const container_info& info) {
   std::vector<std::string> kernels;
   for (const kernel_info& k : info.kernels) {
     if (std::string why = name_problem(k.name); !why.empty())
-      throw error(errc::bad_argument, fmt::format("kernel {}: the kernel name {}; set `name = \"{}\"` on its [[kernel]] in the spec",
-                                                  k.name, why, suggest_name(k.name, name_kind::kernel)));
+      throw error(errc::bad_argument, fmt::format("{}: the kernel name {}; set `name = \"{}\"` on its [[kernel]] in the spec",
+                                                  identify(k), why, suggest_name(k.name, name_kind::kernel)));
     kernels.push_back(k.name);
   }
   if (auto clash = kernel_names_clash(library, kernels))
-    throw error(errc::bad_argument, fmt::format("kernel {}: {}; give it another `name` in the spec", kernels[clash->kernel], clash->why));
+    throw error(errc::bad_argument, fmt::format("{}: {}; give it another `name` in the spec", identify(info.kernels[clash->kernel]), clash->why));
 }
 
 }  // namespace tritonpack::pack

@@ -18,6 +18,7 @@
 
 #include "tritonpack/tune/autotune.hpp"
 #include "tritonpack/core/error.hpp"
+#include "tritonpack/core/identify.hpp"
 #include "tritonpack/tritonpack.hpp"
 #include "tritonpack/pack/file_io.hpp"
 #include "tritonpack/pack/grid_eval.hpp"
@@ -230,7 +231,7 @@ std::vector<std::uint64_t> time_problem(kernel& kn, const tune_problem& p, const
   // The specialisation group the generated function would launch for these values.
   const std::size_t first = kn.pick_variant(descs.data(), descs.size());
   if (first + configs > k.variants.size())
-    throw error(errc::bad_container, fmt::format("kernel {}: variant {} starts no group of {} configs", k.name, first, configs));
+    throw error(errc::bad_container, fmt::format("{}: variant {} starts no group of {} configs", identify(k), first, configs));
   std::vector<grid3> grids;
   for (std::uint32_t c = 0; c < configs; ++c) grids.push_back(problem_grid(k, first + c, p));
   // What trial runs must protect: the spec's reset_to_zero / restore buffers, with their sizes.
@@ -262,9 +263,8 @@ void check_resumable_table(const container_info& info, const std::filesystem::pa
   try {
     apply_tuning_table_text(copy, read_text(path), path.string());
   } catch (const error& e) {
-    throw error(errc::bad_argument, std::string(e.what()).substr(12) +
-                                        "\n  tritonpack tune resumes the table it writes to and does not overwrite one it cannot read: "
-                                        "repair or remove it, or write to another file with -o");
+    throw e.with_note("\n  tritonpack tune resumes the table it writes to and does not overwrite one it cannot read: "
+                      "repair or remove it, or write to another file with -o");
   }
 }
 
@@ -276,7 +276,7 @@ tune_summary run_tune(const std::vector<std::uint8_t>& bytes, const std::vector<
     (void)detail::device_api();  // loads the driver: its diagnosis when there is no GPU
   } catch (const error& e) {
     if (e.code() != errc::no_driver && e.code() != errc::no_device) throw;
-    throw error(e.code(), "tune needs a GPU to time kernels on: " + std::string(e.what()).substr(12));
+    throw e.with_context("tune needs a GPU to time kernels on");
   }
   set_device(opt.device);  // an ordinal out of range says which exist
   const std::string gpu = device_name(), arch = device_arch();
@@ -352,10 +352,9 @@ tune_summary run_tune(const std::vector<std::uint8_t>& bytes, const std::vector<
         progress << head << choice_text(times, chosen) << "\n";
       } catch (const error& e) {
         if (live) progress << "\r\033[K";
-        throw error(e.code(), fmt::format("kernel {}, problem {} ({}): {}\n  {} has the {} problem{} timed before it; a rerun resumes from there",
-                                          k.name, p.index, p.label, std::string(e.what()).substr(12), opt.table.string(),
-                                          sum.tuned, sum.tuned == 1 ? "" : "s"),
-                    e.driver_status());
+        throw e.with_context(fmt::format("{}, problem {} ({})", identify(k), p.index, p.label))
+            .with_note(fmt::format("\n  {} has the {} problem{} timed before it; a rerun resumes from there", opt.table.string(),
+                                   sum.tuned, sum.tuned == 1 ? "" : "s"));
       }
     }
   }

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "tritonpack/core/error.hpp"
+#include "tritonpack/core/identify.hpp"
 #include "tritonpack/launch/params.hpp"
 #include "tritonpack/pack/file_io.hpp"
 #include "tritonpack/pack/grid_eval.hpp"
@@ -112,7 +113,7 @@ class problem_resolver {
         return grid_int(resolve(n));
       });
     } catch (const error& e) {
-      const std::string msg = std::string(e.what()).substr(12);
+      const std::string msg = e.message();
       if (msg.find("unknown name") == std::string::npos) bad(file_, path, msg);
       bad(file_, path, msg + "; the names an expression may use are the kernel's integer arguments (" + int_args() +
                            ") and the problem's \"let\" names");
@@ -171,8 +172,8 @@ tune_problem resolve_problem(const std::string& file, const kernel_info& k, cons
     }
     const auto it = arg_index.find(key);
     if (it == arg_index.end())
-      bad(file, v.second, fmt::format("kernel {} has no argument '{}' (its arguments: {}); other named values go in \"let\", "
-                                      "buffer sizes in \"bytes\", the grid in \"grid\"", k.name, key, all_args));
+      bad(file, v.second, fmt::format("{} has no argument '{}' (its arguments: {}); other named values go in \"let\", "
+                                      "buffer sizes in \"bytes\", the grid in \"grid\"", identify(k), key, all_args));
     const kernel_arg& a = k.args[it->second];
     const arg_kind kind = kind_of(a);
     if (kind == arg_kind::pointer)
@@ -259,12 +260,12 @@ tune_problem resolve_problem(const std::string& file, const kernel_info& k, cons
 
   const bool own_grid = !k.grid[0].empty();
   if (own_grid) {
-    if (grid) bad(file, grid->second, fmt::format("kernel {} has its own grid ({}, {}, {}): remove \"grid\"", k.name, k.grid[0], k.grid[1], k.grid[2]));
+    if (grid) bad(file, grid->second, fmt::format("{} has its own grid ({}, {}, {}): remove \"grid\"", identify(k), k.grid[0], k.grid[1], k.grid[2]));
     p.grid = k.grid;
   } else {
     if (!grid)
-      bad(file, ppath + ".grid", fmt::format("missing: kernel {} has no grid expression, so each problem gives its grid in programs, "
-                                             "e.g. \"grid\": [\"rows\", 1, 1] with \"let\": {{\"rows\": 4096}}", k.name));
+      bad(file, ppath + ".grid", fmt::format("missing: {} has no grid expression, so each problem gives its grid in programs, "
+                                             "e.g. \"grid\": [\"rows\", 1, 1] with \"let\": {{\"rows\": 4096}}", identify(k)));
     const json& g = grid->first;
     if (!g.is_array() || g.empty() || g.size() > 3)
       bad(file, grid->second, "must be an array of 1 to 3 integers or expressions (missing dimensions are 1)");
@@ -280,7 +281,7 @@ tune_problem resolve_problem(const std::string& file, const kernel_info& k, cons
     try {
       (void)problem_grid(k, c, p);
     } catch (const error& e) {
-      bad(file, own_grid ? ppath : grid->second, std::string(e.what()).substr(12));
+      bad(file, own_grid ? ppath : grid->second, e.message());
     }
   }
   std::string label;
@@ -306,7 +307,7 @@ grid3 problem_grid(const kernel_info& k, std::size_t variant, const tune_problem
       }
       return std::nullopt;
     });
-    const std::string head = fmt::format("kernel {}, config {} ({}): grid[{}] = {}", k.name, variant % std::max<std::uint32_t>(1, k.tuning.config_count),
+    const std::string head = fmt::format("{}, config {} ({}): grid[{}] = {}", identify(k), variant % std::max<std::uint32_t>(1, k.tuning.config_count),
                                          tuning::config_text(cfg), d, expr);
     if (g.failed()) throw error(errc::bad_argument, head + ": " + g.failure_text());
     if (!is_grid_dim(g)) throw error(errc::bad_argument, fmt::format("{} = {}, not a grid dimension (0 to 4294967295)", head, g.value()));

@@ -12,25 +12,28 @@
 
 #include "tritonpack/c/tritonpack.h"
 #include "tritonpack/core/error.hpp"
+#include "tritonpack/core/error_codes.hpp"
 
 namespace tritonpack::c_bridge {
+
+// The C constants agree with the code table (core/error_codes.hpp): TRITONPACK_ERROR_NAME has the
+// table's value, and INTERNAL follows the last code.
+#define TRITONPACK_C_CODE_AGREES(name, NAME, value, description) \
+  static_assert(TRITONPACK_ERROR_##NAME == (value), "tritonpack.h: TRITONPACK_ERROR_" #NAME " is not the value of errc::" #name);
+TRITONPACK_ERROR_CODES(TRITONPACK_C_CODE_AGREES)
+#undef TRITONPACK_C_CODE_AGREES
+#define TRITONPACK_C_CODE_COUNT(name, NAME, value, description) +1
+static_assert(TRITONPACK_ERROR_INTERNAL == 1 TRITONPACK_ERROR_CODES(TRITONPACK_C_CODE_COUNT),
+              "tritonpack.h: TRITONPACK_ERROR_INTERNAL must follow the last code of core/error_codes.hpp");
+#undef TRITONPACK_C_CODE_COUNT
 
 // The stable C code of an errc (the values are the C API's contract: tritonpack.h).
 inline int status_of(errc code) noexcept {
   switch (code) {
-    case errc::bad_container: return TRITONPACK_ERROR_BAD_CONTAINER;
-    case errc::bad_argument: return TRITONPACK_ERROR_BAD_ARGUMENT;
-    case errc::not_found: return TRITONPACK_ERROR_NOT_FOUND;
-    case errc::no_driver: return TRITONPACK_ERROR_NO_DRIVER;
-    case errc::no_device: return TRITONPACK_ERROR_NO_DEVICE;
-    case errc::no_image: return TRITONPACK_ERROR_NO_IMAGE;
-    case errc::ptx_too_new: return TRITONPACK_ERROR_PTX_TOO_NEW;
-    case errc::jit_failed: return TRITONPACK_ERROR_JIT_FAILED;
-    case errc::out_of_memory: return TRITONPACK_ERROR_OUT_OF_MEMORY;
-    case errc::launch_failed: return TRITONPACK_ERROR_LAUNCH_FAILED;
-    case errc::driver_error: return TRITONPACK_ERROR_DRIVER_ERROR;
-    case errc::io_error: return TRITONPACK_ERROR_IO_ERROR;
-    case errc::unsupported: return TRITONPACK_ERROR_UNSUPPORTED;
+#define TRITONPACK_C_STATUS_OF(name, NAME, value, description) \
+  case errc::name: return TRITONPACK_ERROR_##NAME;
+    TRITONPACK_ERROR_CODES(TRITONPACK_C_STATUS_OF)
+#undef TRITONPACK_C_STATUS_OF
   }
   return TRITONPACK_ERROR_INTERNAL;
 }
@@ -39,19 +42,10 @@ inline int status_of(errc code) noexcept {
 inline const char* status_name(int status) noexcept {
   switch (status) {
     case TRITONPACK_SUCCESS: return "TRITONPACK_SUCCESS";
-    case TRITONPACK_ERROR_BAD_CONTAINER: return "TRITONPACK_ERROR_BAD_CONTAINER";
-    case TRITONPACK_ERROR_BAD_ARGUMENT: return "TRITONPACK_ERROR_BAD_ARGUMENT";
-    case TRITONPACK_ERROR_NOT_FOUND: return "TRITONPACK_ERROR_NOT_FOUND";
-    case TRITONPACK_ERROR_NO_DRIVER: return "TRITONPACK_ERROR_NO_DRIVER";
-    case TRITONPACK_ERROR_NO_DEVICE: return "TRITONPACK_ERROR_NO_DEVICE";
-    case TRITONPACK_ERROR_NO_IMAGE: return "TRITONPACK_ERROR_NO_IMAGE";
-    case TRITONPACK_ERROR_PTX_TOO_NEW: return "TRITONPACK_ERROR_PTX_TOO_NEW";
-    case TRITONPACK_ERROR_JIT_FAILED: return "TRITONPACK_ERROR_JIT_FAILED";
-    case TRITONPACK_ERROR_OUT_OF_MEMORY: return "TRITONPACK_ERROR_OUT_OF_MEMORY";
-    case TRITONPACK_ERROR_LAUNCH_FAILED: return "TRITONPACK_ERROR_LAUNCH_FAILED";
-    case TRITONPACK_ERROR_DRIVER_ERROR: return "TRITONPACK_ERROR_DRIVER_ERROR";
-    case TRITONPACK_ERROR_IO_ERROR: return "TRITONPACK_ERROR_IO_ERROR";
-    case TRITONPACK_ERROR_UNSUPPORTED: return "TRITONPACK_ERROR_UNSUPPORTED";
+#define TRITONPACK_C_STATUS_NAME(name, NAME, value, description) \
+  case TRITONPACK_ERROR_##NAME: return "TRITONPACK_ERROR_" #NAME;
+    TRITONPACK_ERROR_CODES(TRITONPACK_C_STATUS_NAME)
+#undef TRITONPACK_C_STATUS_NAME
     case TRITONPACK_ERROR_INTERNAL: return "TRITONPACK_ERROR_INTERNAL";
     default: return "TRITONPACK_ERROR_UNKNOWN";
   }
@@ -81,7 +75,7 @@ int guard(std::string& last_error, const char* call, Body&& body) noexcept {
     return fail(last_error, TRITONPACK_ERROR_OUT_OF_MEMORY, "tritonpack: host memory exhausted");
   } catch (const std::exception& e) {
     try {
-      return fail(last_error, TRITONPACK_ERROR_INTERNAL, (std::string("tritonpack: ") + call + ": " + e.what()).c_str());
+      return fail(last_error, TRITONPACK_ERROR_INTERNAL, (std::string(error::prefix) + call + ": " + e.what()).c_str());
     } catch (...) {
       return fail(last_error, TRITONPACK_ERROR_INTERNAL, "tritonpack: unexpected failure");
     }

@@ -23,8 +23,9 @@
 extern "C" {
 #endif
 
-/* Error codes: stable values (new codes are only ever added at the end). One per
- * tritonpack::errc (include/tritonpack/core/error.hpp) plus INTERNAL; docs/c-fortran.md has the table. */
+/* Error codes: stable values (new codes are only ever added at the end). One per entry of the
+ * code table TRITONPACK_ERROR_CODES (include/tritonpack/core/error_codes.hpp, which tests check this
+ * enum against) plus INTERNAL; docs/c-fortran.md has the table. */
 enum tritonpack_status {
   TRITONPACK_SUCCESS = 0,
   TRITONPACK_ERROR_BAD_CONTAINER = 1, /* container bytes malformed, truncated, or of an unknown format */

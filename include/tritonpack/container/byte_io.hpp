@@ -8,12 +8,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 
 namespace tritonpack {
 namespace byte_io {
-
-inline std::uint8_t load_u8(const std::uint8_t* p) noexcept { return p[0]; }
 
 inline std::uint16_t load_u16(const std::uint8_t* p) noexcept {
   return static_cast<std::uint16_t>(p[0] | (p[1] << 8));
@@ -27,8 +24,6 @@ inline std::uint32_t load_u32(const std::uint8_t* p) noexcept {
 inline std::uint64_t load_u64(const std::uint8_t* p) noexcept {
   return static_cast<std::uint64_t>(load_u32(p)) | (static_cast<std::uint64_t>(load_u32(p + 4)) << 32);
 }
-
-inline void store_u8(std::uint8_t* p, std::uint8_t v) noexcept { p[0] = v; }
 
 inline void store_u16(std::uint8_t* p, std::uint16_t v) noexcept {
   p[0] = static_cast<std::uint8_t>(v);
@@ -47,13 +42,6 @@ inline void store_u64(std::uint8_t* p, std::uint64_t v) noexcept {
 // reader goes through, so a hostile 0xFFFF... offset cannot wrap around into range.
 inline bool range_within(std::uint64_t offset, std::uint64_t length, std::uint64_t limit) noexcept {
   return offset <= limit && length <= limit - offset;
-}
-
-// a * b, or false when it does not fit in 64 bits.
-inline bool checked_mul(std::uint64_t a, std::uint64_t b, std::uint64_t& out) noexcept {
-  if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a) return false;
-  out = a * b;
-  return true;
 }
 
 }  // namespace byte_io

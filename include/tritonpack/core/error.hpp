@@ -7,6 +7,9 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
+
+#include "tritonpack/core/error_codes.hpp"
 
 // Failure paths: kept out of line and out of the hot code's way; messages built only there.
 #if defined(__GNUC__) || defined(__clang__)
@@ -21,50 +24,53 @@
 
 namespace tritonpack {
 
+// One enumerator per entry of TRITONPACK_ERROR_CODES (core/error_codes.hpp says what each means).
 enum class errc {
-  bad_container,     // container bytes malformed, truncated, or of an unknown format version
-  bad_argument,      // wrong argument count/size/type at a launch, or a bad value passed by the user
-  not_found,         // no kernel (or variant) of that name in the container
-  no_driver,         // neither libcuda nor libamdhip64 could be loaded (or a forced one is missing)
-  no_device,         // a driver is present but reports no GPU (or the ordinal is out of range)
-  no_image,          // the container holds no image this GPU can run
-  ptx_too_new,       // every PTX needs a newer ISA than the installed driver accepts
-  jit_failed,        // the driver refused to JIT-compile an IR image
-  out_of_memory,     // a device allocation failed
-  launch_failed,     // the launch call (or the kernel) failed
-  driver_error,      // any other driver call failed
-  io_error,          // reading or writing a file (JIT cache, CLI) failed
-  unsupported,       // the request is valid but not supported on this backend/device
+#define TRITONPACK_ERRC_ENUMERATOR(name, NAME, value, description) name,
+  TRITONPACK_ERROR_CODES(TRITONPACK_ERRC_ENUMERATOR)
+#undef TRITONPACK_ERRC_ENUMERATOR
 };
 
+// "bad_container": the enumerator's name; "unknown" for a value that is none.
 inline const char* errc_name(errc code) noexcept {
   switch (code) {
-    case errc::bad_container: return "bad_container";
-    case errc::bad_argument: return "bad_argument";
-    case errc::not_found: return "not_found";
-    case errc::no_driver: return "no_driver";
-    case errc::no_device: return "no_device";
-    case errc::no_image: return "no_image";
-    case errc::ptx_too_new: return "ptx_too_new";
-    case errc::jit_failed: return "jit_failed";
-    case errc::out_of_memory: return "out_of_memory";
-    case errc::launch_failed: return "launch_failed";
-    case errc::driver_error: return "driver_error";
-    case errc::io_error: return "io_error";
-    case errc::unsupported: return "unsupported";
+#define TRITONPACK_ERRC_CASE(name, NAME, value, description) \
+  case errc::name: return #name;
+    TRITONPACK_ERROR_CODES(TRITONPACK_ERRC_CASE)
+#undef TRITONPACK_ERRC_CASE
   }
   return "unknown";
 }
 
+// what() is prefix + message(), built once by the constructor. An error caught to add context is
+// thrown on as e.with_context(...) or e.with_note(...), which keep its code and driver status;
+// text built from an error takes message(), never what() with the prefix cut off.
 class error : public std::runtime_error {
  public:
+  // What every what() starts with.
+  static constexpr char prefix[] = "tritonpack: ";
+
   // `driver_status` is the raw CUresult / hipError_t of the failing call, 0 when no driver call
   // was involved.
   error(errc code, const std::string& message, int driver_status = 0)
-      : std::runtime_error("tritonpack: " + message), code_(code), driver_status_(driver_status) {}
+      : std::runtime_error(prefix + message), code_(code), driver_status_(driver_status) {}
 
   errc code() const noexcept { return code_; }
   int driver_status() const noexcept { return driver_status_; }
+
+  // The message without the prefix (a view into what(), valid as long as this error).
+  const char* message() const noexcept { return what() + (sizeof prefix - 1); }
+
+  // The same error (code, driver status) with `context` in front: "context: message".
+  [[nodiscard]] error with_context(std::string_view context) const {
+    return error(code_, std::string(context) + ": " + message(), driver_status_);
+  }
+
+  // The same error (code, driver status) with `note` appended to the message as it is (the note
+  // brings its own separator, e.g. "\n  ...").
+  [[nodiscard]] error with_note(std::string_view note) const {
+    return error(code_, message() + std::string(note), driver_status_);
+  }
 
  private:
   errc code_;

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "tritonpack/cuda/context.hpp"
+#include "tritonpack/core/identify.hpp"
 
 namespace tritonpack {
 namespace cuda {
@@ -43,7 +44,7 @@ inline void context::acquire_scratch(const function& f, grid3 g, CUstream stream
     scratch[0] = need.global_bytes ? reinterpret_cast<void*>(static_cast<std::uintptr_t>(p)) : nullptr;
     scratch[1] = need.profile_bytes ? reinterpret_cast<void*>(static_cast<std::uintptr_t>(p + need.profile_offset)) : nullptr;
   };
-  auto who = [&f] { return "kernel " + std::string(f.kernel ? f.kernel->name : "?"); };
+  auto who = [&f] { return f.kernel ? identify(*f.kernel) : std::string("kernel ?"); };
   int status = 0;
   d_.check_lazy(d_.fn.cuStreamIsCapturing(stream, &status), [&] { return who() + ": cuStreamIsCapturing"; });
   if (status != CU_STREAM_CAPTURE_STATUS_NONE) {
@@ -169,16 +170,14 @@ inline error context::launch_error(const function& f, grid3 g, CUresult r) const
       d_.fn.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f.fn) == CUDA_SUCCESS &&
       f.block > static_cast<unsigned>(max_threads))
     return error(errc::unsupported,
-                 "kernel " + f.kernel->name + " (" + f.image->arch + " " + image_kind_name(f.image->kind) + ") needs " +
-                     std::to_string(f.block) + " threads per block (num_warps x warp size); the compiled function allows " +
-                     std::to_string(max_threads) + ": the container's metadata and its image disagree (launch: " +
-                     d_.status(r) + ")",
+                 identify(*f.kernel, *f.image) + " needs " + std::to_string(f.block) +
+                     " threads per block (num_warps x warp size); the compiled function allows " + std::to_string(max_threads) +
+                     ": the container's metadata and its image disagree (launch: " + d_.status(r) + ")",
                  r);
   const errc code = r == CUDA_ERROR_OUT_OF_MEMORY ? errc::out_of_memory : errc::launch_failed;
   return error(code,
-               "launch of kernel " + f.kernel->name + " (" + f.image->arch + " " + image_kind_name(f.image->kind) +
-                   ") with grid " + std::to_string(g.x) + "x" + std::to_string(g.y) + "x" + std::to_string(g.z) +
-                   " programs, block " + std::to_string(f.block) + ", " + std::to_string(f.shared) + " bytes shared, on " +
+               "launch of " + identify(*f.kernel, *f.image) + " with grid " + std::to_string(g.x) + "x" + std::to_string(g.y) +
+                   "x" + std::to_string(g.z) + " programs, block " + std::to_string(f.block) + ", " + std::to_string(f.shared) + " bytes shared, on " +
                    props().describe() + " failed: " + d_.status(r),
                r);
 }

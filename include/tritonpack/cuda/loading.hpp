@@ -2,6 +2,7 @@
 // image's decode, the cubin load or the PTX JIT (with its disk cache), the ABI check.
 #pragma once
 
+#include "tritonpack/core/identify.hpp"
 #include "tritonpack/cuda/context.hpp"
 
 namespace tritonpack {
@@ -14,7 +15,7 @@ inline CUmodule context::jit_ptx(std::vector<std::uint8_t> ptx, const image_info
   char info_log[8192] = {}, error_log[8192] = {};
   auto too_new = [&](CUresult r) {
     return error(errc::ptx_too_new,
-                 "kernel " + k.name + ": the driver (" + d_.version_string() + ") refused the PTX for " + im.arch +
+                 identify(k) + ": the driver (" + d_.version_string() + ") refused the PTX for " + im.arch +
                      " because it needs PTX ISA " + ptx_isa_string(im.ptx_version) + " (" + d_.status(r) + "). Install " +
                      driver_needed_for_ptx_isa(im.ptx_version) + ", or repack with cubins for " + props_.arch,
                  r);
@@ -24,7 +25,7 @@ inline CUmodule context::jit_ptx(std::vector<std::uint8_t> ptx, const image_info
     std::string log_text = error_log;
     if (log_text.empty()) log_text = info_log;
     return error(errc::jit_failed,
-                 "kernel " + k.name + ": JIT compilation of the PTX for " + im.arch + " (ISA " + ptx_isa_string(im.ptx_version) +
+                 identify(k) + ": JIT compilation of the PTX for " + im.arch + " (ISA " + ptx_isa_string(im.ptx_version) +
                      ") on " + props().describe() + " failed in " + call + ": " + d_.status(r) +
                      (log_text.empty() ? std::string() : "\nJIT log:\n" + log_text),
                  r);
@@ -65,7 +66,7 @@ inline CUmodule context::jit_ptx(std::vector<std::uint8_t> ptx, const image_info
     };
     const std::vector<std::uint8_t> cubin = jit_cache::get_or_compile(
         jit_cache::file_name(im.checksum, props_.arch, d_.version), "the CUDA driver's linker", link_ptx, loads, how);
-    if (!m) d_.check(d_.fn.cuModuleLoadData(&m, cubin.data()), "kernel " + k.name + ": cuModuleLoadData of the JIT-compiled cubin");
+    if (!m) d_.check(d_.fn.cuModuleLoadData(&m, cubin.data()), identify(k) + ": cuModuleLoadData of the JIT-compiled cubin");
     return m;
   }
   CUmodule m = nullptr;
@@ -86,7 +87,7 @@ inline CUmodule context::load_module(const std::vector<std::uint8_t>& bytes, con
     errc code = r == CUDA_ERROR_OUT_OF_MEMORY ? errc::out_of_memory : errc::driver_error;
     if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE) code = errc::no_image;
     throw error(code,
-                "kernel " + k.name + ": cuModuleLoadData of the cubin for " + im.arch + " on " + props().describe() +
+                identify(k) + ": cuModuleLoadData of the cubin for " + im.arch + " on " + props().describe() +
                     " failed: " + d_.status(r),
                 r);
   }
@@ -124,7 +125,7 @@ inline void context::check_abi(const function& f, const kernel_info& k) const {
       for (auto x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
       return s;
     };
-    throw error(errc::bad_container, "kernel " + k.name + ": the compiled kernel (" + f.image->arch + " " +
+    throw error(errc::bad_container, identify(k) + ": the compiled kernel (" + f.image->arch + " " +
                                          image_kind_name(f.image->kind) + ", Triton " + f.image->launch.triton_version +
                                          ") takes parameters of sizes [" + list(sizes) + "] but the run time would pass [" +
                                          list(f.plan.param_sizes) +

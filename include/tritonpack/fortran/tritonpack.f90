@@ -13,7 +13,8 @@ module tritonpack
   implicit none
   private
 
-  ! The error codes: stable values, as in tritonpack.h.
+  ! The error codes: stable values, as in tritonpack.h (both checked against the code table,
+  ! include/tritonpack/core/error_codes.hpp).
   integer(c_int), parameter, public :: TRITONPACK_SUCCESS = 0
   integer(c_int), parameter, public :: TRITONPACK_ERROR_BAD_CONTAINER = 1
   integer(c_int), parameter, public :: TRITONPACK_ERROR_BAD_ARGUMENT = 2

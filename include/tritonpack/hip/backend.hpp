@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tritonpack/core/identify.hpp"
 #include "tritonpack/select/arch.hpp"
 #include "tritonpack/runtime/backend.hpp"
 #include "tritonpack/hip/api.hpp"
@@ -188,7 +189,7 @@ inline void context::launch(loaded_function& lf, grid3 g, stream_t stream_, cons
 inline error context::launch_error(const function& f, grid3 g, hipError_t r) const {
   const errc code = r == hipErrorOutOfMemory ? errc::out_of_memory : errc::launch_failed;
   return error(code,
-               "launch of kernel " + f.kernel->name + " (" + f.image->arch + " " + image_kind_name(f.image->kind) + ") with grid " + std::to_string(g.x) + "x" +
+               "launch of " + identify(*f.kernel, *f.image) + " with grid " + std::to_string(g.x) + "x" +
                    std::to_string(g.y) + "x" + std::to_string(g.z) + " programs, block " + std::to_string(f.block) + ", " +
                    std::to_string(f.shared) + " bytes LDS" + (f.cooperative ? ", cooperative" : "") + ", on " +
                    props().describe() + " failed: " + d_.status(r),

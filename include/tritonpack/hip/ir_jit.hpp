@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "tritonpack/core/identify.hpp"
 #include "tritonpack/container/reader.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/log.hpp"
@@ -66,7 +67,7 @@ inline std::vector<std::uint8_t> compile_llir(const load_plan& p, const device_p
   auto cannot = [&](const std::string& why) {
     const container_info& info = p.source->partial_info();
     const image_choice report = select_image(info, *p.variant, p.target, /*explain=*/true);
-    std::string msg = "kernel " + p.kernel->name + " (variant " + std::to_string(p.variant_index) + ") has no image for " +
+    std::string msg = identify(*p.kernel) + " (variant " + std::to_string(p.variant_index) + ") has no image for " +
                       props.describe() + " that can run: " + report.reason + "\n" + describe_choice(info, report, p.target) +
                       "  llir " + im.arch + " cannot be JIT-compiled here: " + why;
     log::line(msg);

@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "tritonpack/core/error.hpp"
+#include "tritonpack/core/identify.hpp"
 #include "tritonpack/core/model.hpp"
 #include "tritonpack/core/types.hpp"
 
@@ -175,7 +176,7 @@ namespace detail {
 [[noreturn]] TRITONPACK_COLD inline void grid_limit_failure(const grid_limits& lim, const kernel_info& k, grid3 g,
                                                             std::uint32_t num_ctas, std::uint32_t block) {
   const std::uint64_t x = std::uint64_t{g.x} * num_ctas;
-  const std::string head = "kernel " + k.name + ": grid ";
+  const std::string head = identify(k) + ": grid ";
   const std::string above = " is above the " + std::string(lim.driver) + " limit of ";
   std::string msg;
   if (g.y > lim.y) {

@@ -20,6 +20,7 @@
 
 #include "tritonpack/core/args.hpp"
 #include "tritonpack/core/error.hpp"
+#include "tritonpack/core/identify.hpp"
 #include "tritonpack/core/model.hpp"
 #include "tritonpack/launch/tensor_descriptor.hpp"
 #include "tritonpack/core/types.hpp"
@@ -79,7 +80,7 @@ struct descriptor_layout {
 inline param_plan build_param_plan(const kernel_info& k, const variant_info& v, const launch_info& li) {
   param_plan p;
   if (v.specs.size() != k.args.size())
-    throw error(errc::bad_container, "kernel " + k.name + ": a variant has " + std::to_string(v.specs.size()) +
+    throw error(errc::bad_container, identify(k) + ": a variant has " + std::to_string(v.specs.size()) +
                                          " argument specs for " + std::to_string(k.args.size()) + " arguments");
   std::uint32_t desc_index = 0;
   std::size_t n_desc = 0;
@@ -87,14 +88,14 @@ inline param_plan build_param_plan(const kernel_info& k, const variant_info& v, 
     if (a.type.rfind("tensordesc<", 0) == 0) ++n_desc;
   const bool have_meta = !li.tensordesc.empty();
   if (have_meta && li.tensordesc.size() != n_desc)
-    throw error(errc::bad_container, "kernel " + k.name + ": the image has tensordesc_meta for " +
+    throw error(errc::bad_container, identify(k) + ": the image has tensordesc_meta for " +
                                          std::to_string(li.tensordesc.size()) + " descriptors but the kernel takes " +
                                          std::to_string(n_desc));
   for (std::uint32_t i = 0; i < k.args.size(); ++i) {
     const arg_type t = parse_arg_type(k.args[i].type);
     if (folded(v.specs[i])) {
       if (t.cls == arg_class::tensordesc)
-        throw error(errc::bad_container, "kernel " + k.name + ": descriptor argument '" + k.args[i].name + "' cannot be folded");
+        throw error(errc::bad_container, identify(k) + ": descriptor argument '" + k.args[i].name + "' cannot be folded");
       continue;
     }
     param_op op;
@@ -152,7 +153,7 @@ inline void pack_shape_i32(const kernel_info& k, const param_op& op, const descr
   for (std::uint32_t r = 0; r < op.rank; ++r) {
     const std::int64_t v = d.shape[r];
     if (v < 0 || v > max)
-      throw error(errc::bad_argument, "kernel " + k.name + ": tensor descriptor argument '" + k.args[op.arg].name +
+      throw error(errc::bad_argument, identify(k) + ": tensor descriptor argument '" + k.args[op.arg].name +
                                           "': shape[" + std::to_string(r) + "] = " + std::to_string(v) +
                                           (v < 0 ? " is negative" : " does not fit the kernel's i32 shape parameter") +
                                           "; each dimension must be in 0.." + std::to_string(max));
@@ -191,7 +192,7 @@ inline void assemble_params(const param_plan& plan, const kernel_info& k, const 
           const tma_encode_args ea = make_tma_encode_args(d, li.tensordesc[op.meta], k.args[op.arg].name);
           encode(encoder_self, ea, s + L.map, k.args[op.arg].name);
         } catch (const error& e) {  // name the kernel too (the error path only: no string work per launch)
-          throw error(e.code(), "kernel " + k.name + ": " + (e.what() + 12), e.driver_status());
+          throw e.with_context(identify(k));
         }
         for (std::uint32_t r = 0; r < op.rank; ++r) {
           std::memcpy(s + L.strides64 + 8 * r, &d.strides[r], 8);
@@ -201,7 +202,7 @@ inline void assemble_params(const param_plan& plan, const kernel_info& k, const 
         // Triton's TensorDescriptor requires a contiguous innermost dimension in both forms (the
         // TMA form checks it in make_tma_encode_args).
         if (op.rank > 0 && d.strides[op.rank - 1] != 1)
-          throw error(errc::bad_argument, "kernel " + k.name + ": tensor descriptor argument '" + k.args[op.arg].name +
+          throw error(errc::bad_argument, identify(k) + ": tensor descriptor argument '" + k.args[op.arg].name +
                                               "': the innermost stride is " + std::to_string(d.strides[op.rank - 1]) +
                                               ", it must be 1");
         std::memcpy(s + L.base, &d.base, 8);

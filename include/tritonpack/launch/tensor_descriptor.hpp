@@ -109,11 +109,4 @@ inline tma_encode_args make_tma_encode_args(const descriptor_view& d, const tens
   return a;
 }
 
-// Bytes of kernel parameters one descriptor argument expands to, and their sizes in order.
-// TMA: 128-byte map, rank × i32, rank × i64. Decomposed: ptr, rank × i64, rank × i64, i1,
-// rank × i32, rank × i64.
-inline std::size_t descriptor_param_count(std::uint32_t rank, bool tma) noexcept {
-  return tma ? 1 + 2 * rank : 1 + 2 * rank + 1 + 2 * rank;
-}
-
 }  // namespace tritonpack

@@ -48,7 +48,7 @@ class context_table {
     try {
       b = &get_backend();
     } catch (const error& e) {
-      throw error(e.code(), std::string(e.what()).substr(12) + "\n  this program carries " + carried_images(), e.driver_status());
+      throw e.with_note("\n  this program carries " + carried_images());
     }
     backend_.store(b, std::memory_order_release);
     return *b;

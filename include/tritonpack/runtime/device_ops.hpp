@@ -109,10 +109,15 @@ inline std::string bytes_text(std::size_t n) {
 
 // For failures that cannot be thrown (device_free and destroy_stream run in destructors): the
 // error goes to stderr whatever TRITONPACK_LOG says, since it reports a bug in the program.
+// `what` is printed after the prefix.
 inline void report_unthrown(const char* call, const char* what) noexcept {
-  const char prefix[] = "tritonpack: ";  // error::what() starts with it
-  if (std::strncmp(what, prefix, sizeof prefix - 1) == 0) what += sizeof prefix - 1;
-  std::fprintf(stderr, "tritonpack: %s [not thrown: %s runs in destructors]\n", what, call);
+  std::fprintf(stderr, "%s%s [not thrown: %s runs in destructors]\n", error::prefix, what, call);
+}
+
+// The same for a caught exception: a tritonpack::error by its message().
+inline void report_unthrown(const char* call, const std::exception& e) noexcept {
+  const auto* own = dynamic_cast<const error*>(&e);
+  report_unthrown(call, own ? own->message() : e.what());
 }
 
 }  // namespace detail

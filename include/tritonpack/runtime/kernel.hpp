@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tritonpack/core/identify.hpp"
 #include "tritonpack/container/reader.hpp"
 #include "tritonpack/runtime/backend.hpp"
 #include "tritonpack/runtime/contexts.hpp"
@@ -126,7 +127,7 @@ inline kernel::kernel(const tritonpack::container& c, context_table& contexts, s
       types_.push_back(parse_arg_type(a.type));
     } catch (const error& e) {
       types_.push_back(arg_type{});
-      if (type_error_.empty()) type_error_ = "kernel " + info.name + ", argument '" + a.name + "': " + (e.what() + 12);
+      if (type_error_.empty()) type_error_ = identify(info) + ", argument '" + a.name + "': " + e.message();
     }
   }
 }
@@ -157,13 +158,13 @@ inline void kernel::preload() {
 
 inline const image_info& kernel::loaded_image(std::size_t variant) {
   if (variant >= info_->variants.size())
-    throw error(errc::bad_argument, "kernel " + info_->name + ": variant " + std::to_string(variant) + " out of range");
+    throw error(errc::bad_argument, identify(*info_) + ": variant " + std::to_string(variant) + " out of range");
   return *get_loaded(variant, contexts_->current_slot())->image;
 }
 
 inline void kernel::launch_variant(std::size_t variant, grid3 grid, stream_t stream, const void* const* args) {
   if (variant >= info_->variants.size())
-    throw error(errc::bad_argument, "kernel " + info_->name + ": variant " + std::to_string(variant) + " out of range (" +
+    throw error(errc::bad_argument, identify(*info_) + ": variant " + std::to_string(variant) + " out of range (" +
                                         std::to_string(info_->variants.size()) + " variants)");
   if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;  // Triton skips empty grids too
   const context_slot& slot = contexts_->current_slot();
@@ -190,7 +191,7 @@ TRITONPACK_COLD inline error kernel::no_variant_error(const void* const* args) c
 
 [[noreturn]] TRITONPACK_COLD inline void kernel::grid_failure(std::size_t d, grid_int v) const {
   const std::string& expr = info_->grid[d];
-  std::string msg = "kernel " + info_->name + ": grid " + "xyz"[d] + " = " + expr;
+  std::string msg = identify(*info_) + ": grid " + "xyz"[d] + " = " + expr;
   if (v.failed()) throw error(errc::bad_argument, msg + (expr.empty() ? "" : ": ") + v.failure_text());
   msg += (expr.empty() ? "" : " = ") + std::to_string(v.value());
   if (v.value() < 0) throw error(errc::bad_argument, msg + " is negative");
@@ -210,13 +211,13 @@ inline void kernel::launch_checked(stream_t stream, grid3 grid, const void* cons
   if (n != a.size()) {
     std::string sig;
     for (const auto& x : a) sig += (sig.empty() ? "" : ", ") + x.name + ": " + x.type;
-    throw error(errc::bad_argument, "kernel " + info_->name + " takes " + std::to_string(a.size()) + " arguments (" + sig +
+    throw error(errc::bad_argument, identify(*info_) + " takes " + std::to_string(a.size()) + " arguments (" + sig +
                                         ") but " + std::to_string(n) + " were passed");
   }
   for (std::size_t i = 0; i < n; ++i) {
     const std::string why = check_host_arg(types_[i], descs[i]);
     if (!why.empty())
-      throw error(errc::bad_argument, "kernel " + info_->name + ": argument " + std::to_string(i) + " '" + a[i].name + "' (" +
+      throw error(errc::bad_argument, identify(*info_) + ": argument " + std::to_string(i) + " '" + a[i].name + "' (" +
                                           a[i].type + ") " + why);
   }
   launch_variant(pick_variant(descs, n), grid, stream, args);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tritonpack/core/identify.hpp"
 #include "tritonpack/container/reader.hpp"
 #include "tritonpack/core/env.hpp"
 #include "tritonpack/core/log.hpp"
@@ -68,8 +69,8 @@ struct load_plan {
 
   // "kernel NAME variant V on DEVICE: image [I] cubin sm_90a — REASON", the start of a load's log line.
   std::string log_prefix(const device_props& props) const {
-    return "kernel " + kernel->name + " variant " + std::to_string(variant_index) + " on " + props.describe() + ": image [" +
-           std::to_string(image_index()) + "] " + image_kind_name(image->kind) + " " + image->arch + " — " + choice.reason;
+    return identify(*kernel) + " variant " + std::to_string(variant_index) + " on " + props.describe() + ": image [" +
+           std::to_string(image_index()) + "] " + identify(*image) + " — " + choice.reason;
   }
 };
 
@@ -87,7 +88,7 @@ inline load_plan plan_load(const container& c, std::uint32_t kernel_index, std::
   p.choice = select_image_or_throw(info, *p.kernel, variant, p.target, props.describe());
   p.image = &info.images[p.image_index()];
   p.params = build_param_plan(*p.kernel, *p.variant, p.image->launch);
-  p.who = "kernel " + p.kernel->name + " (" + p.image->arch + " " + image_kind_name(p.image->kind) + ")";
+  p.who = identify(*p.kernel, *p.image);
   return p;
 }
 

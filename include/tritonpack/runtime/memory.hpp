@@ -103,7 +103,7 @@ inline void device_free(void* ptr) noexcept {
   try {
     detail::device_api().free(ptr);
   } catch (const std::exception& e) {
-    detail::report_unthrown("device_free", e.what());
+    detail::report_unthrown("device_free", e);
   } catch (...) {
     detail::report_unthrown("device_free", "device_free failed with an unknown exception");
   }
@@ -159,7 +159,7 @@ inline void destroy_stream(stream_t stream) noexcept {
   try {
     detail::device_api().destroy_stream(stream);
   } catch (const std::exception& e) {
-    detail::report_unthrown("destroy_stream", e.what());
+    detail::report_unthrown("destroy_stream", e);
   } catch (...) {
     detail::report_unthrown("destroy_stream", "destroy_stream failed with an unknown exception");
   }

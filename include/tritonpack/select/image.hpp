@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tritonpack/core/identify.hpp"
 #include "tritonpack/select/arch.hpp"
 #include "tritonpack/select/arch_limits.hpp"
 #include "tritonpack/core/error.hpp"
@@ -142,7 +143,7 @@ bool refuse_over_limits(const image_info& im, std::uint32_t idx, const std::opti
   if (!lim || fits(im.launch, *lim)) return false;
   if (!first_over) first_over = idx;
   x.refuse(idx, [&] {
-    return std::string(image_kind_name(im.kind)) + " " + im.arch + " cannot run on " + dev_name() + ": " +
+    return identify(im) + " cannot run on " + dev_name() + ": " +
            excess_reason(excesses(im.launch, *lim), im.backend, im.launch);
   });
   return true;
@@ -150,7 +151,7 @@ bool refuse_over_limits(const image_info& im, std::uint32_t idx, const std::opti
 
 // Why nothing was chosen when an image was refused only for the device's limits.
 inline std::string over_limits_summary(const image_info& im, const block_limits& lim, const std::string& dev) {
-  return "no image of this variant fits " + dev + ": " + image_kind_name(im.kind) + " " + im.arch + " " +
+  return "no image of this variant fits " + dev + ": " + identify(im) + " " +
          excess_reason(excesses(im.launch, lim), im.backend, im.launch) +
          "; pack a config that needs less for this GPU (fewer stages, smaller blocks or fewer warps)";
 }
@@ -177,13 +178,13 @@ inline void select_cuda(const container_info& c, const variant_info& v, const de
     std::string why;
     if (im.backend != backend_kind::cuda) {
       x.refuse(idx, [&] {
-        return std::string(backend_name(im.backend)) + " " + image_kind_name(im.kind) + " " + im.arch + ": not for an NVIDIA GPU";
+        return std::string(backend_name(im.backend)) + " " + identify(im) + ": not for an NVIDIA GPU";
       });
       continue;
     }
     auto a = parse_cuda_arch(im.arch);
     if (!a) {
-      x.refuse(idx, [&] { return std::string(image_kind_name(im.kind)) + " " + im.arch + ": unrecognised arch"; });
+      x.refuse(idx, [&] { return identify(im) + ": unrecognised arch"; });
       continue;
     }
     if (im.kind == image_kind::cubin) {
@@ -227,7 +228,7 @@ inline void select_cuda(const container_info& c, const variant_info& v, const de
                                 (dev.force_ir ? " (IR path forced)" : "; no cubin runs on this GPU");
                        })});
     } else {
-      x.refuse(idx, [&] { return std::string(image_kind_name(im.kind)) + " " + im.arch + ": not a CUDA image kind"; });
+      x.refuse(idx, [&] { return identify(im) + ": not a CUDA image kind"; });
     }
   }
 
@@ -279,13 +280,13 @@ inline void select_hip(const container_info& c, const variant_info& v, const dev
     const image_info& im = c.images[idx];
     if (im.backend != backend_kind::hip) {
       x.refuse(idx, [&] {
-        return std::string(backend_name(im.backend)) + " " + image_kind_name(im.kind) + " " + im.arch + ": not for an AMD GPU";
+        return std::string(backend_name(im.backend)) + " " + identify(im) + ": not for an AMD GPU";
       });
       continue;
     }
     auto a = parse_amd_arch(im.arch);
     if (!a) {
-      x.refuse(idx, [&] { return std::string(image_kind_name(im.kind)) + " " + im.arch + ": unrecognised arch"; });
+      x.refuse(idx, [&] { return identify(im) + ": unrecognised arch"; });
       continue;
     }
     if (im.kind == image_kind::llir) {
@@ -300,7 +301,7 @@ inline void select_hip(const container_info& c, const variant_info& v, const dev
       continue;
     }
     if (im.kind != image_kind::hsaco) {
-      x.refuse(idx, [&] { return std::string(image_kind_name(im.kind)) + " " + im.arch + ": not a HIP image kind"; });
+      x.refuse(idx, [&] { return identify(im) + ": not a HIP image kind"; });
       continue;
     }
     if (dev.force_ir) {
@@ -417,7 +418,7 @@ inline std::string describe_choice(const container_info& container, const image_
        (device.force_image.empty() ? "" : ", image forced to " + device.force_image) + "\n";
   if (choice.image) {
     const auto& im = container.images[*choice.image];
-    s += std::string(indent) + "chosen: [" + std::to_string(*choice.image) + "] " + image_kind_name(im.kind) + " " + im.arch +
+    s += std::string(indent) + "chosen: [" + std::to_string(*choice.image) + "] " + identify(im) +
          " — " + choice.reason + "\n";
   } else {
     s += std::string(indent) + "chosen: none — " + choice.reason + "\n";
@@ -426,7 +427,7 @@ inline std::string describe_choice(const container_info& container, const image_
     std::string label = "?";
     if (r.image < container.images.size()) {
       const auto& im = container.images[r.image];
-      label = std::string(backend_name(im.backend)) + " " + image_kind_name(im.kind) + " " + im.arch;
+      label = std::string(backend_name(im.backend)) + " " + identify(im);
     }
     s += std::string(indent) + "refused: [" + std::to_string(r.image) + "] " + label + " — " + r.reason + "\n";
   }
@@ -446,7 +447,7 @@ inline image_choice select_image_or_throw(const container_info& info, const kern
   const errc code = choice.failure == selection_failure::ptx_too_new      ? errc::ptx_too_new
                     : choice.failure == selection_failure::exceeds_limits ? errc::unsupported
                                                                           : errc::no_image;
-  std::string msg = "kernel " + k.name + " (variant " + std::to_string(variant) + ") has no image for " + device_text +
+  std::string msg = identify(k) + " (variant " + std::to_string(variant) + ") has no image for " + device_text +
                     ": " + choice.reason + "\n" + describe_choice(info, choice, device);
   if (!msg.empty() && msg.back() == '\n') msg.pop_back();
   log::line(msg);

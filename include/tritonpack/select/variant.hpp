@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tritonpack/core/args.hpp"
+#include "tritonpack/core/identify.hpp"
 #include "tritonpack/core/model.hpp"
 #include "tritonpack/core/types.hpp"
 
@@ -150,7 +151,7 @@ inline std::string spec_failure_text(const arg_spec& s, const arg_type& t, const
 // "kernel k: no variant accepts these arguments:" then, per variant (one per distinct
 // specialisation: autotuning configs share theirs), each predicate the values fail.
 inline std::string no_variant_message(const kernel_info& k, const std::vector<arg_type>& types, const host_arg* values) {
-  std::string msg = "kernel " + k.name + ": no variant accepts these arguments:";
+  std::string msg = identify(k) + ": no variant accepts these arguments:";
   for (std::size_t v = 0; v < k.variants.size(); ++v) {
     const std::vector<arg_spec>& specs = k.variants[v].specs;
     bool repeated = false;

@@ -44,6 +44,7 @@
 #include "tritonpack/launch/config_launcher.hpp"
 #include "tritonpack/core/env.hpp"
 #include "tritonpack/core/error.hpp"
+#include "tritonpack/core/identify.hpp"
 #include "tritonpack/launch/grid.hpp"
 #include "tritonpack/runtime/jit_cache.hpp"
 #include "tritonpack/runtime/kernel.hpp"
@@ -193,7 +194,7 @@ inline std::vector<std::uint64_t> time_configs(const kernel_info& k, std::size_t
       run(c, stream);
     } catch (const error& e) {
       log::line("tuning " + k.name + ": config " + std::to_string(c) + " (" + config_text(k, group_first + c) +
-                ") cannot run here: " + (e.what() + 12));
+                ") cannot run here: " + e.message());
       return -1;
     }
     ops.record_event(s.events[1], stream);
@@ -294,7 +295,7 @@ inline std::uint32_t decide(kernel& kn, const context_slot& slot, std::size_t gr
       ops = &tritonpack::detail::device_api();
       if (ops->capturing(stream)) no_tuning = "the stream is being captured into a graph";
     } catch (const error& e) {
-      no_tuning = std::string("cannot time on this device: ") + (e.what() + 12);
+      no_tuning = std::string("cannot time on this device: ") + e.message();
     }
   }
   std::unique_ptr<file_lock> held;  // until the result is written: other processes wait for it
@@ -313,7 +314,7 @@ inline std::uint32_t decide(kernel& kn, const context_slot& slot, std::size_t gr
       // No memory for the flush buffer or the restore copies, a failed copy or event: the launch
       // itself must not fail for it. Nothing is persisted; the choice falls through to the table
       // or config 0 (and is remembered, so this process does not retry on every call).
-      no_tuning = std::string("tuning failed: ") + (e.what() + 12);
+      no_tuning = std::string("tuning failed: ") + e.message();
     }
   }
   if (no_tuning.empty()) {
@@ -373,21 +374,21 @@ inline void launch_tuned(kernel& kn, std::size_t group_first, const std::int64_t
     } else if (bi < buffer_count) {
       const grid_int b = buffer_bytes[bi];
       if (b.failed() || b.value() < 0)
-        throw error(errc::bad_argument, "kernel " + k.name + ": the byte size of " + k.args.at(a.arg).name + " (" + a.bytes +
+        throw error(errc::bad_argument, identify(k) + ": the byte size of " + k.args.at(a.arg).name + " (" + a.bytes +
                                             ") is " + (b.failed() ? b.failure_text() : std::to_string(b.value())));
       bufs.push_back({a.role, buffers[bi], static_cast<std::size_t>(b.value())});
       ++bi;
     }
   }
   if (ki != key_count || bi != buffer_count || group_first + t.config_count > k.variants.size())
-    throw error(errc::bad_argument, "kernel " + k.name + ": the generated function passes " + std::to_string(key_count) + " keys and " +
+    throw error(errc::bad_argument, identify(k) + ": the generated function passes " + std::to_string(key_count) + " keys and " +
                                         std::to_string(buffer_count) + " buffers for group " + std::to_string(group_first) +
                                         ", the container declares " + std::to_string(ki) + " and " + std::to_string(bi) +
                                         ": the header and its container do not belong together; pack again");
   std::string why;
   const std::uint32_t c = detail::decide(kn, slot, group_first, bucket, bufs, stream, run, why);
   if (why != "chosen earlier")
-    log::line("kernel " + k.name + " (variants " + std::to_string(group_first) + ".." + std::to_string(group_first + t.config_count - 1) +
+    log::line(identify(k) + " (variants " + std::to_string(group_first) + ".." + std::to_string(group_first + t.config_count - 1) +
               ", bucket " + tuning::bucket_text(bucket) + ") on " + slot.state->props().describe() + ": config " + std::to_string(c) +
               " (" + config_text(k, group_first + c) + "), " + why);
   if (key_count <= 6) {
