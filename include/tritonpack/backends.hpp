@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/container/reader.hpp"
 #include "tritonpack/core/env.hpp"
 #include "tritonpack/core/error.hpp"
@@ -46,7 +47,7 @@
 #include "tritonpack/runtime/memory.hpp"
 #include "tritonpack/select/image.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 namespace detail {
 
 // One vendor's devices as selection sees them.
@@ -259,4 +260,4 @@ inline void reset_backend() {
 }
 }  // namespace testing
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -18,6 +18,8 @@
 // includes, and tune/ (on-device autotuning) over all of them.
 #pragma once
 
+#include "tritonpack/version.hpp"
+
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/load_stats.hpp"
 #include "tritonpack/core/model.hpp"

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/launch/config_launcher.hpp"
 #include "tritonpack/launch/grid.hpp"
 #include "tritonpack/launch/tensor_descriptor.hpp"
@@ -32,7 +33,7 @@
 #define TRITONPACK_TYPED_API inline
 #endif
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 
 // Complete in header-only mode; in separate mode, where the compiler calls them incomplete:
 class library;  // to use library()'s members, #include <tritonpack/tritonpack.hpp> (docs/runtime-api.md)
@@ -68,7 +69,7 @@ TRITONPACK_TYPED_API void launch_tuned(kernel& k, std::size_t group_first, const
 
 }  // namespace TRITONPACK_TYPED_MODE
 }  // namespace typed
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE
 
 #if !defined(TRITONPACK_SEPARATE)
 #include "tritonpack/typed_api_impl.hpp"

@@ -10,11 +10,12 @@
 #include <mutex>
 #include <vector>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/tune/autotune.hpp"
 #include "tritonpack/tritonpack.hpp"
 #include "tritonpack/typed_api.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 namespace typed {
 inline namespace TRITONPACK_TYPED_MODE {
 
@@ -73,4 +74,4 @@ TRITONPACK_TYPED_API void launch_tuned(kernel& k, std::size_t group_first, const
 
 }  // namespace TRITONPACK_TYPED_MODE
 }  // namespace typed
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

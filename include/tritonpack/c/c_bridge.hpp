@@ -10,11 +10,13 @@
 #include <new>
 #include <string>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/c/tritonpack.h"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/error_codes.hpp"
 
-namespace tritonpack::c_bridge {
+TRITONPACK_BEGIN_NAMESPACE
+namespace c_bridge {
 
 // The C constants agree with the code table (core/error_codes.hpp): TRITONPACK_ERROR_NAME has the
 // table's value, and INTERNAL follows the last code.
@@ -84,4 +86,5 @@ int guard(std::string& last_error, const char* call, Body&& body) noexcept {
   }
 }
 
-}  // namespace tritonpack::c_bridge
+}  // namespace c_bridge
+TRITONPACK_END_NAMESPACE

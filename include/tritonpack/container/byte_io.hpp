@@ -9,7 +9,9 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace tritonpack {
+#include "tritonpack/version.hpp"
+
+TRITONPACK_BEGIN_NAMESPACE
 namespace byte_io {
 
 inline std::uint16_t load_u16(const std::uint8_t* p) noexcept {
@@ -45,4 +47,4 @@ inline bool range_within(std::uint64_t offset, std::uint64_t length, std::uint64
 }
 
 }  // namespace byte_io
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -12,9 +12,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/container/byte_io.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 
 namespace detail_xxh64 {
 constexpr std::uint64_t prime1 = 0x9E3779B185EBCA87ULL;
@@ -156,4 +157,4 @@ class xxh64_stream {
   std::uint64_t total_ = 0;
 };
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

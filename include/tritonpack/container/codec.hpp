@@ -22,9 +22,11 @@
 #include <memory>
 #include <string>
 
+#include "tritonpack/version.hpp"
+
 #include "tritonpack/core/error.hpp"  // also TRITONPACK_COLD, TRITONPACK_PRINTF
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 namespace codec {
 
 // Throws error(code, "container: " + prefix + formatted message).
@@ -179,4 +181,4 @@ inline const char* decode_zstd_prefix(const std::uint8_t* p, std::uint64_t store
 }
 
 }  // namespace codec
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -10,7 +10,9 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace tritonpack {
+#include "tritonpack/version.hpp"
+
+TRITONPACK_BEGIN_NAMESPACE
 namespace format {
 
 // "\x89TPK\r\n\x1a\n": the high byte first makes the file non-text to any tool that guesses;
@@ -232,4 +234,4 @@ constexpr std::uint64_t max_expansion = 32768;
 constexpr std::uint64_t max_frame_raw_size = std::uint64_t{1} << 32;
 
 }  // namespace format
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

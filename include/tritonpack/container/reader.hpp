@@ -32,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/container/byte_io.hpp"
 #include "tritonpack/container/checksum.hpp"
 #include "tritonpack/container/codec.hpp"
@@ -41,7 +42,7 @@
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/model.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 
 // An image whose bytes are not what was packed, as find_damage() reports it.
 struct image_damage {
@@ -296,4 +297,4 @@ inline void container::build_all() const {
   lazy_->all_built.store(true, std::memory_order_release);
 }
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

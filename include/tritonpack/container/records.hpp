@@ -21,13 +21,14 @@
 #include <string>
 #include <string_view>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/container/byte_io.hpp"
 #include "tritonpack/container/codec.hpp"
 #include "tritonpack/container/format.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/model.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 namespace detail {
 
 struct section_range {
@@ -419,4 +420,4 @@ class record_reader {
 };
 
 }  // namespace detail
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

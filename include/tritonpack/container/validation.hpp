@@ -20,12 +20,13 @@
 #include <string_view>
 #include <vector>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/container/checksum.hpp"
 #include "tritonpack/container/codec.hpp"
 #include "tritonpack/container/format.hpp"
 #include "tritonpack/container/records.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 
 // Where one frame's bytes are, and which images it holds (a contiguous run of image indices).
 struct frame_view {
@@ -289,4 +290,4 @@ class container_validator : record_reader {
 };
 
 }  // namespace detail
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -9,10 +9,11 @@
 #include <cstring>
 #include <string>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/model.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 
 // ---------------------------------------------------------------------------------------------
 // Argument types
@@ -158,4 +159,4 @@ inline std::string check_host_arg(const arg_type& t, const host_arg& h) {
   }
 }
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
-namespace tritonpack {
+#include "tritonpack/version.hpp"
+
+TRITONPACK_BEGIN_NAMESPACE
 
 class dynlib {
  public:
@@ -46,4 +48,4 @@ class dynlib {
   std::string name_;
 };
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -15,7 +15,9 @@
 #include <set>
 #include <string>
 
-namespace tritonpack {
+#include "tritonpack/version.hpp"
+
+TRITONPACK_BEGIN_NAMESPACE
 namespace env {
 
 // Variable names, in one place so documentation and code cannot drift.
@@ -70,4 +72,4 @@ inline bool flag(const char* name, bool fallback = false) {
 }
 
 }  // namespace env
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/core/error_codes.hpp"
 
 // Failure paths: kept out of line and out of the hot code's way; messages built only there.
@@ -22,7 +23,7 @@
 #define TRITONPACK_PRINTF(fmt_index, first_arg)
 #endif
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 
 // One enumerator per entry of TRITONPACK_ERROR_CODES (core/error_codes.hpp says what each means).
 enum class errc {
@@ -77,4 +78,4 @@ class error : public std::runtime_error {
   int driver_status_;
 };
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -8,9 +8,10 @@
 
 #include <string>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/core/model.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 
 inline std::string identify(const kernel_info& k) { return "kernel " + k.name; }
 
@@ -20,4 +21,4 @@ inline std::string identify(const kernel_info& k, const image_info& im) {
   return identify(k) + " (" + im.arch + " " + image_kind_name(im.kind) + ")";
 }
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

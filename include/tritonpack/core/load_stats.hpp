@@ -12,7 +12,9 @@
 #include <atomic>
 #include <cstdint>
 
-namespace tritonpack {
+#include "tritonpack/version.hpp"
+
+TRITONPACK_BEGIN_NAMESPACE
 
 // A snapshot of image_loads(); subtract two snapshots to count the loads of a region.
 struct image_load_counts {
@@ -48,4 +50,4 @@ inline image_load_counts image_loads() {
   return r;
 }
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -9,9 +9,10 @@
 #include <cstdio>
 #include <string>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/core/env.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 namespace log {
 
 inline bool enabled() {
@@ -33,4 +34,4 @@ inline std::string ms_since(std::chrono::steady_clock::time_point t0) {
 }
 
 }  // namespace log
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -14,7 +14,9 @@
 #include <string>
 #include <vector>
 
-namespace tritonpack {
+#include "tritonpack/version.hpp"
+
+TRITONPACK_BEGIN_NAMESPACE
 
 enum class backend_kind : std::uint8_t { cuda = 1, hip = 2 };
 
@@ -184,4 +186,4 @@ struct container_info {
   std::vector<image_info> images;
 };
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

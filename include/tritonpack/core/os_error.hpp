@@ -8,7 +8,9 @@
 #include <cstring>
 #include <string>
 
-namespace tritonpack {
+#include "tritonpack/version.hpp"
+
+TRITONPACK_BEGIN_NAMESPACE
 namespace os_error {
 
 // strerror(err), and for the errors whose text misleads, what it means: "Not a directory"
@@ -22,4 +24,4 @@ inline std::string reason(int err) {
 }
 
 }  // namespace os_error
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

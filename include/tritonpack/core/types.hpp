@@ -15,9 +15,10 @@
 #include <string>
 #include <type_traits>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/core/error.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 
 // A CUstream / cudaStream_t / hipStream_t: all are opaque pointers, so any of them converts to
 // void* and the run time never needs the vendor headers. nullptr is the legacy default stream.
@@ -226,4 +227,4 @@ std::uint32_t grid_dim(I v) {
   return static_cast<std::uint32_t>(v);
 }
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -15,7 +15,9 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace tritonpack {
+#include "tritonpack/version.hpp"
+
+TRITONPACK_BEGIN_NAMESPACE
 namespace cuda {
 
 using CUresult = int;
@@ -237,4 +239,4 @@ using get_proc_address_v2_fn = CUresult (*)(const char*, void**, int, std::uint6
 using get_proc_address_v1_fn = CUresult (*)(const char*, void**, int, std::uint64_t);
 
 }  // namespace cuda
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -6,13 +6,14 @@
 #include <memory>
 #include <string>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/runtime/backend.hpp"
 #include "tritonpack/cuda/context.hpp"
 #include "tritonpack/cuda/driver.hpp"
 #include "tritonpack/cuda/launching.hpp"
 #include "tritonpack/cuda/loading.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 namespace cuda {
 
 // ---------------------------------------------------------------------------------------------
@@ -41,4 +42,4 @@ class cuda_backend final : public backend {
 };
 
 }  // namespace cuda
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

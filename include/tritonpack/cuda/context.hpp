@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/select/arch.hpp"
 #include "tritonpack/runtime/backend.hpp"
 #include "tritonpack/cuda/api.hpp"
@@ -23,7 +24,7 @@
 #include "tritonpack/core/log.hpp"
 #include "tritonpack/select/image.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 namespace cuda {
 
 // ---------------------------------------------------------------------------------------------
@@ -130,4 +131,4 @@ class context final : public context_state {
 };
 
 }  // namespace cuda
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/select/arch.hpp"
 #include "tritonpack/runtime/backend.hpp"
 #include "tritonpack/cuda/api.hpp"
@@ -20,7 +21,7 @@
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/log.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 namespace cuda {
 
 // ---------------------------------------------------------------------------------------------
@@ -217,4 +218,4 @@ class primary_contexts {
 };
 
 }  // namespace cuda
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -5,10 +5,11 @@
 
 #include <algorithm>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/cuda/context.hpp"
 #include "tritonpack/core/identify.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 namespace cuda {
 
 inline void context::encode_tma(void* self, const tma_encode_args& a, void* map128, const std::string& arg_name) {
@@ -216,4 +217,4 @@ inline void context::release() noexcept {
 }
 
 }  // namespace cuda
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

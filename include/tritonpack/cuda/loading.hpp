@@ -2,10 +2,11 @@
 // image's decode, the cubin load or the PTX JIT (with its disk cache), the ABI check.
 #pragma once
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/core/identify.hpp"
 #include "tritonpack/cuda/context.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 namespace cuda {
 
 inline CUmodule context::jit_ptx(std::vector<std::uint8_t> ptx, const image_info& im, const kernel_info& k,
@@ -227,4 +228,4 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
 }
 
 }  // namespace cuda
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -15,13 +15,14 @@
 #include <cstdint>
 #include <string>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/cuda/api.hpp"
 #include "tritonpack/cuda/driver.hpp"
 #include "tritonpack/runtime/device_ops.hpp"
 #include "tritonpack/core/env.hpp"
 #include "tritonpack/core/error.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 namespace cuda {
 
 class cuda_device_ops final : public device_ops {
@@ -254,4 +255,4 @@ class cuda_device_ops final : public device_ops {
 };
 
 }  // namespace cuda
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -14,7 +14,9 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace tritonpack {
+#include "tritonpack/version.hpp"
+
+TRITONPACK_BEGIN_NAMESPACE
 namespace hip {
 
 using hipError_t = int;
@@ -129,4 +131,4 @@ struct api {
 };
 
 }  // namespace hip
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/core/identify.hpp"
 #include "tritonpack/select/arch.hpp"
 #include "tritonpack/runtime/backend.hpp"
@@ -26,7 +27,7 @@
 #include "tritonpack/core/log.hpp"
 #include "tritonpack/select/image.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 namespace hip {
 
 class function final : public loaded_function {
@@ -232,4 +233,4 @@ class hip_backend final : public backend {
 };
 
 }  // namespace hip
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -20,11 +20,12 @@
 #include <string>
 #include <vector>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/core/dynlib.hpp"
 #include "tritonpack/core/env.hpp"
 #include "tritonpack/core/error.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 namespace comgr {
 
 enum status_t : int { status_success = 0, status_error = 1, status_invalid_argument = 2, status_out_of_resources = 3 };
@@ -234,4 +235,4 @@ class library {
 };
 
 }  // namespace comgr
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/select/arch.hpp"
 #include "tritonpack/runtime/backend.hpp"
 #include "tritonpack/core/dynlib.hpp"
@@ -22,7 +23,7 @@
 #include "tritonpack/hip/api.hpp"
 #include "tritonpack/core/log.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 namespace hip {
 
 
@@ -207,4 +208,4 @@ class scoped_device {
 };
 
 }  // namespace hip
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/core/identify.hpp"
 #include "tritonpack/container/reader.hpp"
 #include "tritonpack/core/error.hpp"
@@ -27,7 +28,7 @@
 #include "tritonpack/select/arch.hpp"
 #include "tritonpack/select/image.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 namespace hip {
 
 // comgr, loaded once per process, or why it is not there.
@@ -91,4 +92,4 @@ inline std::vector<std::uint8_t> compile_llir(const load_plan& p, const device_p
 }
 
 }  // namespace hip
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -13,10 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/select/arch.hpp"
 #include "tritonpack/launch/params.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 namespace hip {
 
 // Triton's HIPOptions: gfx_major = int(arch[3:-2]); warp_size = 32 if gfx_major >= 10 else 64.
@@ -69,4 +70,4 @@ inline kernarg_layout layout_kernargs(const std::vector<std::uint32_t>& param_si
 }
 
 }  // namespace hip
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -11,13 +11,14 @@
 #include <cstdio>
 #include <string>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/runtime/device_ops.hpp"
 #include "tritonpack/core/env.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/hip/api.hpp"
 #include "tritonpack/hip/driver.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 namespace hip {
 
 class hip_device_ops final : public device_ops {
@@ -167,4 +168,4 @@ class hip_device_ops final : public device_ops {
 };
 
 }  // namespace hip
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -5,9 +5,10 @@
 
 #include <cstddef>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/core/types.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 
 struct config_launcher {
   void* self = nullptr;
@@ -21,4 +22,4 @@ struct config_launcher {
   }
 };
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

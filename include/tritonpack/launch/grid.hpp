@@ -16,12 +16,13 @@
 #include <string>
 #include <type_traits>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/identify.hpp"
 #include "tritonpack/core/model.hpp"
 #include "tritonpack/core/types.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 
 namespace detail {
 // a op b in int64; false when the exact result does not fit.
@@ -207,4 +208,4 @@ inline void check_grid_limits(const grid_limits& lim, const kernel_info& k, grid
     detail::grid_limit_failure(lim, k, g, num_ctas, block);
 }
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

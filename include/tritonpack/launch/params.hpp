@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/core/args.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/identify.hpp"
@@ -25,7 +26,7 @@
 #include "tritonpack/launch/tensor_descriptor.hpp"
 #include "tritonpack/core/types.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 
 // ---------------------------------------------------------------------------------------------
 // Parameter plan (per loaded image)
@@ -344,4 +345,4 @@ host_arg describe_host_arg(const T& v) {
   return h;
 }
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -14,11 +14,12 @@
 #include <cstring>
 #include <string>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/model.hpp"
 #include "tritonpack/core/types.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 
 // A tensor_descriptor<T, Rank> read through `const void*` (the layout is fixed by Rank alone).
 struct descriptor_view {
@@ -109,4 +110,4 @@ inline tma_encode_args make_tma_encode_args(const descriptor_view& d, const tens
   return a;
 }
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -21,6 +21,7 @@
 #include <mutex>
 #include <string>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/select/arch.hpp"
 #include "tritonpack/container/reader.hpp"
 #include "tritonpack/runtime/device_ops.hpp"
@@ -31,7 +32,7 @@
 #include "tritonpack/core/model.hpp"
 #include "tritonpack/core/types.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 
 // Facts about the device of one context.
 struct device_props {
@@ -153,4 +154,4 @@ inline std::string device_props::describe() const {
   return s + ")";
 }
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

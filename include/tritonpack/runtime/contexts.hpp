@@ -19,11 +19,12 @@
 #include <string>
 #include <vector>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/container/reader.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/runtime/backend.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 
 // Contexts one library can serve at once (devices × contexts per device). Generous: a node has at
 // most 16 GPUs, and applications rarely create extra contexts.
@@ -143,4 +144,4 @@ class context_table {
   std::mutex slot_mutex_;
 };
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -17,10 +17,11 @@
 #include <cstring>
 #include <string>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/types.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 
 // Free and total memory of a device, in bytes (cuMemGetInfo / hipMemGetInfo).
 struct memory_info {
@@ -121,4 +122,4 @@ inline void report_unthrown(const char* call, const std::exception& e) noexcept 
 }
 
 }  // namespace detail
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -38,6 +38,7 @@
 #include <thread>
 #include <vector>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/container/byte_io.hpp"
 #include "tritonpack/container/checksum.hpp"
 #include "tritonpack/core/env.hpp"
@@ -45,7 +46,7 @@
 #include "tritonpack/core/log.hpp"
 #include "tritonpack/core/os_error.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 namespace jit_cache {
 
 constexpr char magic[8] = {'T', 'P', 'J', 'I', 'T', '0', '0', '2'};
@@ -295,4 +296,4 @@ std::vector<std::uint8_t> get_or_compile(const std::string& file, const std::str
 }
 
 }  // namespace jit_cache
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/core/identify.hpp"
 #include "tritonpack/container/reader.hpp"
 #include "tritonpack/runtime/backend.hpp"
@@ -29,7 +30,7 @@
 #include "tritonpack/core/model.hpp"
 #include "tritonpack/core/types.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 
 class kernel {
  public:
@@ -232,4 +233,4 @@ inline void kernel::unload_all(bool call_driver) noexcept {
   owned_.clear();
 }
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/container/reader.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/model.hpp"
@@ -26,7 +27,7 @@
 #include "tritonpack/runtime/contexts.hpp"
 #include "tritonpack/runtime/kernel.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 namespace detail {
 
 // The containers of the libraries alive in this process (each library registers its own).
@@ -199,4 +200,4 @@ class library {
   std::mutex kernels_mutex_;
 };
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

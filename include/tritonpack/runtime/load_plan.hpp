@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/core/identify.hpp"
 #include "tritonpack/container/reader.hpp"
 #include "tritonpack/core/env.hpp"
@@ -20,7 +21,7 @@
 #include "tritonpack/runtime/backend.hpp"
 #include "tritonpack/select/image.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 
 // The device a load selects for: `props` (whose constructor-set fields suffice: backend, arch,
 // driver version) with TRITONPACK_FORCE_IR and TRITONPACK_FORCE_IMAGE applied.
@@ -92,4 +93,4 @@ inline load_plan plan_load(const container& c, std::uint32_t kernel_index, std::
   return p;
 }
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -23,12 +23,13 @@
 #include <utility>
 #include <vector>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/types.hpp"
 #include "tritonpack/runtime/backend.hpp"
 #include "tritonpack/runtime/device_ops.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 namespace detail {
 
 // The backend's operations; throws the run time's no_driver / no_device diagnosis (the same as a
@@ -250,4 +251,4 @@ class device_array {
   std::size_t size_ = 0;
 };
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

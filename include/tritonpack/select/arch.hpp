@@ -20,7 +20,9 @@
 #include <utility>
 #include <vector>
 
-namespace tritonpack {
+#include "tritonpack/version.hpp"
+
+TRITONPACK_BEGIN_NAMESPACE
 
 // ---------------------------------------------------------------------------------------------
 // NVIDIA
@@ -253,4 +255,4 @@ inline bool hsaco_runs_on(const amd_arch& image, const amd_arch& device, std::st
   return true;
 }
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

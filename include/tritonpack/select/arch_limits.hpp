@@ -27,10 +27,11 @@
 #include <string_view>
 #include <vector>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/select/arch.hpp"
 #include "tritonpack/core/model.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 
 struct block_limits {
   std::uint32_t shared_bytes = 0;  // per block: CUDA's opt-in maximum, AMD's LDS per workgroup
@@ -204,4 +205,4 @@ inline std::string excess_reason(const std::vector<limit_excess>& ex, backend_ki
   return s;
 }
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

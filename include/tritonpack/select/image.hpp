@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/core/identify.hpp"
 #include "tritonpack/select/arch.hpp"
 #include "tritonpack/select/arch_limits.hpp"
@@ -36,7 +37,7 @@
 #include "tritonpack/core/log.hpp"
 #include "tritonpack/core/model.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 
 // The GPU a selection is made for.
 struct device_target {
@@ -454,4 +455,4 @@ inline image_choice select_image_or_throw(const container_info& info, const kern
   throw error(code, msg);
 }
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -16,12 +16,13 @@
 #include <string>
 #include <vector>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/core/args.hpp"
 #include "tritonpack/core/identify.hpp"
 #include "tritonpack/core/model.hpp"
 #include "tritonpack/core/types.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 
 namespace detail {
 // A constexpr spec's literal ("True", "None", "4", "0.5") compared with a value.
@@ -170,4 +171,4 @@ inline std::string no_variant_message(const kernel_info& k, const std::vector<ar
   return msg + "\n  (a signature without these specialisations in the kernel's spec would accept any value)";
 }
 
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

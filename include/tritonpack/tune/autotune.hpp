@@ -41,6 +41,7 @@
 #include <tuple>
 #include <vector>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/launch/config_launcher.hpp"
 #include "tritonpack/core/env.hpp"
 #include "tritonpack/core/error.hpp"
@@ -52,7 +53,7 @@
 #include "tritonpack/runtime/memory.hpp"
 #include "tritonpack/tune/tuning.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 
 namespace autotune {
 
@@ -411,4 +412,4 @@ inline void forget_choices() {
 }
 
 }  // namespace autotune
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE

@@ -16,9 +16,10 @@
 #include <utility>
 #include <vector>
 
+#include "tritonpack/version.hpp"
 #include "tritonpack/core/model.hpp"
 
-namespace tritonpack {
+TRITONPACK_BEGIN_NAMESPACE
 namespace tuning {
 
 constexpr std::uint64_t not_measured = std::numeric_limits<std::uint64_t>::max();
@@ -230,4 +231,4 @@ inline std::string entry_file(const std::string& kernel, std::size_t group_first
 }
 
 }  // namespace tuning
-}  // namespace tritonpack
+TRITONPACK_END_NAMESPACE
