@@ -1,14 +1,14 @@
 // The C API's memory and device functions (include/tritonpack/c/tritonpack.h): the one translation
-// unit of the static library tritonpack::c_api. Each function is the C++ call of runtime/memory.hpp run
-// through c_bridge::guard, so a failure is an error code plus this thread's message.
+// unit of the static library tritonpack::c_api. Each function is the C++ call of runtime/memory.hpp
+// run through c_bridge::guard, so a failure is an error code plus this thread's message.
 #include "tritonpack/c/tritonpack.h"
 
 #include <cstring>
 #include <string>
 
 #include "tritonpack/c/c_bridge.hpp"
-#include "tritonpack/tritonpack.hpp"
 #include "tritonpack/core/types.hpp"
+#include "tritonpack/tritonpack.hpp"
 
 namespace {
 
@@ -22,13 +22,15 @@ int guarded(const char* call, Body&& body) noexcept {
 void require(const void* p, const char* call, const char* parameter) {
   if (!p)
     throw tritonpack::error(tritonpack::errc::bad_argument,
-                            std::string(call) + ": `" + parameter + "` is NULL; pass the address of a variable to receive the result");
+                            std::string(call) + ": `" + parameter +
+                                "` is NULL; pass the address of a variable to receive the result");
 }
 
 unsigned char byte_value(int value, const char* call) {
   if (value < 0 || value > 255)
-    throw tritonpack::error(tritonpack::errc::bad_argument,
-                            std::string(call) + ": the value " + std::to_string(value) + " is not a byte (0..255)");
+    throw tritonpack::error(
+        tritonpack::errc::bad_argument,
+        std::string(call) + ": the value " + std::to_string(value) + " is not a byte (0..255)");
   return static_cast<unsigned char>(value);
 }
 
@@ -36,9 +38,10 @@ unsigned char byte_value(int value, const char* call) {
 void copy_out(const std::string& text, char* buffer, std::size_t size, const char* call) {
   require(buffer, call, "buffer");
   if (text.size() >= size)
-    throw tritonpack::error(tritonpack::errc::bad_argument, std::string(call) + ": \"" + text + "\" needs a buffer of " +
-                                                                std::to_string(text.size() + 1) + " bytes, got " +
-                                                                std::to_string(size));
+    throw tritonpack::error(tritonpack::errc::bad_argument,
+                            std::string(call) + ": \"" + text + "\" needs a buffer of " +
+                                std::to_string(text.size() + 1) + " bytes, got " +
+                                std::to_string(size));
   std::memcpy(buffer, text.c_str(), text.size() + 1);
 }
 
@@ -51,8 +54,12 @@ const char* tritonpack_last_error(void) { return last_error.c_str(); }
 const char* tritonpack_status_name(int status) { return tritonpack::c_bridge::status_name(status); }
 
 tritonpack_half tritonpack_half_from_float(float value) { return tritonpack::half(value).bits; }
-float tritonpack_half_to_float(tritonpack_half value) { return static_cast<float>(tritonpack::half::from_bits(value)); }
-tritonpack_bfloat16 tritonpack_bfloat16_from_float(float value) { return tritonpack::bfloat16(value).bits; }
+float tritonpack_half_to_float(tritonpack_half value) {
+  return static_cast<float>(tritonpack::half::from_bits(value));
+}
+tritonpack_bfloat16 tritonpack_bfloat16_from_float(float value) {
+  return tritonpack::bfloat16(value).bits;
+}
 float tritonpack_bfloat16_to_float(tritonpack_bfloat16 value) {
   return static_cast<float>(tritonpack::bfloat16::from_bits(value));
 }
@@ -76,13 +83,15 @@ int tritonpack_get_device(int* ordinal) {
 }
 
 int tritonpack_device_name(int ordinal, char* buffer, size_t size) {
-  return guarded("tritonpack_device_name",
-                 [&] { copy_out(tritonpack::device_name(ordinal), buffer, size, "tritonpack_device_name"); });
+  return guarded("tritonpack_device_name", [&] {
+    copy_out(tritonpack::device_name(ordinal), buffer, size, "tritonpack_device_name");
+  });
 }
 
 int tritonpack_device_arch(int ordinal, char* buffer, size_t size) {
-  return guarded("tritonpack_device_arch",
-                 [&] { copy_out(tritonpack::device_arch(ordinal), buffer, size, "tritonpack_device_arch"); });
+  return guarded("tritonpack_device_arch", [&] {
+    copy_out(tritonpack::device_arch(ordinal), buffer, size, "tritonpack_device_arch");
+  });
 }
 
 int tritonpack_memory_info(size_t* free_bytes, size_t* total_bytes) {
@@ -119,13 +128,15 @@ int tritonpack_copy_async(void* dst, const void* src, size_t bytes, tritonpack_s
 }
 
 int tritonpack_memset(void* dst, int value, size_t bytes) {
-  return guarded("tritonpack_memset",
-                 [&] { tritonpack::memset_device(dst, byte_value(value, "tritonpack_memset"), bytes); });
+  return guarded("tritonpack_memset", [&] {
+    tritonpack::memset_device(dst, byte_value(value, "tritonpack_memset"), bytes);
+  });
 }
 
 int tritonpack_memset_async(void* dst, int value, size_t bytes, tritonpack_stream_t stream) {
   return guarded("tritonpack_memset_async", [&] {
-    tritonpack::memset_device_async(dst, byte_value(value, "tritonpack_memset_async"), bytes, stream);
+    tritonpack::memset_device_async(dst, byte_value(value, "tritonpack_memset_async"), bytes,
+                                    stream);
   });
 }
 
@@ -148,7 +159,8 @@ int tritonpack_stream_create(tritonpack_stream_t* stream, int non_blocking) {
 // Not tritonpack::destroy_stream, which prints a failure instead of reporting it.
 int tritonpack_stream_destroy(tritonpack_stream_t stream) {
   return guarded("tritonpack_stream_destroy", [&] {
-    if (stream && !tritonpack::process_exiting()) tritonpack::detail::device_api().destroy_stream(stream);
+    if (stream && !tritonpack::process_exiting())
+      tritonpack::detail::device_api().destroy_stream(stream);
   });
 }
 

@@ -21,10 +21,11 @@
 // says more than "no backend". When neither has a device, the error gives both diagnoses.
 //
 // "The libraries open so far": every tritonpack::library lists its container in
-// detail::open_containers() (runtime/library.hpp) while it lives. The choice is made once per process, on the first call that needs a driver; a program
-// whose first call is a memory allocation (before any generated function or NAME::library() was
-// called) has no library open yet, and the choice then rests on drivers and devices alone (logged
-// as such). Such a program can call NAME::library() first to have its images considered.
+// detail::open_containers() (runtime/library.hpp) while it lives. The choice is made once per
+// process, on the first call that needs a driver; a program whose first call is a memory allocation
+// (before any generated function or NAME::library() was called) has no library open yet, and the
+// choice then rests on drivers and devices alone (logged as such). Such a program can call
+// NAME::library() first to have its images considered.
 #pragma once
 
 #include <memory>
@@ -32,7 +33,6 @@
 #include <string>
 #include <vector>
 
-#include "tritonpack/version.hpp"
 #include "tritonpack/container/reader.hpp"
 #include "tritonpack/core/env.hpp"
 #include "tritonpack/core/error.hpp"
@@ -46,6 +46,7 @@
 #include "tritonpack/runtime/library.hpp"
 #include "tritonpack/runtime/memory.hpp"
 #include "tritonpack/select/image.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 namespace detail {
@@ -57,9 +58,10 @@ struct vendor_devices {
   std::uint32_t driver_version = 0;
 };
 
-// Whether a choice counts towards a vendor's fit. AMD LLVM IR does not: comgr compiles it only where
-// its LLVM reads the IR's (hip/ir_jit.hpp), which no released comgr does for Triton 3.6, so a vendor
-// whose devices have only IR would be chosen over one whose first launch explains the failure.
+// Whether a choice counts towards a vendor's fit. AMD LLVM IR does not: comgr compiles it only
+// where its LLVM reads the IR's (hip/ir_jit.hpp), which no released comgr does for Triton 3.6, so a
+// vendor whose devices have only IR would be chosen over one whose first launch explains the
+// failure.
 inline bool fits_without_amd_ir(const image_choice& choice, backend_kind kind) {
   return choice.image && !(kind == backend_kind::hip && choice.jit);
 }
@@ -78,9 +80,10 @@ inline std::string image_fit(const container& c, const vendor_devices& v, std::s
     for (std::size_t k = 0; k < c.kernel_count(); ++k) {
       const kernel_info& ki = c.kernel(k);
       for (const variant_info& var : ki.variants)
-        if (fits_without_amd_ir(select_image(c.partial_info(), var, t, /*explain=*/false), v.kind)) {
-          fits = "device " + std::to_string(dev) + " (" + t.arch + ") runs kernel " + ki.name + " of library " +
-                 c.partial_info().name;
+        if (fits_without_amd_ir(select_image(c.partial_info(), var, t, /*explain=*/false),
+                                v.kind)) {
+          fits = "device " + std::to_string(dev) + " (" + t.arch + ") runs kernel " + ki.name +
+                 " of library " + c.partial_info().name;
           return "";
         }
     }
@@ -95,8 +98,10 @@ inline std::string images_fit(const vendor_devices& v, std::string& fits) {
   auto& l = open_containers();
   std::lock_guard<std::mutex> lock(l.mutex);
   if (l.items.empty()) {
-    fits = "no library open yet, so images were not considered (call NAME::library() before the first allocation to "
-           "have them considered)";
+    fits =
+        "no library open yet, so images were not considered (call NAME::library() before the first "
+        "allocation to "
+        "have them considered)";
     return "";
   }
   std::string why;
@@ -130,7 +135,8 @@ inline vendor_devices hip_devices(const hip::driver& d) {
 
 // TRITONPACK_BACKEND unset: see the top of this file.
 inline backend* choose_backend_automatically() {
-  parse_forced_image(env::get(env::force_image));  // a typo there is the user's error, not a vendor's
+  parse_forced_image(
+      env::get(env::force_image));  // a typo there is the user's error, not a vendor's
   std::unique_ptr<cuda::driver> nvidia;
   std::string nvidia_why, fits;
   errc nvidia_code = errc::no_driver;
@@ -145,7 +151,8 @@ inline backend* choose_backend_automatically() {
   }
   if (nvidia && nvidia_why.empty()) {
     backend* b = new cuda::cuda_backend(std::move(nvidia));
-    log::line("backend: CUDA (" + b->describe() + "), TRITONPACK_BACKEND unset and NVIDIA first: " + fits);
+    log::line("backend: CUDA (" + b->describe() +
+              "), TRITONPACK_BACKEND unset and NVIDIA first: " + fits);
     return b;
   }
   log::line("backend: CUDA unusable (" + nvidia_why + "); trying HIP");
@@ -159,7 +166,9 @@ inline backend* choose_backend_automatically() {
     log::line("backend: HIP unusable too (" + amd_why + ")");
     if (nvidia) {
       // An NVIDIA GPU that no image fits: its launches say which images were refused and why.
-      log::line("backend: CUDA, the only vendor with a GPU, though no image fits it: launches will say why");
+      log::line(
+          "backend: CUDA, the only vendor with a GPU, though no image fits it: launches will say "
+          "why");
       return new cuda::cuda_backend(std::move(nvidia));
     }
     throw error(nvidia_code, nvidia_why + "\n  AMD: " + amd_why, nvidia_status);
@@ -167,24 +176,27 @@ inline backend* choose_backend_automatically() {
   if (!amd_why.empty()) {
     log::line("backend: HIP no better (" + amd_why + ")");
     if (nvidia) {
-      log::line("backend: CUDA, NVIDIA first, though no vendor's GPU fits an image: launches will say why");
+      log::line(
+          "backend: CUDA, NVIDIA first, though no vendor's GPU fits an image: launches will say "
+          "why");
       return new cuda::cuda_backend(std::move(nvidia));
     }
     backend* b = new hip::hip_backend(std::move(amd));
-    log::line("backend: HIP (" + b->describe() + "), the only vendor with a GPU, though no image fits it: launches will say why");
+    log::line("backend: HIP (" + b->describe() +
+              "), the only vendor with a GPU, though no image fits it: launches will say why");
     return b;
   }
   backend* b = new hip::hip_backend(std::move(amd));
-  log::line("backend: HIP (" + b->describe() + "), " + (nvidia ? "no NVIDIA GPU fits an image" : "no usable NVIDIA GPU") +
-            ": " + fits);
+  log::line("backend: HIP (" + b->describe() + "), " +
+            (nvidia ? "no NVIDIA GPU fits an image" : "no usable NVIDIA GPU") + ": " + fits);
   return b;
 }
-
 
 struct backend_state {
   std::mutex mutex;
   backend* instance = nullptr;  // leaked on purpose
-  std::vector<backend*> retired;  // testing::reset_backend(): still reachable (libraries may use them)
+  std::vector<backend*>
+      retired;  // testing::reset_backend(): still reachable (libraries may use them)
   bool failed = false;
   errc code = errc::no_driver;
   std::string message;
@@ -200,7 +212,8 @@ inline backend* create_backend() {
   const std::string forced = env::lower(env::get(env::backend));
   if (!forced.empty() && forced != "cuda" && forced != "hip")
     throw error(errc::bad_argument, "TRITONPACK_BACKEND=\"" + env::get(env::backend) +
-                                        "\" is not a backend (accepted: cuda or hip, in any case; leave it unset to choose automatically)");
+                                        "\" is not a backend (accepted: cuda or hip, in any case; "
+                                        "leave it unset to choose automatically)");
   if (forced == "cuda") return new cuda::cuda_backend(cuda::driver::load());
   if (forced == "hip") return new hip::hip_backend(hip::driver::load());
   return choose_backend_automatically();
@@ -236,8 +249,10 @@ inline std::unique_ptr<device_ops> make_device_ops(backend& b) {
     auto& cuda = static_cast<cuda::cuda_backend&>(b);
     return std::make_unique<cuda::cuda_device_ops>(cuda.drv(), cuda.contexts());
   }
-  if (b.kind() == backend_kind::hip) return std::make_unique<hip::hip_device_ops>(static_cast<hip::hip_backend&>(b).drv());
-  throw error(errc::unsupported, "the memory and device API has no implementation for " + b.describe());
+  if (b.kind() == backend_kind::hip)
+    return std::make_unique<hip::hip_device_ops>(static_cast<hip::hip_backend&>(b).drv());
+  throw error(errc::unsupported,
+              "the memory and device API has no implementation for " + b.describe());
 }
 
 // Declared in runtime/memory.hpp.

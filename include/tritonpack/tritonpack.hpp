@@ -20,13 +20,12 @@
 
 #include "tritonpack/version.hpp"
 
+#include "tritonpack/backends.hpp"
+#include "tritonpack/container/reader.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/load_stats.hpp"
 #include "tritonpack/core/model.hpp"
 #include "tritonpack/core/types.hpp"
-#include "tritonpack/container/reader.hpp"
-#include "tritonpack/select/arch.hpp"
-#include "tritonpack/select/image.hpp"
 #include "tritonpack/launch/params.hpp"
 #include "tritonpack/launch/tensor_descriptor.hpp"
 #include "tritonpack/runtime/backend.hpp"
@@ -34,5 +33,6 @@
 #include "tritonpack/runtime/library.hpp"
 #include "tritonpack/runtime/load_plan.hpp"
 #include "tritonpack/runtime/memory.hpp"
-#include "tritonpack/backends.hpp"
+#include "tritonpack/select/arch.hpp"
+#include "tritonpack/select/image.hpp"
 #include "tritonpack/tune/autotune.hpp"

@@ -6,10 +6,10 @@
 //     defines the six calls inline, so a program needs no library of ours;
 //   - separate (TRITONPACK_SEPARATE defined, as linking the CMake target tritonpack::runtime or the
 //     Meson dependency tritonpack-runtime does): this header is all a translation unit sees, a few
-//     declarations over core/types.hpp, launch/grid.hpp and launch/tensor_descriptor.hpp; the run time is compiled
-//     once, into tritonpack::runtime (src/runtime.cpp). tritonpack::library and tritonpack::kernel
-//     are then incomplete types here: include <tritonpack/tritonpack.hpp> where a translation unit
-//     uses them (library().info(), preload(), the memory API).
+//     declarations over core/types.hpp, launch/grid.hpp and launch/tensor_descriptor.hpp; the run
+//     time is compiled once, into tritonpack::runtime (src/runtime.cpp). tritonpack::library and
+//     tritonpack::kernel are then incomplete types here: include <tritonpack/tritonpack.hpp> where
+//     a translation unit uses them (library().info(), preload(), the memory API).
 // The calls sit in an inline namespace named after the mode, so the two modes' symbols differ: a
 // separate-mode object always pulls the compiled run time in, and a program that mixes the modes
 // fails to link naming the mix (typed_api_impl.hpp). The typed functions themselves stay inline in
@@ -19,11 +19,11 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "tritonpack/version.hpp"
+#include "tritonpack/core/types.hpp"
 #include "tritonpack/launch/config_launcher.hpp"
 #include "tritonpack/launch/grid.hpp"
 #include "tritonpack/launch/tensor_descriptor.hpp"
-#include "tritonpack/core/types.hpp"
+#include "tritonpack/version.hpp"
 
 #if defined(TRITONPACK_SEPARATE)
 #define TRITONPACK_TYPED_MODE separate
@@ -36,8 +36,10 @@
 TRITONPACK_BEGIN_NAMESPACE
 
 // Complete in header-only mode; in separate mode, where the compiler calls them incomplete:
-class library;  // to use library()'s members, #include <tritonpack/tritonpack.hpp> (docs/runtime-api.md)
-class kernel;   // to use a kernel's members, #include <tritonpack/tritonpack.hpp> (docs/runtime-api.md)
+class library;  // to use library()'s members, #include <tritonpack/tritonpack.hpp>
+                // (docs/runtime-api.md)
+class kernel;   // to use a kernel's members, #include <tritonpack/tritonpack.hpp>
+                // (docs/runtime-api.md)
 
 namespace typed {
 inline namespace TRITONPACK_TYPED_MODE {
@@ -45,7 +47,8 @@ inline namespace TRITONPACK_TYPED_MODE {
 // A generated header's library(): the library over its container, which lives until static
 // destruction. Throws what tritonpack::library's checking constructor throws (another library of
 // the same name linked in: docs/spec.md, "One library per name in a program").
-TRITONPACK_TYPED_API library& open_library(const std::uint8_t* data, std::size_t size, std::uint64_t container_checksum);
+TRITONPACK_TYPED_API library& open_library(const std::uint8_t* data, std::size_t size,
+                                           std::uint64_t container_checksum);
 
 // library::at(index, signature, container_checksum): the kernel a typed function was written for.
 TRITONPACK_TYPED_API kernel& kernel_at(library& lib, std::size_t index, const char* signature,
@@ -55,13 +58,15 @@ TRITONPACK_TYPED_API kernel& kernel_at(library& lib, std::size_t index, const ch
 TRITONPACK_TYPED_API grid3 grid(const kernel& k, grid_int x, grid_int y, grid_int z);
 
 // kernel::launch_variant(variant, grid, stream, args).
-TRITONPACK_TYPED_API void launch(kernel& k, std::size_t variant, grid3 grid, stream_t stream, const void* const* args);
+TRITONPACK_TYPED_API void launch(kernel& k, std::size_t variant, grid3 grid, stream_t stream,
+                                 const void* const* args);
 
 // autotune::launch_tuned: a kernel with several configs per specialisation chooses config c of
 // the group starting at `group_first` for these key values (docs/runtime.md "Choosing a config")
 // and launches it through `run`.
-TRITONPACK_TYPED_API void launch_tuned(kernel& k, std::size_t group_first, const std::int64_t* key, std::size_t key_count,
-                                       void* const* buffers, const grid_int* buffer_bytes, std::size_t buffer_count,
+TRITONPACK_TYPED_API void launch_tuned(kernel& k, std::size_t group_first, const std::int64_t* key,
+                                       std::size_t key_count, void* const* buffers,
+                                       const grid_int* buffer_bytes, std::size_t buffer_count,
                                        stream_t stream, const config_launcher& run);
 
 // Throws kernel::no_variant_error(args): no variant's predicates hold for these arguments.

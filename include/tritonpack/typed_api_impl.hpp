@@ -10,16 +10,17 @@
 #include <mutex>
 #include <vector>
 
-#include "tritonpack/version.hpp"
-#include "tritonpack/tune/autotune.hpp"
 #include "tritonpack/tritonpack.hpp"
+#include "tritonpack/tune/autotune.hpp"
 #include "tritonpack/typed_api.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 namespace typed {
 inline namespace TRITONPACK_TYPED_MODE {
 
-TRITONPACK_TYPED_API library& open_library(const std::uint8_t* data, std::size_t size, std::uint64_t container_checksum) {
+TRITONPACK_TYPED_API library& open_library(const std::uint8_t* data, std::size_t size,
+                                           std::uint64_t container_checksum) {
   // Owned here, not by the generated library()'s static, so that a translation unit that sees only
   // declarations can hold it: destroyed at static destruction, as that static was.
   static std::mutex mutex;
@@ -35,19 +36,26 @@ TRITONPACK_TYPED_API kernel& kernel_at(library& lib, std::size_t index, const ch
   return lib.at(index, signature, container_checksum);
 }
 
-TRITONPACK_TYPED_API grid3 grid(const kernel& k, grid_int x, grid_int y, grid_int z) { return k.grid(x, y, z); }
+TRITONPACK_TYPED_API grid3 grid(const kernel& k, grid_int x, grid_int y, grid_int z) {
+  return k.grid(x, y, z);
+}
 
-TRITONPACK_TYPED_API void launch(kernel& k, std::size_t variant, grid3 grid, stream_t stream, const void* const* args) {
+TRITONPACK_TYPED_API void launch(kernel& k, std::size_t variant, grid3 grid, stream_t stream,
+                                 const void* const* args) {
   k.launch_variant(variant, grid, stream, args);
 }
 
-TRITONPACK_TYPED_API void launch_tuned(kernel& k, std::size_t group_first, const std::int64_t* key, std::size_t key_count,
-                                       void* const* buffers, const grid_int* buffer_bytes, std::size_t buffer_count,
+TRITONPACK_TYPED_API void launch_tuned(kernel& k, std::size_t group_first, const std::int64_t* key,
+                                       std::size_t key_count, void* const* buffers,
+                                       const grid_int* buffer_bytes, std::size_t buffer_count,
                                        stream_t stream, const config_launcher& run) {
-  autotune::launch_tuned(k, group_first, key, key_count, buffers, buffer_bytes, buffer_count, stream, run);
+  autotune::launch_tuned(k, group_first, key, key_count, buffers, buffer_bytes, buffer_count,
+                         stream, run);
 }
 
-[[noreturn]] TRITONPACK_TYPED_API void no_variant(const kernel& k, const void* const* args) { throw k.no_variant_error(args); }
+[[noreturn]] TRITONPACK_TYPED_API void no_variant(const kernel& k, const void* const* args) {
+  throw k.no_variant_error(args);
+}
 
 // One mode per program, checked by the linker where it can be (ELF, GCC or Clang), as the
 // one-library-per-name check is (docs/spec.md): each mode defines the symbol below in its own

@@ -18,9 +18,10 @@
 #define TRITONPACK_VERSION_STR_(x) #x
 #define TRITONPACK_VERSION_STR(x) TRITONPACK_VERSION_STR_(x)
 // "0.1.0": built from the three numbers above, so it cannot disagree with them.
-#define TRITONPACK_VERSION_STRING                                                            \
-  TRITONPACK_VERSION_STR(TRITONPACK_VERSION_MAJOR)                                           \
-  "." TRITONPACK_VERSION_STR(TRITONPACK_VERSION_MINOR) "." TRITONPACK_VERSION_STR(TRITONPACK_VERSION_PATCH)
+#define TRITONPACK_VERSION_STRING                                                  \
+  TRITONPACK_VERSION_STR(TRITONPACK_VERSION_MAJOR)                                 \
+  "." TRITONPACK_VERSION_STR(TRITONPACK_VERSION_MINOR) "." TRITONPACK_VERSION_STR( \
+      TRITONPACK_VERSION_PATCH)
 
 // The run time's namespace, versioned: `namespace tritonpack { inline namespace v0_1 {`. The run
 // time is header-only, so its inline functions and class members are compiled into every program

@@ -28,7 +28,8 @@ void scan(const std::vector<std::uint8_t>& bytes, search_result& r) {
     }
     if (total > static_cast<std::uint64_t>(end - p)) {
       // Truncated (or not a container): let the reader say which field disagrees.
-      std::string why = "header says " + std::to_string(total) + " bytes, only " + std::to_string(end - p) + " follow";
+      std::string why = "header says " + std::to_string(total) + " bytes, only " +
+                        std::to_string(end - p) + " follow";
       try {
         (void)container::parse(p, static_cast<std::size_t>(end - p));
       } catch (const error& e) {
@@ -85,7 +86,8 @@ search_result find_containers(const std::vector<std::uint8_t>& file_bytes) {
     scan(decoded, r);
     return r;
   }
-  r.source = file_bytes.size() >= format::magic_size && std::memcmp(file_bytes.data(), format::magic, format::magic_size) == 0
+  r.source = file_bytes.size() >= format::magic_size &&
+                     std::memcmp(file_bytes.data(), format::magic, format::magic_size) == 0
                  ? "container file"
                  : "binary";
   scan(file_bytes, r);

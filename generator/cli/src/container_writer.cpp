@@ -26,7 +26,9 @@ namespace F = tritonpack::format;
 using byte_io::store_u32;
 using byte_io::store_u64;
 
-[[noreturn]] void bad(const std::string& msg) { throw error(errc::bad_argument, "write_container: " + msg); }
+[[noreturn]] void bad(const std::string& msg) {
+  throw error(errc::bad_argument, "write_container: " + msg);
+}
 
 // Interns strings: identical strings (arch names, "3.6.0", type names) are stored once.
 class string_table {
@@ -82,7 +84,8 @@ struct frame_out {
 // flush, which closes the zstd block there: the reader's prefix decode of image k then decodes
 // the blocks up to the end of image k and no further (a block is zstd's unit of decoding, up to
 // 128 KiB). The window carries over the flush, so later images still match earlier ones.
-frame_out compress_frame(const std::vector<std::uint8_t>& raw, const std::vector<std::size_t>& image_ends, int level,
+frame_out compress_frame(const std::vector<std::uint8_t>& raw,
+                         const std::vector<std::size_t>& image_ends, int level,
                          const ZSTD_CDict* cdict) {
   frame_out f;
   f.raw_size = raw.size();
@@ -93,8 +96,10 @@ frame_out compress_frame(const std::vector<std::uint8_t>& raw, const std::vector
     if (ZSTD_isError(r)) bad(fmt::format("zstd {}: {}", what, ZSTD_getErrorName(r)));
   };
   check(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level), "level");
-  check(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1), "checksum flag");       // verified on a full decode
-  check(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1), "content size flag");  // checked against raw_size
+  check(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1),
+        "checksum flag");  // verified on a full decode
+  check(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1),
+        "content size flag");  // checked against raw_size
   check(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_dictIDFlag, 1), "dictionary id flag");
   // The reader's decoder keeps zstd's default window limit (2^27). No level exceeds it without
   // long-distance mode, which stays off, so every frame written here decodes.
@@ -127,7 +132,8 @@ frame_out compress_frame(const std::vector<std::uint8_t>& raw, const std::vector
   return f;
 }
 
-std::vector<std::uint8_t> train_dictionary(const std::vector<std::vector<std::uint8_t>>& images, std::uint32_t size) {
+std::vector<std::uint8_t> train_dictionary(const std::vector<std::vector<std::uint8_t>>& images,
+                                           std::uint32_t size) {
   std::vector<std::uint8_t> samples;
   std::vector<std::size_t> sizes;
   for (const auto& im : images) {
@@ -138,8 +144,8 @@ std::vector<std::uint8_t> train_dictionary(const std::vector<std::vector<std::ui
   // zstd needs a handful of samples to learn anything; with fewer, a dictionary only costs bytes.
   if (sizes.size() < 8) return {};
   std::vector<std::uint8_t> dict(size);
-  const std::size_t n = ZDICT_trainFromBuffer(dict.data(), dict.size(), samples.data(), sizes.data(),
-                                               static_cast<unsigned>(sizes.size()));
+  const std::size_t n = ZDICT_trainFromBuffer(dict.data(), dict.size(), samples.data(),
+                                              sizes.data(), static_cast<unsigned>(sizes.size()));
   if (ZDICT_isError(n)) return {};  // training can fail on too little data; pack without one
   dict.resize(n);
   return dict;
@@ -151,11 +157,13 @@ std::vector<std::uint8_t> write_container(const container_info& info,
                                           const std::vector<std::vector<std::uint8_t>>& image_bytes,
                                           const write_options& options) {
   if (image_bytes.size() != info.images.size())
-    bad(fmt::format("{} images described but {} byte buffers given", info.images.size(), image_bytes.size()));
+    bad(fmt::format("{} images described but {} byte buffers given", info.images.size(),
+                    image_bytes.size()));
   if (options.level < 1 || options.level > ZSTD_maxCLevel())
     bad(fmt::format("zstd level {} is outside 1..{}", options.level, ZSTD_maxCLevel()));
   if (info.format_version != F::format_version)
-    bad(fmt::format("this writer writes format version {}, the model asks for {}", F::format_version, info.format_version));
+    bad(fmt::format("this writer writes format version {}, the model asks for {}",
+                    F::format_version, info.format_version));
 
   string_table strings;
   auto put_str = [&](std::uint8_t* at, const std::string& s) {
@@ -165,11 +173,13 @@ std::vector<std::uint8_t> write_container(const container_info& info,
   };
   table kernels{F::record_size[F::sec_kernels], {}}, args{F::record_size[F::sec_args], {}},
       variants{F::record_size[F::sec_variants], {}}, specs{F::record_size[F::sec_specs], {}},
-      constexprs{F::record_size[F::sec_constexprs], {}}, image_refs{F::record_size[F::sec_image_refs], {}},
-      images{F::record_size[F::sec_images], {}}, tensordescs{F::record_size[F::sec_tensordescs], {}},
-      dims{F::record_size[F::sec_dims], {}}, frames{F::record_size[F::sec_frames], {}},
-      tunings{F::record_size[F::sec_tunings], {}}, tune_args{F::record_size[F::sec_tune_args], {}},
-      tune_entries{F::record_size[F::sec_tune_entries], {}}, tune_values{F::record_size[F::sec_tune_values], {}};
+      constexprs{F::record_size[F::sec_constexprs], {}},
+      image_refs{F::record_size[F::sec_image_refs], {}}, images{F::record_size[F::sec_images], {}},
+      tensordescs{F::record_size[F::sec_tensordescs], {}}, dims{F::record_size[F::sec_dims], {}},
+      frames{F::record_size[F::sec_frames], {}}, tunings{F::record_size[F::sec_tunings], {}},
+      tune_args{F::record_size[F::sec_tune_args], {}},
+      tune_entries{F::record_size[F::sec_tune_entries], {}},
+      tune_values{F::record_size[F::sec_tune_values], {}};
 
   std::uint8_t header[F::header::size] = {};
   put_str(header + F::header::name, info.name);
@@ -198,7 +208,8 @@ std::vector<std::uint8_t> write_container(const container_info& info,
       store_u32(vr + F::variant_rec::num_stages, v.config.num_stages);
       store_u32(vr + F::variant_rec::num_ctas, v.config.num_ctas);
       store_u32(vr + F::variant_rec::first_constexpr, constexprs.count());
-      store_u32(vr + F::variant_rec::constexpr_count, u32(v.config.constexprs.size(), "constexpr count"));
+      store_u32(vr + F::variant_rec::constexpr_count,
+                u32(v.config.constexprs.size(), "constexpr count"));
       store_u32(vr + F::variant_rec::first_image_ref, image_refs.count());
       store_u32(vr + F::variant_rec::image_ref_count, u32(v.images.size(), "image count"));
       for (const arg_spec& s : v.specs) {
@@ -226,13 +237,17 @@ std::vector<std::uint8_t> write_container(const container_info& info,
       std::uint8_t* ar = tune_args.add();
       store_u32(ar + F::tune_arg_rec::arg, a.arg);
       ar[F::tune_arg_rec::role] = static_cast<std::uint8_t>(a.role);
-      ar[F::tune_arg_rec::bucket] = a.role == tune_role::key ? static_cast<std::uint8_t>(a.bucket) : 0;
+      ar[F::tune_arg_rec::bucket] =
+          a.role == tune_role::key ? static_cast<std::uint8_t>(a.bucket) : 0;
       put_str(ar + F::tune_arg_rec::bytes, a.bytes);
     }
     for (const tune_entry& e : t.table) {
       if (e.bucket.size() != t.key_count() || e.times_ns.size() != t.config_count)
-        bad(fmt::format("{}: a tuning table row for {} has {} key values and {} times, the kernel has {} keys and {} configs",
-                        identify(k), e.device, e.bucket.size(), e.times_ns.size(), t.key_count(), t.config_count));
+        bad(
+            fmt::format("{}: a tuning table row for {} has {} key values and {} times, the kernel "
+                        "has {} keys and {} configs",
+                        identify(k), e.device, e.bucket.size(), e.times_ns.size(), t.key_count(),
+                        t.config_count));
       std::uint8_t* er = tune_entries.add();
       put_str(er + F::tune_entry_rec::device, e.device);
       store_u32(er + F::tune_entry_rec::config, e.config);
@@ -244,24 +259,30 @@ std::vector<std::uint8_t> write_container(const container_info& info,
 
   // Frames: consecutive images with the same grouping key share one.
   const std::size_t nimages = info.images.size();
-  std::vector<std::uint64_t> owner(nimages, ~std::uint64_t{0});  // first kernel that refers to each image
+  std::vector<std::uint64_t> owner(nimages,
+                                   ~std::uint64_t{0});  // first kernel that refers to each image
   for (std::size_t k = 0; k < info.kernels.size(); ++k)
     for (const variant_info& v : info.kernels[k].variants)
       for (std::uint32_t im : v.images)
         if (im < nimages && owner[im] == ~std::uint64_t{0}) owner[im] = k;
-  auto stored_alone = [&](std::size_t i) { return options.store_binaries && is_binary(info.images[i].kind); };
+  auto stored_alone = [&](std::size_t i) {
+    return options.store_binaries && is_binary(info.images[i].kind);
+  };
   auto key = [&](std::size_t i) -> std::uint64_t {
     if (stored_alone(i)) return (std::uint64_t{1} << 62) + i;  // a frame of its own
     switch (options.grouping) {
       case frame_grouping::per_image: return i;
       case frame_grouping::per_kernel: return owner[i];
-      case frame_grouping::per_kernel_backend: return owner[i] * 4 + static_cast<std::uint64_t>(info.images[i].backend);
+      case frame_grouping::per_kernel_backend:
+        return owner[i] * 4 + static_cast<std::uint64_t>(info.images[i].backend);
       case frame_grouping::per_kernel_backend_kind:
-        return owner[i] * 8 + static_cast<std::uint64_t>(info.images[i].backend) * 2 + (is_binary(info.images[i].kind) ? 1 : 0);
+        return owner[i] * 8 + static_cast<std::uint64_t>(info.images[i].backend) * 2 +
+               (is_binary(info.images[i].kind) ? 1 : 0);
       case frame_grouping::binaries_alone:
         // Binaries get keys of their own (above every shared key), IR shares per kernel × backend.
-        return is_binary(info.images[i].kind) ? (std::uint64_t{1} << 62) + i
-                                              : owner[i] * 4 + static_cast<std::uint64_t>(info.images[i].backend);
+        return is_binary(info.images[i].kind)
+                   ? (std::uint64_t{1} << 62) + i
+                   : owner[i] * 4 + static_cast<std::uint64_t>(info.images[i].backend);
     }
     return i;
   };
@@ -292,8 +313,9 @@ std::vector<std::uint8_t> write_container(const container_info& info,
       std::uint8_t* r = images.add();
       r[F::image_rec::backend] = static_cast<std::uint8_t>(im.backend);
       r[F::image_rec::kind] = static_cast<std::uint8_t>(im.kind);
-      r[F::image_rec::launch_flags] = static_cast<std::uint8_t>((im.launch.launch_cooperative_grid ? F::image_rec::flag_cooperative : 0) |
-                                                                (im.launch.launch_pdl ? F::image_rec::flag_pdl : 0));
+      r[F::image_rec::launch_flags] = static_cast<std::uint8_t>(
+          (im.launch.launch_cooperative_grid ? F::image_rec::flag_cooperative : 0) |
+          (im.launch.launch_pdl ? F::image_rec::flag_pdl : 0));
       store_u32(r + F::image_rec::ptx_version, im.ptx_version);
       store_u64(r + F::image_rec::raw_size, bytes.size());
       store_u64(r + F::image_rec::checksum, xxh64(bytes.data(), bytes.size()));
@@ -349,10 +371,23 @@ std::vector<std::uint8_t> write_container(const container_info& info,
   if (!dictionary_used) dictionary.clear();  // every frame fell back to stored: drop it
 
   // Lay the sections out after the header.
-  const std::vector<std::uint8_t>* sections[F::section_count] = {
-      &strings.bytes(), &kernels.bytes, &args.bytes, &variants.bytes, &specs.bytes, &constexprs.bytes, &image_refs.bytes,
-      &images.bytes, &tensordescs.bytes, &dims.bytes, &tunings.bytes, &tune_args.bytes, &tune_entries.bytes, &tune_values.bytes,
-      &frames.bytes, &dictionary, &data};
+  const std::vector<std::uint8_t>* sections[F::section_count] = {&strings.bytes(),
+                                                                 &kernels.bytes,
+                                                                 &args.bytes,
+                                                                 &variants.bytes,
+                                                                 &specs.bytes,
+                                                                 &constexprs.bytes,
+                                                                 &image_refs.bytes,
+                                                                 &images.bytes,
+                                                                 &tensordescs.bytes,
+                                                                 &dims.bytes,
+                                                                 &tunings.bytes,
+                                                                 &tune_args.bytes,
+                                                                 &tune_entries.bytes,
+                                                                 &tune_values.bytes,
+                                                                 &frames.bytes,
+                                                                 &dictionary,
+                                                                 &data};
   std::vector<std::uint8_t> out(header, header + F::header::size);
   for (std::uint32_t s = 0; s < F::section_count; ++s) {
     while (out.size() % F::section_align != 0) out.push_back(0);
@@ -366,8 +401,10 @@ std::vector<std::uint8_t> write_container(const container_info& info,
   store_u32(out.data() + F::header::header_size, static_cast<std::uint32_t>(F::header::size));
   store_u64(out.data() + F::header::total_size, out.size());
   store_u32(out.data() + F::header::section_count, F::section_count);
-  const std::uint64_t data_offset = byte_io::load_u64(out.data() + F::header::sections + F::sec_data * F::header::section_entry_size);
-  store_u64(out.data() + F::header::tables_checksum, xxh64(out.data(), static_cast<std::size_t>(data_offset)));
+  const std::uint64_t data_offset = byte_io::load_u64(out.data() + F::header::sections +
+                                                      F::sec_data * F::header::section_entry_size);
+  store_u64(out.data() + F::header::tables_checksum,
+            xxh64(out.data(), static_cast<std::size_t>(data_offset)));
 
   // Self-check: what we write, the run time must accept, and every image must decode to its bytes.
   std::string not_decoding;

@@ -23,7 +23,8 @@ struct file_closer {
 using file_ptr = std::unique_ptr<std::FILE, file_closer>;
 
 [[noreturn]] void fail(const std::string& what, int err, const std::string& remedy = {}) {
-  throw error(errc::io_error, fmt::format("{}: {}{}", what, os_error::reason(err), remedy.empty() ? "" : "; " + remedy));
+  throw error(errc::io_error, fmt::format("{}: {}{}", what, os_error::reason(err),
+                                          remedy.empty() ? "" : "; " + remedy));
 }
 
 bool is_a_directory(const fs::path& p) {
@@ -34,20 +35,26 @@ bool is_a_directory(const fs::path& p) {
 }  // namespace
 
 std::vector<std::uint8_t> read_file(const fs::path& path, const std::string& expected) {
-  if (is_a_directory(path)) throw error(errc::io_error, fmt::format("{} is a directory; expected {}", path.string(), expected));
+  if (is_a_directory(path))
+    throw error(errc::io_error,
+                fmt::format("{} is a directory; expected {}", path.string(), expected));
   file_ptr in(std::fopen(path.c_str(), "rb"));
   if (!in) fail(fmt::format("cannot open {}", path.string()), errno);
   std::vector<std::uint8_t> bytes;
   std::uint8_t buf[1 << 16];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, in.get())) bytes.insert(bytes.end(), buf, buf + n);
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, in.get()))
+    bytes.insert(bytes.end(), buf, buf + n);
   if (std::ferror(in.get())) fail(fmt::format("cannot read {}", path.string()), errno);
   return bytes;
 }
 
-void write_file_atomically(const fs::path& path, const void* data, std::size_t size, const std::string& remedy) {
+void write_file_atomically(const fs::path& path, const void* data, std::size_t size,
+                           const std::string& remedy) {
   if (is_a_directory(path))
-    throw error(errc::io_error, fmt::format("{} is a directory; expected a file to write (remove the directory, or {})",
-                                            path.string(), remedy));
+    throw error(
+        errc::io_error,
+        fmt::format("{} is a directory; expected a file to write (remove the directory, or {})",
+                    path.string(), remedy));
   const fs::path tmp = path.string() + ".tmp";
   file_ptr out(std::fopen(tmp.c_str(), "wb"));
   if (!out) fail(fmt::format("cannot create {}", tmp.string()), errno, remedy);
@@ -69,7 +76,9 @@ void write_file_atomically(const fs::path& path, const void* data, std::size_t s
 void create_directories(const fs::path& dir, const std::string& remedy) {
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-    throw error(errc::io_error, fmt::format("{} is a file; expected a directory (remove the file, or {})", dir.string(), remedy));
+    throw error(errc::io_error,
+                fmt::format("{} is a file; expected a directory (remove the file, or {})",
+                            dir.string(), remedy));
   fs::create_directories(dir, ec);
   if (ec) fail(fmt::format("cannot create the directory {}", dir.string()), ec.value(), remedy);
 }

@@ -1,4 +1,5 @@
-// The C API and the Fortran module of a library: NAME.h, NAME_c.cpp and NAME.f90 (docs/c-fortran.md).
+// The C API and the Fortran module of a library: NAME.h, NAME_c.cpp and NAME.f90
+// (docs/c-fortran.md).
 //
 // Every C function calls the library's typed C++ function (NAME.hpp), so the C and Fortran
 // entry points dispatch, check and launch exactly as C++ does; what is written here is only the
@@ -36,28 +37,48 @@ std::string upper(std::string_view s) {
 
 // Names <tritonpack/c/tritonpack.h> declares: a library's C function must not be one of them.
 const std::set<std::string>& c_api_names() {
-  static const std::set<std::string> s = {
-      "tritonpack_last_error", "tritonpack_status_name", "tritonpack_stream_t", "tritonpack_grid3",
-      "tritonpack_half", "tritonpack_bfloat16", "tritonpack_float8_e4m3", "tritonpack_float8_e5m2",
-      "tritonpack_half_from_float", "tritonpack_half_to_float", "tritonpack_bfloat16_from_float",
-      "tritonpack_bfloat16_to_float", "tritonpack_device_count", "tritonpack_set_device", "tritonpack_get_device",
-      "tritonpack_device_name", "tritonpack_device_arch", "tritonpack_memory_info", "tritonpack_malloc",
-      "tritonpack_free", "tritonpack_copy", "tritonpack_copy_async", "tritonpack_memset", "tritonpack_memset_async",
-      "tritonpack_synchronize", "tritonpack_stream_synchronize", "tritonpack_stream_create",
-      "tritonpack_stream_destroy", "tritonpack_status"};
+  static const std::set<std::string> s = {"tritonpack_last_error",
+                                          "tritonpack_status_name",
+                                          "tritonpack_stream_t",
+                                          "tritonpack_grid3",
+                                          "tritonpack_half",
+                                          "tritonpack_bfloat16",
+                                          "tritonpack_float8_e4m3",
+                                          "tritonpack_float8_e5m2",
+                                          "tritonpack_half_from_float",
+                                          "tritonpack_half_to_float",
+                                          "tritonpack_bfloat16_from_float",
+                                          "tritonpack_bfloat16_to_float",
+                                          "tritonpack_device_count",
+                                          "tritonpack_set_device",
+                                          "tritonpack_get_device",
+                                          "tritonpack_device_name",
+                                          "tritonpack_device_arch",
+                                          "tritonpack_memory_info",
+                                          "tritonpack_malloc",
+                                          "tritonpack_free",
+                                          "tritonpack_copy",
+                                          "tritonpack_copy_async",
+                                          "tritonpack_memset",
+                                          "tritonpack_memset_async",
+                                          "tritonpack_synchronize",
+                                          "tritonpack_stream_synchronize",
+                                          "tritonpack_stream_create",
+                                          "tritonpack_stream_destroy",
+                                          "tritonpack_status"};
   return s;
 }
 
 // ---- one argument in C, C++ and Fortran --------------------------------------------------------
 
 struct foreign_arg {
-  std::string c_type;      // "const float*", "tritonpack_half", "int32_t"
-  std::string c_name;      // its C parameter name
-  std::string to_cpp;      // the C++ argument the C parameter becomes
-  std::string f_type;      // "type(c_ptr)", "integer(c_int32_t)", "real(c_float)"
-  std::string f_kind;      // the iso_c_binding name it needs ("c_ptr", "c_int32_t")
-  std::string f_name;      // its Fortran dummy-argument name
-  std::string triton_type; // as the manifest has it
+  std::string c_type;       // "const float*", "tritonpack_half", "int32_t"
+  std::string c_name;       // its C parameter name
+  std::string to_cpp;       // the C++ argument the C parameter becomes
+  std::string f_type;       // "type(c_ptr)", "integer(c_int32_t)", "real(c_float)"
+  std::string f_kind;       // the iso_c_binding name it needs ("c_ptr", "c_int32_t")
+  std::string f_name;       // its Fortran dummy-argument name
+  std::string triton_type;  // as the manifest has it
 };
 
 // The C spelling of a Triton element type, and whether it differs from the C++ one (then a
@@ -69,13 +90,25 @@ struct c_element {
 
 c_element c_element_type(const std::string& t) {
   static const std::map<std::string, c_element> m = {
-      {"fp32", {"float"}}, {"fp64", {"double"}},
-      {"fp16", {"tritonpack_half", true}}, {"bf16", {"tritonpack_bfloat16", true}},
-      {"fp8e4nv", {"tritonpack_float8_e4m3", true}}, {"fp8e5", {"tritonpack_float8_e5m2", true}},
-      {"fp8e4b15", {"uint8_t"}}, {"fp8e4b8", {"uint8_t"}}, {"fp8e5b16", {"uint8_t"}},
-      {"i1", {"bool"}}, {"u1", {"bool"}},
-      {"i8", {"int8_t"}}, {"i16", {"int16_t"}}, {"i32", {"int32_t"}}, {"i64", {"int64_t"}},
-      {"u8", {"uint8_t"}}, {"u16", {"uint16_t"}}, {"u32", {"uint32_t"}}, {"u64", {"uint64_t"}},
+      {"fp32", {"float"}},
+      {"fp64", {"double"}},
+      {"fp16", {"tritonpack_half", true}},
+      {"bf16", {"tritonpack_bfloat16", true}},
+      {"fp8e4nv", {"tritonpack_float8_e4m3", true}},
+      {"fp8e5", {"tritonpack_float8_e5m2", true}},
+      {"fp8e4b15", {"uint8_t"}},
+      {"fp8e4b8", {"uint8_t"}},
+      {"fp8e5b16", {"uint8_t"}},
+      {"i1", {"bool"}},
+      {"u1", {"bool"}},
+      {"i8", {"int8_t"}},
+      {"i16", {"int16_t"}},
+      {"i32", {"int32_t"}},
+      {"i64", {"int64_t"}},
+      {"u8", {"uint8_t"}},
+      {"u16", {"uint16_t"}},
+      {"u32", {"uint32_t"}},
+      {"u64", {"uint64_t"}},
   };
   auto it = m.find(t);
   return it == m.end() ? c_element{} : it->second;
@@ -85,13 +118,13 @@ c_element c_element_type(const std::string& t) {
 // integer(c_int32_t), the same bits (docs/c-fortran.md); fp16 and bf16 as their 16 bits.
 std::pair<std::string, std::string> fortran_scalar(const std::string& t) {
   static const std::map<std::string, std::pair<std::string, std::string>> m = {
-      {"fp32", {"real", "c_float"}}, {"fp64", {"real", "c_double"}},
+      {"fp32", {"real", "c_float"}},      {"fp64", {"real", "c_double"}},
       {"fp16", {"integer", "c_int16_t"}}, {"bf16", {"integer", "c_int16_t"}},
-      {"i1", {"logical", "c_bool"}}, {"u1", {"logical", "c_bool"}},
-      {"i8", {"integer", "c_int8_t"}}, {"u8", {"integer", "c_int8_t"}},
-      {"i16", {"integer", "c_int16_t"}}, {"u16", {"integer", "c_int16_t"}},
-      {"i32", {"integer", "c_int32_t"}}, {"u32", {"integer", "c_int32_t"}},
-      {"i64", {"integer", "c_int64_t"}}, {"u64", {"integer", "c_int64_t"}},
+      {"i1", {"logical", "c_bool"}},      {"u1", {"logical", "c_bool"}},
+      {"i8", {"integer", "c_int8_t"}},    {"u8", {"integer", "c_int8_t"}},
+      {"i16", {"integer", "c_int16_t"}},  {"u16", {"integer", "c_int16_t"}},
+      {"i32", {"integer", "c_int32_t"}},  {"u32", {"integer", "c_int32_t"}},
+      {"i64", {"integer", "c_int64_t"}},  {"u64", {"integer", "c_int64_t"}},
   };
   auto it = m.find(t);
   return it == m.end() ? std::pair<std::string, std::string>{} : it->second;
@@ -100,10 +133,11 @@ std::pair<std::string, std::string> fortran_scalar(const std::string& t) {
 // C names a parameter must not take: C-only keywords and the type names the prototypes use
 // (a parameter named int32_t would hide the type from the parameters after it).
 bool taken_in_c(const std::string& n) {
-  static const std::set<std::string> s = {"restrict", "_Bool", "_Complex", "_Imaginary", "_Alignas", "_Alignof",
-                                          "_Atomic", "_Generic", "_Noreturn", "_Static_assert", "_Thread_local",
-                                          "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
-                                          "uint32_t", "uint64_t", "size_t", "grid", "stream"};
+  static const std::set<std::string> s = {
+      "restrict", "_Bool",    "_Complex",  "_Imaginary",     "_Alignas",      "_Alignof",
+      "_Atomic",  "_Generic", "_Noreturn", "_Static_assert", "_Thread_local", "int8_t",
+      "int16_t",  "int32_t",  "int64_t",   "uint8_t",        "uint16_t",      "uint32_t",
+      "uint64_t", "size_t",   "grid",      "stream"};
   return s.count(n) != 0 || n.rfind("tritonpack_", 0) == 0;
 }
 
@@ -115,20 +149,31 @@ std::vector<foreign_arg> foreign_args(const std::string& library, const kernel_i
   std::vector<foreign_arg> out;
   // Names a dummy argument of the wrapper must not take (lowercase): the wrapper's own, its
   // locals and optionals, the interface it calls, and what the module imports.
-  std::set<std::string> f_used = {"grid", "stream", "stat", "tp_stream", "tp_status", lower(k.name), lower(c_function),
-                                  "tritonpack_stop", "c_null_ptr", "c_ptr", "c_int"};
+  std::set<std::string> f_used = {"grid",
+                                  "stream",
+                                  "stat",
+                                  "tp_stream",
+                                  "tp_status",
+                                  lower(k.name),
+                                  lower(c_function),
+                                  "tritonpack_stop",
+                                  "c_null_ptr",
+                                  "c_ptr",
+                                  "c_int"};
   std::set<std::string> c_used;
   for (const kernel_arg& a : k.args) {
     foreign_arg f;
     f.triton_type = a.type;
     const std::string ctx = fmt::format("{}, argument {}", identify(k), a.name);
     if (a.type.rfind("tensordesc<", 0) == 0)
-      bad(fmt::format("{}: a tensor descriptor ({}) has no C or Fortran form yet; call this kernel from C++ "
-                      "(NAME.hpp), or pack without --languages",
-                      ctx, a.type));
+      bad(fmt::format(
+          "{}: a tensor descriptor ({}) has no C or Fortran form yet; call this kernel from C++ "
+          "(NAME.hpp), or pack without --languages",
+          ctx, a.type));
     std::string cpp;
     try {
-      cpp = cpp_type(a.type, a.is_const);  // refuses what C++ refuses (an fp8 scalar), with its reason
+      cpp = cpp_type(a.type,
+                     a.is_const);  // refuses what C++ refuses (an fp8 scalar), with its reason
     } catch (const error& e) {
       throw e.with_context(ctx);
     }
@@ -155,11 +200,13 @@ std::vector<foreign_arg> foreign_args(const std::string& library, const kernel_i
       f.f_kind = kind;
     }
     std::string fn = a.name;
-    if (!std::isalpha(static_cast<unsigned char>(fn[0]))) fn = "arg" + fn;  // Fortran: a letter first
+    if (!std::isalpha(static_cast<unsigned char>(fn[0])))
+      fn = "arg" + fn;  // Fortran: a letter first
     while (!f_used.insert(lower(fn)).second) fn += "_";
     if (fn.size() > fortran_max)
-      bad(fmt::format("{}: the Fortran name {} is longer than Fortran's {} characters; rename the argument", ctx, fn,
-                      fortran_max));
+      bad(fmt::format(
+          "{}: the Fortran name {} is longer than Fortran's {} characters; rename the argument",
+          ctx, fn, fortran_max));
     f.f_name = fn;
     out.push_back(std::move(f));
   }
@@ -176,9 +223,10 @@ std::vector<std::string> c_params(const kernel_info& k, const std::vector<foreig
   return params;
 }
 
-// emit_list (header_writer.hpp) for Fortran free form: a line that continues ends in " &", continuation lines are
-// indented 4 more, and any break (after the head, before the tail) keeps every line within 100
-// columns whatever the names' lengths (Fortran allows 63 characters a name, 132 a line).
+// emit_list (header_writer.hpp) for Fortran free form: a line that continues ends in " &",
+// continuation lines are indented 4 more, and any break (after the head, before the tail) keeps
+// every line within 100 columns whatever the names' lengths (Fortran allows 63 characters a name,
+// 132 a line).
 void emit_fortran_list(std::string& out, const std::string& indent, const std::string& head,
                        const std::vector<std::string>& items, const std::string& tail) {
   const std::string more = indent + "    ";
@@ -192,7 +240,8 @@ void emit_fortran_list(std::string& out, const std::string& indent, const std::s
       line += (open ? "" : " ") + piece;
     }
   };
-  for (std::size_t i = 0; i < items.size(); ++i) add(items[i] + (i + 1 < items.size() ? "," : ""), 2);
+  for (std::size_t i = 0; i < items.size(); ++i)
+    add(items[i] + (i + 1 < items.size() ? "," : ""), 2);
   if (line.size() + tail.size() > 100) {
     out += line + " &\n";
     line = more + tail.substr(tail.find_first_not_of(' '));
@@ -204,7 +253,8 @@ void emit_fortran_list(std::string& out, const std::string& indent, const std::s
 
 std::string variant_line(const kernel_info& k, std::size_t vi) {
   const variant_info& v = k.variants[vi];
-  std::string line = fmt::format("  variant {}: {} (num_warps {})", vi, spec_text(k, v), v.config.num_warps);
+  std::string line =
+      fmt::format("  variant {}: {} (num_warps {})", vi, spec_text(k, v), v.config.num_warps);
   // As in NAME.hpp: a tuned kernel's configs of one specialisation are chosen per call; without
   // tuning, configs after the first are never dispatched to.
   const std::uint32_t configs = k.tuning.config_count;
@@ -218,15 +268,19 @@ std::string variant_line(const kernel_info& k, std::size_t vi) {
 
 // The kernel's comment block, as NAME.hpp has it, plus its variants (the C++ header shows them
 // in the function body, which C and Fortran users do not read), each line after `marker`.
-std::string comment_block(const container_info& info, const kernel_info& k, const std::string& marker,
-                          const std::string& indent = "") {
+std::string comment_block(const container_info& info, const kernel_info& k,
+                          const std::string& marker, const std::string& indent = "") {
   std::string out;
-  for (const std::string& line : kernel_comment(info, k)) out += indent + marker + " " + line + "\n";
-  for (std::size_t vi = 0; vi < k.variants.size(); ++vi) out += indent + marker + " " + variant_line(k, vi) + "\n";
+  for (const std::string& line : kernel_comment(info, k))
+    out += indent + marker + " " + line + "\n";
+  for (std::size_t vi = 0; vi < k.variants.size(); ++vi)
+    out += indent + marker + " " + variant_line(k, vi) + "\n";
   return out;
 }
 
-std::string header_guard(const std::string& library) { return "TRITONPACK_GENERATED_" + upper(library) + "_H"; }
+std::string header_guard(const std::string& library) {
+  return "TRITONPACK_GENERATED_" + upper(library) + "_H";
+}
 
 }  // namespace
 
@@ -239,15 +293,17 @@ languages parse_languages(std::string_view list) {
     if (item == "c") out.c = true;
     else if (item == "fortran") out.c = out.fortran = true;
     else
-      bad(fmt::format("--languages: unknown language \"{}\"; give a comma-separated list of c and fortran "
-                      "(NAME.hpp for C++ is always written)",
-                      item));
+      bad(fmt::format(
+          "--languages: unknown language \"{}\"; give a comma-separated list of c and fortran "
+          "(NAME.hpp for C++ is always written)",
+          item));
     begin = end + 1;
   }
   return out;
 }
 
-void check_foreign_names(std::string_view library_view, const container_info& info, const languages& langs) {
+void check_foreign_names(std::string_view library_view, const container_info& info,
+                         const languages& langs) {
   if (!langs.c && !langs.fortran) return;
   const std::string library(library_view);
   const std::string last_error = library + "_last_error";
@@ -256,34 +312,39 @@ void check_foreign_names(std::string_view library_view, const container_info& in
   for (const kernel_info& k : info.kernels) {
     const std::string c_function = library + "_" + k.name;
     if (c_function == last_error)
-      bad(fmt::format("{}: its C function would be {}, the library's error-message function; rename the "
-                      "kernel (e.g. {}_kernel)",
-                      identify(k), last_error, k.name));
+      bad(fmt::format(
+          "{}: its C function would be {}, the library's error-message function; rename the "
+          "kernel (e.g. {}_kernel)",
+          identify(k), last_error, k.name));
     if (c_api_names().count(c_function))
-      bad(fmt::format("{} of library {}: its C function would be {}, which <tritonpack/c/tritonpack.h> "
-                      "declares; rename the library or the kernel",
-                      identify(k), library, c_function));
+      bad(fmt::format(
+          "{} of library {}: its C function would be {}, which <tritonpack/c/tritonpack.h> "
+          "declares; rename the library or the kernel",
+          identify(k), library, c_function));
     (void)foreign_args(library, k);  // every argument has a C and a Fortran form
     if (!langs.fortran) continue;
     if (c_function.size() > fortran_max)
-      bad(fmt::format("{}: its Fortran interface {} is longer than Fortran's {} characters; shorten the "
-                      "library or kernel name",
-                      identify(k), c_function, fortran_max));
-    static const std::set<std::string> imported = {"c_ptr", "c_null_ptr", "c_int", "c_float", "c_double", "c_bool",
-                                                   "c_int8_t", "c_int16_t", "c_int32_t", "c_int64_t",
-                                                   "tritonpack_stop", "tritonpack_grid3"};
+      bad(fmt::format(
+          "{}: its Fortran interface {} is longer than Fortran's {} characters; shorten the "
+          "library or kernel name",
+          identify(k), c_function, fortran_max));
+    static const std::set<std::string> imported = {
+        "c_ptr",    "c_null_ptr", "c_int",     "c_float",   "c_double",        "c_bool",
+        "c_int8_t", "c_int16_t",  "c_int32_t", "c_int64_t", "tritonpack_stop", "tritonpack_grid3"};
     if (imported.count(lower(k.name)))
-      bad(fmt::format("{}: the Fortran module {} imports a name {} from iso_c_binding or module tritonpack; "
-                      "rename the kernel",
-                      identify(k), library, k.name));
+      bad(fmt::format(
+          "{}: the Fortran module {} imports a name {} from iso_c_binding or module tritonpack; "
+          "rename the kernel",
+          identify(k), library, k.name));
     fortran_names.emplace(lower(c_function), "the interface " + c_function);
   }
   if (!langs.fortran) return;
   for (const kernel_info& k : info.kernels)
     if (auto it = fortran_names.find(lower(k.name)); it != fortran_names.end())
-      bad(fmt::format("{}: in the Fortran module {} (which ignores case) it would clash with {}; rename the "
-                      "kernel",
-                      identify(k), library, it->second));
+      bad(fmt::format(
+          "{}: in the Fortran module {} (which ignores case) it would clash with {}; rename the "
+          "kernel",
+          identify(k), library, it->second));
 }
 
 std::string write_c_header(const container_info& info, const header_options& opt) {
@@ -291,25 +352,34 @@ std::string write_c_header(const container_info& info, const header_options& opt
   std::string out = fmt::format(
       "// {0}.h — generated by {1}; do not edit.\n"
       "//\n"
-      "// The C API (C99) of library \"{0}\": one function per kernel, named {0}_KERNEL, taking the\n"
-      "// kernel's arguments with their exact C types, then the stream (NULL: the default stream).\n"
-      "// Each returns TRITONPACK_SUCCESS (0) or an error code of <tritonpack/c/tritonpack.h>; after a\n"
+      "// The C API (C99) of library \"{0}\": one function per kernel, named {0}_KERNEL, taking "
+      "the\n"
+      "// kernel's arguments with their exact C types, then the stream (NULL: the default "
+      "stream).\n"
+      "// Each returns TRITONPACK_SUCCESS (0) or an error code of <tritonpack/c/tritonpack.h>; "
+      "after a\n"
       "// failure {0}_last_error() holds the calling thread's message. Device memory comes from\n"
-      "// tritonpack_malloc (or any CUDA / HIP allocation). The definitions are in {0}_c.cpp, compiled\n"
-      "// as C++17 with the run time (tritonpack_add_kernels(... LANGUAGES C) does it; docs/c-fortran.md).\n"
+      "// tritonpack_malloc (or any CUDA / HIP allocation). The definitions are in {0}_c.cpp, "
+      "compiled\n"
+      "// as C++17 with the run time (tritonpack_add_kernels(... LANGUAGES C) does it; "
+      "docs/c-fortran.md).\n"
       "#ifndef {2}\n#define {2}\n\n"
       "#include <stdbool.h>\n#include <stdint.h>\n\n"
       "#include <tritonpack/c/tritonpack.h>\n\n"
       "#ifdef __cplusplus\nextern \"C\" {{\n#endif\n\n"
-      "// The calling thread's message for its last failed call of this library (\"\" if none failed).\n"
+      "// The calling thread's message for its last failed call of this library (\"\" if none "
+      "failed).\n"
       "const char* {0}_last_error(void);\n",
       lib, opt.generator, header_guard(lib));
   for (const kernel_info& k : info.kernels) {
     out += "\n" + comment_block(info, k, "//");
-    if (takes_grid(k)) out += "// No grid expression in the spec: the caller passes the grid, in Triton programs.\n";
-    emit_list(out, "", fmt::format("int {}_{}(", lib, k.name), c_params(k, foreign_args(lib, k)), ");");
+    if (takes_grid(k))
+      out += "// No grid expression in the spec: the caller passes the grid, in Triton programs.\n";
+    emit_list(out, "", fmt::format("int {}_{}(", lib, k.name), c_params(k, foreign_args(lib, k)),
+              ");");
   }
-  out += fmt::format("\n#ifdef __cplusplus\n}}  // extern \"C\"\n#endif\n\n#endif  // {}\n", header_guard(lib));
+  out += fmt::format("\n#ifdef __cplusplus\n}}  // extern \"C\"\n#endif\n\n#endif  // {}\n",
+                     header_guard(lib));
   return out;
 }
 
@@ -318,8 +388,10 @@ std::string write_c_source(const container_info& info, const header_options& opt
   std::string out = fmt::format(
       "// {0}_c.cpp — generated by {1}; do not edit.\n"
       "//\n"
-      "// The definitions of {0}.h: each C function calls the typed C++ function of {0}.hpp and turns\n"
-      "// any exception into its error code and this thread's message (tritonpack/c/c_bridge.hpp), so\n"
+      "// The definitions of {0}.h: each C function calls the typed C++ function of {0}.hpp and "
+      "turns\n"
+      "// any exception into its error code and this thread's message (tritonpack/c/c_bridge.hpp), "
+      "so\n"
       "// no exception crosses into C or Fortran. Compile it as C++17 with the run time.\n"
       "#include \"{0}.h\"\n\n"
       "#include <string>\n\n"
@@ -340,7 +412,8 @@ std::string write_c_source(const container_info& info, const header_options& opt
     call.push_back("stream");
     out += "\n";
     emit_list(out, "", "int " + c_function + "(", c_params(k, args), ") {");
-    out += fmt::format("  return ::tritonpack::c_bridge::guard(last_error, \"{}\", [&] {{\n", c_function);
+    out += fmt::format("  return ::tritonpack::c_bridge::guard(last_error, \"{}\", [&] {{\n",
+                       c_function);
     emit_list(out, "    ", fmt::format("{}::{}(", lib, k.name), call, ");");
     out += "  });\n}\n";
   }
@@ -361,21 +434,29 @@ std::string write_fortran_module(const container_info& info, const header_option
   std::string out = fmt::format(
       "! {0}.f90 — generated by {1}; do not edit.\n"
       "!\n"
-      "! Module {0}: the kernels of library \"{0}\" for Fortran (docs/c-fortran.md). Each kernel is a\n"
-      "! subroutine of its name taking device pointers as type(c_ptr) (from tritonpack_malloc, module\n"
-      "! tritonpack), scalars of their exact iso_c_binding kinds (unsigned as the signed kind of the same\n"
-      "! size; fp16 and bf16 as integer(c_int16_t) bits, see tritonpack_to_half), then two optional\n"
+      "! Module {0}: the kernels of library \"{0}\" for Fortran (docs/c-fortran.md). Each kernel "
+      "is a\n"
+      "! subroutine of its name taking device pointers as type(c_ptr) (from tritonpack_malloc, "
+      "module\n"
+      "! tritonpack), scalars of their exact iso_c_binding kinds (unsigned as the signed kind of "
+      "the same\n"
+      "! size; fp16 and bf16 as integer(c_int16_t) bits, see tritonpack_to_half), then two "
+      "optional\n"
       "! arguments: stream (default: the legacy default stream) and stat.\n"
-      "!   stat present: it receives TRITONPACK_SUCCESS (0) or an error code of module tritonpack, and\n"
+      "!   stat present: it receives TRITONPACK_SUCCESS (0) or an error code of module tritonpack, "
+      "and\n"
       "!                 tritonpack_message({0}_last_error()) is the message;\n"
-      "!   stat absent:  a failure prints the message on error_unit and stops the program (error stop).\n"
-      "! The bind(C) interfaces {0}_KERNEL are public too; they return the code. Build it with {0}_c.cpp\n"
+      "!   stat absent:  a failure prints the message on error_unit and stops the program (error "
+      "stop).\n"
+      "! The bind(C) interfaces {0}_KERNEL are public too; they return the code. Build it with "
+      "{0}_c.cpp\n"
       "! and module tritonpack: tritonpack_add_kernels(... LANGUAGES Fortran) does both.\n"
       "module {0}\n",
       lib, opt.generator);
   std::vector<std::string> kind_list(kinds.begin(), kinds.end());
   emit_fortran_list(out, "  ", "use, intrinsic :: iso_c_binding, only: ", kind_list, "");
-  out += any_grid ? "  use tritonpack, only: tritonpack_grid3, tritonpack_stop\n" : "  use tritonpack, only: tritonpack_stop\n";
+  out += any_grid ? "  use tritonpack, only: tritonpack_grid3, tritonpack_stop\n"
+                  : "  use tritonpack, only: tritonpack_stop\n";
   out += "  implicit none\n  private\n\n";
   std::vector<std::string> publics = {lib + "_last_error"};
   for (const kernel_info& k : info.kernels) {
@@ -385,7 +466,8 @@ std::string write_fortran_module(const container_info& info, const header_option
   emit_fortran_list(out, "  ", "public :: ", publics, "");
   out += fmt::format(
       "\n  interface\n"
-      "    ! The calling thread's message for its last failed call of this library, as a C string:\n"
+      "    ! The calling thread's message for its last failed call of this library, as a C "
+      "string:\n"
       "    ! tritonpack_message({0}_last_error()) makes it a Fortran string.\n"
       "    type(c_ptr) function {0}_last_error() bind(C, name=\"{0}_last_error\")\n"
       "      import :: c_ptr\n"
@@ -404,7 +486,8 @@ std::string write_fortran_module(const container_info& info, const header_option
                       fmt::format(") bind(C, name=\"{}\")", c_function));
     out += "      import\n";
     if (takes_grid(k)) out += "      type(tritonpack_grid3), value :: grid\n";
-    for (const foreign_arg& a : args) out += fmt::format("      {}, value :: {}\n", a.f_type, a.f_name);
+    for (const foreign_arg& a : args)
+      out += fmt::format("      {}, value :: {}\n", a.f_type, a.f_name);
     out += "      type(c_ptr), value :: stream\n";
     out += fmt::format("    end function {}\n", c_function);
   }
@@ -422,13 +505,15 @@ std::string write_fortran_module(const container_info& info, const header_option
     out += "\n" + comment_block(info, k, "!", "  ");
     emit_fortran_list(out, "  ", fmt::format("subroutine {}(", k.name), names, ")");
     if (takes_grid(k)) out += "    type(tritonpack_grid3), intent(in) :: grid\n";
-    for (const foreign_arg& a : args) out += fmt::format("    {}, intent(in) :: {}\n", a.f_type, a.f_name);
-    out += "    type(c_ptr), intent(in), optional :: stream\n"
-           "    integer, intent(out), optional :: stat\n"
-           "    type(c_ptr) :: tp_stream\n"
-           "    integer(c_int) :: tp_status\n"
-           "    tp_stream = c_null_ptr\n"
-           "    if (present(stream)) tp_stream = stream\n";
+    for (const foreign_arg& a : args)
+      out += fmt::format("    {}, intent(in) :: {}\n", a.f_type, a.f_name);
+    out +=
+        "    type(c_ptr), intent(in), optional :: stream\n"
+        "    integer, intent(out), optional :: stat\n"
+        "    type(c_ptr) :: tp_stream\n"
+        "    integer(c_int) :: tp_status\n"
+        "    tp_stream = c_null_ptr\n"
+        "    if (present(stream)) tp_stream = stream\n";
     emit_fortran_list(out, "    ", fmt::format("tp_status = {}(", c_function), call, ")");
     out += fmt::format(
         "    if (present(stat)) then\n"

@@ -34,7 +34,9 @@ grid_int evaluate(const grid_expr& e, const grid_node& n, const name_lookup& loo
 
 }  // namespace
 
-grid_int evaluate_grid_expr(const grid_expr& expr, const name_lookup& lookup) { return evaluate(expr, expr.root, lookup); }
+grid_int evaluate_grid_expr(const grid_expr& expr, const name_lookup& lookup) {
+  return evaluate(expr, expr.root, lookup);
+}
 
 grid_int evaluate_grid_expr(std::string_view expr, const name_lookup& lookup) {
   return evaluate_grid_expr(parse_grid_expr(expr), lookup);

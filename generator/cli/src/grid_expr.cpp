@@ -15,8 +15,10 @@ bool is_name_char(char c) { return is_name_start(c) || is_digit(c); }
 
 [[noreturn]] void syntax_error(std::string_view text, std::size_t at, const std::string& why) {
   // A long text is cut: the column says where to look.
-  const std::string shown_text = text.size() <= 120 ? std::string(text) : fmt::format("{}...", text.substr(0, 100));
-  throw error(errc::bad_argument, fmt::format("grid expression \"{}\": {} at column {}", shown_text, why, at + 1));
+  const std::string shown_text =
+      text.size() <= 120 ? std::string(text) : fmt::format("{}...", text.substr(0, 100));
+  throw error(errc::bad_argument,
+              fmt::format("grid expression \"{}\": {} at column {}", shown_text, why, at + 1));
 }
 
 // A character as a message shows it: '#', or its code when it would not print.
@@ -73,10 +75,13 @@ class parser {
   // Counts an operation or a '(' at the current position.
   void step() {
     if (++steps_ > max_steps)
-      fail(fmt::format("more than {} operations and parentheses: a grid expression is meant to be short", max_steps));
+      fail(fmt::format(
+          "more than {} operations and parentheses: a grid expression is meant to be short",
+          max_steps));
   }
 
-  grid_node operation(grid_node::kind op, grid_node a, grid_node b, std::size_t begin, std::size_t end) {
+  grid_node operation(grid_node::kind op, grid_node a, grid_node b, std::size_t begin,
+                      std::size_t end) {
     step();
     grid_node n;
     n.op = op;
@@ -105,7 +110,8 @@ class parser {
     for (;;) {
       skip_ws();
       // Python's operators, refused rather than read as `/ /` or `* *`.
-      if (next_is("//")) fail("'//' is not in the grid grammar (write /: it is integer division here)");
+      if (next_is("//"))
+        fail("'//' is not in the grid grammar (write /: it is integer division here)");
       if (next_is("**")) fail("'**' is not in the grid grammar (write the product out)");
       grid_node::kind op;
       if (eat('*')) op = grid_node::kind::mul;
@@ -205,7 +211,9 @@ class parser {
 
 }  // namespace
 
-void grid_expr::fail_at(const grid_node& n, const std::string& why) const { syntax_error(text, n.begin, why); }
+void grid_expr::fail_at(const grid_node& n, const std::string& why) const {
+  syntax_error(text, n.begin, why);
+}
 
 grid_expr parse_grid_expr(std::string_view text) {
   grid_expr e;

@@ -21,7 +21,8 @@ namespace {
 
 class grid_translator {
  public:
-  grid_translator(const grid_expr& e, const std::vector<std::pair<std::string, std::string>>& int_args,
+  grid_translator(const grid_expr& e,
+                  const std::vector<std::pair<std::string, std::string>>& int_args,
                   const std::vector<std::pair<std::string, std::int64_t>>& constexprs)
       : e_(e), args_(int_args), constexprs_(constexprs) {}
 
@@ -48,7 +49,9 @@ class grid_translator {
   const std::vector<std::pair<std::string, std::string>>& args_;
   const std::vector<std::pair<std::string, std::int64_t>>& constexprs_;
 
-  [[noreturn]] void refuse(const std::string& why) const { bad(fmt::format("grid expression \"{}\" {}", e_.text, why)); }
+  [[noreturn]] void refuse(const std::string& why) const {
+    bad(fmt::format("grid expression \"{}\" {}", e_.text, why));
+  }
   std::string source(const grid_node& g) const { return std::string(e_.source(g)); }
   // " with BLOCK = 64" for `BLOCK - 64`: the constexprs a constant subexpression reads, unless it
   // is one name alone.
@@ -97,7 +100,9 @@ class grid_translator {
       n.text = cpp_name(g.name);
       return n;
     }
-    e_.fail_at(g, fmt::format("unknown name '{}' (neither an integer argument nor an integer constexpr of this variant)", g.name));
+    e_.fail_at(g, fmt::format("unknown name '{}' (neither an integer argument nor an integer "
+                              "constexpr of this variant)",
+                              g.name));
   }
 
   // a op b, g the operation.
@@ -105,7 +110,8 @@ class grid_translator {
     using K = grid_node::kind;
     node r;
     const grid_node& divisor = g.operands[1];
-    if ((g.op == K::div || g.op == K::mod || g.op == K::cdiv) && b.kind == node::constant && b.value == 0) {
+    if ((g.op == K::div || g.op == K::mod || g.op == K::cdiv) && b.kind == node::constant &&
+        b.value == 0) {
       if (b.literal_only && source(divisor) == "0") refuse("divides by zero");
       refuse(fmt::format("divides by zero: {} is 0{}", source(divisor), constexprs_in(divisor)));
     }
@@ -148,7 +154,8 @@ class grid_translator {
         if (ok) r = g.op == K::div ? a / b : a % b;
         break;
       case K::cdiv:
-        ok = !__builtin_add_overflow(a, b, &r) && !__builtin_sub_overflow(r, 1, &r) && !(r == INT64_MIN && b == -1);
+        ok = !__builtin_add_overflow(a, b, &r) && !__builtin_sub_overflow(r, 1, &r) &&
+             !(r == INT64_MIN && b == -1);
         if (ok) r /= b;
         break;
       case K::min: r = std::min(a, b); break;
@@ -161,13 +168,15 @@ class grid_translator {
 
 }  // namespace
 
-std::string translate_grid_expr(const grid_expr& expr, const std::vector<std::pair<std::string, std::string>>& int_args,
-                                const std::vector<std::pair<std::string, std::int64_t>>& constexprs) {
+std::string translate_grid_expr(
+    const grid_expr& expr, const std::vector<std::pair<std::string, std::string>>& int_args,
+    const std::vector<std::pair<std::string, std::int64_t>>& constexprs) {
   return grid_translator(expr, int_args, constexprs).run();
 }
 
-std::string translate_grid_expr(std::string_view expr, const std::vector<std::pair<std::string, std::string>>& int_args,
-                                const std::vector<std::pair<std::string, std::int64_t>>& constexprs) {
+std::string translate_grid_expr(
+    std::string_view expr, const std::vector<std::pair<std::string, std::string>>& int_args,
+    const std::vector<std::pair<std::string, std::int64_t>>& constexprs) {
   return translate_grid_expr(parse_grid_expr(expr), int_args, constexprs);
 }
 

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <map>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "tritonpack/container/reader.hpp"
 #include "tritonpack/core/error.hpp"
@@ -39,7 +39,9 @@ std::string spec_text(const kernel_info& k, const variant_info& v) {
   return s;
 }
 
-double ratio(std::uint64_t raw, std::uint64_t stored) { return stored == 0 ? 0.0 : static_cast<double>(raw) / static_cast<double>(stored); }
+double ratio(std::uint64_t raw, std::uint64_t stored) {
+  return stored == 0 ? 0.0 : static_cast<double>(raw) / static_cast<double>(stored);
+}
 
 json image_json(const container& c, std::uint32_t i) {
   const image_info& im = c.info().images[i];
@@ -48,7 +50,8 @@ json image_json(const container& c, std::uint32_t i) {
   j["backend"] = backend_name(im.backend);
   j["kind"] = image_kind_name(im.kind);
   j["arch"] = im.arch;
-  if (im.kind == image_kind::ptx) j["ptx_version"] = fmt::format("{}.{}", im.ptx_version / 10, im.ptx_version % 10);
+  if (im.kind == image_kind::ptx)
+    j["ptx_version"] = fmt::format("{}.{}", im.ptx_version / 10, im.ptx_version % 10);
   j["raw_bytes"] = im.raw_size;
   j["stored_bytes"] = im.stored_size;
   j["checksum"] = container::hex(im.checksum);
@@ -69,7 +72,11 @@ json image_json(const container& c, std::uint32_t i) {
                  {"triton_version", L.triton_version}};
   json td = json::array();
   for (const tensordesc_meta& t : L.tensordesc)
-    td.push_back({{"swizzle", t.swizzle}, {"elem_size", t.elem_size}, {"elem_type", t.elem_type}, {"block_size", t.block_size}, {"fp4_padded", t.fp4_padded}});
+    td.push_back({{"swizzle", t.swizzle},
+                  {"elem_size", t.elem_size},
+                  {"elem_type", t.elem_type},
+                  {"block_size", t.block_size},
+                  {"fp4_padded", t.fp4_padded}});
   j["launch"]["tensordesc_meta"] = td;
   return j;
 }
@@ -83,17 +90,24 @@ json tuning_json(const kernel_info& k) {
   json args = json::array(), table = json::array();
   for (const tune_arg& a : t.args) {
     json aj = {{"arg", k.args.at(a.arg).name}};
-    aj["role"] = a.role == tune_role::key ? "key" : a.role == tune_role::restore ? "restore" : "reset_to_zero";
+    aj["role"] = a.role == tune_role::key       ? "key"
+                 : a.role == tune_role::restore ? "restore"
+                                                : "reset_to_zero";
     if (a.role == tune_role::key) aj["bucket"] = a.bucket == bucket_rule::pow2 ? "pow2" : "exact";
     else aj["bytes"] = a.bytes;
     args.push_back(aj);
   }
   for (const tune_entry& e : t.table) {
     json times = json::array();
-    for (std::uint64_t ns : e.times_ns) times.push_back(ns == ~std::uint64_t{0} ? json(nullptr) : json(ns));
-    table.push_back({{"device", e.device}, {"config", e.config}, {"bucket", e.bucket}, {"times_ns", times}});
+    for (std::uint64_t ns : e.times_ns)
+      times.push_back(ns == ~std::uint64_t{0} ? json(nullptr) : json(ns));
+    table.push_back(
+        {{"device", e.device}, {"config", e.config}, {"bucket", e.bucket}, {"times_ns", times}});
   }
-  return {{"config_count", t.config_count}, {"on_first_use", t.on_first_use}, {"args", args}, {"table", table}};
+  return {{"config_count", t.config_count},
+          {"on_first_use", t.on_first_use},
+          {"args", args},
+          {"table", table}};
 }
 
 std::string tuning_text(const kernel_info& k) {
@@ -102,12 +116,18 @@ std::string tuning_text(const kernel_info& k) {
   std::string keys, prot;
   for (const tune_arg& a : t.args) {
     const std::string& n = k.args.at(a.arg).name;
-    if (a.role == tune_role::key) keys += fmt::format("{}{} ({})", keys.empty() ? "" : ", ", n, a.bucket == bucket_rule::pow2 ? "pow2" : "exact");
-    else prot += fmt::format("{}{} {} ({} bytes)", prot.empty() ? "" : ", ", a.role == tune_role::restore ? "restore" : "reset_to_zero", n, a.bytes);
+    if (a.role == tune_role::key)
+      keys += fmt::format("{}{} ({})", keys.empty() ? "" : ", ", n,
+                          a.bucket == bucket_rule::pow2 ? "pow2" : "exact");
+    else
+      prot += fmt::format("{}{} {} ({} bytes)", prot.empty() ? "" : ", ",
+                          a.role == tune_role::restore ? "restore" : "reset_to_zero", n, a.bytes);
   }
-  std::string s = fmt::format("  tuning: {} configs per specialisation, chosen per call by key {}{}{}; {} table row{}\n", t.config_count,
-                              keys.empty() ? "(none)" : keys, prot.empty() ? "" : "; trials protect " + prot,
-                              t.on_first_use ? "; tuned on first use" : "", t.table.size(), t.table.size() == 1 ? "" : "s");
+  std::string s = fmt::format(
+      "  tuning: {} configs per specialisation, chosen per call by key {}{}{}; {} table row{}\n",
+      t.config_count, keys.empty() ? "(none)" : keys,
+      prot.empty() ? "" : "; trials protect " + prot, t.on_first_use ? "; tuned on first use" : "",
+      t.table.size(), t.table.size() == 1 ? "" : "s");
   for (const tune_entry& e : t.table) {
     std::string b;
     for (std::int64_t v : e.bucket) b += (b.empty() ? "" : "x") + std::to_string(v);
@@ -116,7 +136,8 @@ std::string tuning_text(const kernel_info& k) {
   return s;
 }
 
-json integrity_json(const container& c, bool quick, const std::map<std::uint32_t, std::string>& damaged) {
+json integrity_json(const container& c, bool quick,
+                    const std::map<std::uint32_t, std::string>& damaged) {
   json j;
   j["verified"] = !quick;
   json list = json::array();
@@ -135,17 +156,21 @@ json integrity_json(const container& c, bool quick, const std::map<std::uint32_t
   return j;
 }
 
-std::string integrity_text(const container& c, bool quick, const std::map<std::uint32_t, std::string>& damaged) {
+std::string integrity_text(const container& c, bool quick,
+                           const std::map<std::uint32_t, std::string>& damaged) {
   const std::size_t n = c.info().images.size();
   if (quick)
-    return "integrity: not checked (--quick: the header and tables were validated against their checksum; the frames were not decoded)\n";
+    return "integrity: not checked (--quick: the header and tables were validated against their "
+           "checksum; the frames were not decoded)\n";
   if (damaged.empty())
-    return fmt::format("integrity: ok: {} frame{} decoded, {} image checksum{} verified\n", c.frames().size(),
-                       c.frames().size() == 1 ? "" : "s", n, n == 1 ? "" : "s");
-  std::string t = fmt::format("DAMAGED: {} of {} image{} {} not the bytes that were packed:\n", damaged.size(), n, n == 1 ? "" : "s",
-                              damaged.size() == 1 ? "is" : "are");
+    return fmt::format("integrity: ok: {} frame{} decoded, {} image checksum{} verified\n",
+                       c.frames().size(), c.frames().size() == 1 ? "" : "s", n, n == 1 ? "" : "s");
+  std::string t =
+      fmt::format("DAMAGED: {} of {} image{} {} not the bytes that were packed:\n", damaged.size(),
+                  n, n == 1 ? "" : "s", damaged.size() == 1 ? "is" : "are");
   for (const auto& [i, why] : damaged) t += fmt::format("  {} {}\n", c.describe_image(i), why);
-  t += "  the container's bytes changed after `tritonpack pack` wrote them; rebuild it (pack the kernels again and recompile\n"
+  t += "  the container's bytes changed after `tritonpack pack` wrote them; rebuild it (pack the "
+       "kernels again and recompile\n"
        "  the program that embeds it)\n";
   return t;
 }
@@ -154,7 +179,8 @@ std::string integrity_text(const container& c, bool quick, const std::map<std::u
 
 inspect_result inspect_report(const search_result& found, const inspect_options& opt) {
   std::optional<device_target> device;
-  if (!opt.device.empty()) device = parse_device_target(opt.device);  // bad_argument names the forms
+  if (!opt.device.empty())
+    device = parse_device_target(opt.device);  // bad_argument names the forms
   json all = json::array();
   std::string text;
   std::size_t damaged_total = 0;
@@ -181,9 +207,11 @@ inspect_result inspect_report(const search_result& found, const inspect_options&
     cj["images_raw_bytes"] = raw;
     cj["images_stored_bytes"] = stored;
 
-    text += fmt::format("{} ({}){}: tritonpack container v{}, library \"{}\", Triton {}\n", opt.file, found.source,
-                        found.containers.size() > 1 || fc.offset ? fmt::format(" at offset {}", fc.offset) : std::string(),
-                        info.format_version, info.name, info.triton_version.empty() ? "?" : info.triton_version);
+    text += fmt::format(
+        "{} ({}){}: tritonpack container v{}, library \"{}\", Triton {}\n", opt.file, found.source,
+        found.containers.size() > 1 || fc.offset ? fmt::format(" at offset {}", fc.offset)
+                                                 : std::string(),
+        info.format_version, info.name, info.triton_version.empty() ? "?" : info.triton_version);
     cj["integrity"] = integrity_json(c, opt.quick, damaged);
     text += integrity_text(c, opt.quick, damaged);
     json kernels = json::array();
@@ -192,15 +220,21 @@ inspect_result inspect_report(const search_result& found, const inspect_options&
       json kj;
       kj["name"] = k.name;
       kj["source"] = k.source;
-      kj["grid"] = k.grid[0].empty() ? json(nullptr) : json::array({k.grid[0], k.grid[1], k.grid[2]});
+      kj["grid"] =
+          k.grid[0].empty() ? json(nullptr) : json::array({k.grid[0], k.grid[1], k.grid[2]});
       json args = json::array();
       std::string arg_text;  // "name: type" for reading
-      for (const kernel_arg& a : k.args) args.push_back({{"name", a.name}, {"type", a.type}, {"const", a.is_const}});
-      for (const kernel_arg& a : k.args) arg_text += fmt::format("{}{}: {}{}", arg_text.empty() ? "" : ", ", a.name, a.is_const ? "const " : "", a.type);
+      for (const kernel_arg& a : k.args)
+        args.push_back({{"name", a.name}, {"type", a.type}, {"const", a.is_const}});
+      for (const kernel_arg& a : k.args)
+        arg_text += fmt::format("{}{}: {}{}", arg_text.empty() ? "" : ", ", a.name,
+                                a.is_const ? "const " : "", a.type);
       kj["args"] = args;
-      text += fmt::format("\nkernel {} ({})\n  args: {}\n  grid: {}\n", k.name, k.source.empty() ? "no source" : k.source,
-                          arg_text.empty() ? "none" : arg_text,
-                          k.grid[0].empty() ? "passed by the caller" : fmt::format("({}, {}, {})", k.grid[0], k.grid[1], k.grid[2]));
+      text += fmt::format(
+          "\nkernel {} ({})\n  args: {}\n  grid: {}\n", k.name,
+          k.source.empty() ? "no source" : k.source, arg_text.empty() ? "none" : arg_text,
+          k.grid[0].empty() ? "passed by the caller"
+                            : fmt::format("({}, {}, {})", k.grid[0], k.grid[1], k.grid[2]));
       json variants = json::array();
       for (std::size_t vi = 0; vi < k.variants.size(); ++vi) {
         const variant_info& v = k.variants[vi];
@@ -220,17 +254,24 @@ inspect_result inspect_report(const search_result& found, const inspect_options&
           cx[n] = val;
           cx_text += fmt::format(" {}={}", n, val);
         }
-        vj["config"] = {{"num_warps", v.config.num_warps}, {"num_stages", v.config.num_stages}, {"num_ctas", v.config.num_ctas}, {"constexprs", cx}};
-        text += fmt::format("  variant {}: {}\n    config: num_warps={} num_stages={} num_ctas={}{}\n", vi, spec_text(k, v),
-                            v.config.num_warps, v.config.num_stages, v.config.num_ctas, cx_text);
-        text += fmt::format("    {:>5}  {:<4}  {:<5}  {:<16} {:>10} {:>10} {:>7}  {}\n", "image", "back", "kind", "arch", "raw", "stored", "ratio", "frame");
+        vj["config"] = {{"num_warps", v.config.num_warps},
+                        {"num_stages", v.config.num_stages},
+                        {"num_ctas", v.config.num_ctas},
+                        {"constexprs", cx}};
+        text += fmt::format(
+            "  variant {}: {}\n    config: num_warps={} num_stages={} num_ctas={}{}\n", vi,
+            spec_text(k, v), v.config.num_warps, v.config.num_stages, v.config.num_ctas, cx_text);
+        text += fmt::format("    {:>5}  {:<4}  {:<5}  {:<16} {:>10} {:>10} {:>7}  {}\n", "image",
+                            "back", "kind", "arch", "raw", "stored", "ratio", "frame");
         json ims = json::array();
         for (std::uint32_t im : v.images) {
           const image_info& i = info.images[im];
           std::string arch = i.arch;
-          if (i.kind == image_kind::ptx) arch += fmt::format(" ({}.{})", i.ptx_version / 10, i.ptx_version % 10);
-          text += fmt::format("    {:>5}  {:<4}  {:<5}  {:<16} {:>10} {:>10} {:>6.2f}x  {}{}\n", im, backend_name(i.backend),
-                              image_kind_name(i.kind), arch, i.raw_size, i.stored_size, ratio(i.raw_size, i.stored_size), c.frame_of(im),
+          if (i.kind == image_kind::ptx)
+            arch += fmt::format(" ({}.{})", i.ptx_version / 10, i.ptx_version % 10);
+          text += fmt::format("    {:>5}  {:<4}  {:<5}  {:<16} {:>10} {:>10} {:>6.2f}x  {}{}\n", im,
+                              backend_name(i.backend), image_kind_name(i.kind), arch, i.raw_size,
+                              i.stored_size, ratio(i.raw_size, i.stored_size), c.frame_of(im),
                               damaged.count(im) ? "  DAMAGED" : "");
           ims.push_back(im);
         }
@@ -243,17 +284,20 @@ inspect_result inspect_report(const search_result& found, const inspect_options&
           sel["jit"] = ch.jit;
           sel["reason"] = ch.reason;
           json refused = json::array();
-          for (const image_verdict& r : ch.refused) refused.push_back({{"image", r.image}, {"reason", r.reason}});
+          for (const image_verdict& r : ch.refused)
+            refused.push_back({{"image", r.image}, {"reason", r.reason}});
           sel["refused"] = refused;
           vj["selection"] = sel;
           if (ch.image) {
             const image_info& im = info.images[*ch.image];
-            text += fmt::format("    on {}: image {} ({} {} {}{}) — {}\n", device->arch, *ch.image, backend_name(im.backend),
-                                image_kind_name(im.kind), im.arch, ch.jit ? ", JIT" : "", ch.reason);
+            text += fmt::format("    on {}: image {} ({} {} {}{}) — {}\n", device->arch, *ch.image,
+                                backend_name(im.backend), image_kind_name(im.kind), im.arch,
+                                ch.jit ? ", JIT" : "", ch.reason);
           } else {
             text += fmt::format("    on {}: no image — {}\n", device->arch, ch.reason);
           }
-          for (const image_verdict& r : ch.refused) text += fmt::format("      not {:>3}: {}\n", r.image, r.reason);
+          for (const image_verdict& r : ch.refused)
+            text += fmt::format("      not {:>3}: {}\n", r.image, r.reason);
         }
         variants.push_back(vj);
       }
@@ -272,18 +316,23 @@ inspect_result inspect_report(const search_result& found, const inspect_options&
     std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> per;
     std::map<std::string, std::size_t> count;
     for (const image_info& im : info.images) {
-      const std::string key = fmt::format("{} {}", backend_name(im.backend), image_kind_name(im.kind));
+      const std::string key =
+          fmt::format("{} {}", backend_name(im.backend), image_kind_name(im.kind));
       per[key].first += im.raw_size;
       per[key].second += im.stored_size;
       ++count[key];
     }
-    text += fmt::format("\ntotals: {} kernel{}, {} image{} in {} frame{}\n", info.kernels.size(), info.kernels.size() == 1 ? "" : "s",
-                        info.images.size(), info.images.size() == 1 ? "" : "s", c.frames().size(), c.frames().size() == 1 ? "" : "s");
+    text += fmt::format("\ntotals: {} kernel{}, {} image{} in {} frame{}\n", info.kernels.size(),
+                        info.kernels.size() == 1 ? "" : "s", info.images.size(),
+                        info.images.size() == 1 ? "" : "s", c.frames().size(),
+                        c.frames().size() == 1 ? "" : "s");
     for (const auto& [key, v] : per)
-      text += fmt::format("  {:<12} {:>4} image{} {:>10} raw {:>10} stored {:>6.2f}x\n", key, count[key], count[key] == 1 ? " " : "s", v.first, v.second,
+      text += fmt::format("  {:<12} {:>4} image{} {:>10} raw {:>10} stored {:>6.2f}x\n", key,
+                          count[key], count[key] == 1 ? " " : "s", v.first, v.second,
                           ratio(v.first, v.second));
-    text += fmt::format("  {:<12} {:>4} images {:>10} raw {:>10} stored {:>6.2f}x; container {} bytes\n", "all", info.images.size(), raw,
-                        stored, ratio(raw, stored), fc.bytes.size());
+    text += fmt::format(
+        "  {:<12} {:>4} images {:>10} raw {:>10} stored {:>6.2f}x; container {} bytes\n", "all",
+        info.images.size(), raw, stored, ratio(raw, stored), fc.bytes.size());
     // What an AMD GPU can run of this container: its code objects, in practice (docs/runtime.md).
     std::size_t amd_ir_only = 0;
     bool has_amd_ir = false;
@@ -291,19 +340,25 @@ inspect_result inspect_report(const search_result& found, const inspect_options&
       for (const variant_info& v : k.variants) {
         bool ir = false, hsaco = false;
         for (std::uint32_t im : v.images) {
-          ir |= info.images[im].backend == backend_kind::hip && info.images[im].kind == image_kind::llir;
-          hsaco |= info.images[im].backend == backend_kind::hip && info.images[im].kind == image_kind::hsaco;
+          ir |= info.images[im].backend == backend_kind::hip &&
+                info.images[im].kind == image_kind::llir;
+          hsaco |= info.images[im].backend == backend_kind::hip &&
+                   info.images[im].kind == image_kind::hsaco;
         }
         has_amd_ir |= ir;
         amd_ir_only += ir && !hsaco;
       }
     if (has_amd_ir) {
       const std::string amd_note = fmt::format(
-          "AMD LLVM IR is JIT-compiled through comgr only where no code object runs and only by a comgr as new as the "
-          "LLVM 22 Triton 3.6 wrote it with (no released ROCm's is known to be; Debian's comgr 2.4 fails, saying so): in "
-          "practice an AMD GPU runs the code object built for its exact gfx; {} variant{} here {} AMD IR only and run{} on "
+          "AMD LLVM IR is JIT-compiled through comgr only where no code object runs and only by a "
+          "comgr as new as the "
+          "LLVM 22 Triton 3.6 wrote it with (no released ROCm's is known to be; Debian's comgr 2.4 "
+          "fails, saying so): in "
+          "practice an AMD GPU runs the code object built for its exact gfx; {} variant{} here {} "
+          "AMD IR only and run{} on "
           "AMD only with such a comgr",
-          amd_ir_only, amd_ir_only == 1 ? "" : "s", amd_ir_only == 1 ? "has" : "have", amd_ir_only == 1 ? "s" : "");
+          amd_ir_only, amd_ir_only == 1 ? "" : "s", amd_ir_only == 1 ? "has" : "have",
+          amd_ir_only == 1 ? "s" : "");
       text += "  note: " + amd_note + "\n";
       cj["amd_note"] = amd_note;
     }

@@ -19,7 +19,6 @@
 #include "tritonpack/container/format.hpp"
 #include "tritonpack/container/reader.hpp"
 #include "tritonpack/core/error.hpp"
-#include "tritonpack/select/image.hpp"
 #include "tritonpack/pack/container_finder.hpp"
 #include "tritonpack/pack/container_writer.hpp"
 #include "tritonpack/pack/file_io.hpp"
@@ -27,10 +26,11 @@
 #include "tritonpack/pack/header_writer.hpp"
 #include "tritonpack/pack/inspect.hpp"
 #include "tritonpack/pack/manifest.hpp"
+#include "tritonpack/pack/names.hpp"
 #include "tritonpack/pack/tune_run.hpp"
 #include "tritonpack/pack/tune_sizes.hpp"
 #include "tritonpack/pack/tuning_table.hpp"
-#include "tritonpack/pack/names.hpp"
+#include "tritonpack/select/image.hpp"
 #include "tritonpack/version.hpp"
 
 namespace fs = std::filesystem;
@@ -87,7 +87,8 @@ struct args {
   std::map<std::string, std::string> options;
   std::set<std::string> flags;
 
-  args(int argc, char** argv, int first, const std::set<std::string>& with_value, const std::set<std::string>& bare) {
+  args(int argc, char** argv, int first, const std::set<std::string>& with_value,
+       const std::set<std::string>& bare) {
     for (int i = first; i < argc; ++i) {
       std::string a = argv[i];
       if (a.size() > 1 && a[0] == '-') {
@@ -103,7 +104,8 @@ struct args {
             if (i + 1 >= argc) throw usage_error(fmt::format("option {} needs a value", a));
             value = argv[++i];
           }
-          if (!options.emplace(a, value).second) throw usage_error(fmt::format("option {} given twice", a));
+          if (!options.emplace(a, value).second)
+            throw usage_error(fmt::format("option {} given twice", a));
         } else if (bare.count(a) && !has_inline) {
           flags.insert(a);
         } else {
@@ -129,7 +131,8 @@ int parse_int(const std::string& s, const char* what, int lo, int hi) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != s.size() || s.empty() || v < lo || v > hi) throw usage_error(fmt::format("{} must be an integer in {}..{}, got \"{}\"", what, lo, hi, s));
+  if (used != s.size() || s.empty() || v < lo || v > hi)
+    throw usage_error(fmt::format("{} must be an integer in {}..{}, got \"{}\"", what, lo, hi, s));
   return v;
 }
 
@@ -137,7 +140,9 @@ int parse_int(const std::string& s, const char* what, int lo, int hi) {
 constexpr const char* output_remedy = "choose another output directory with -o";
 
 int cmd_pack(int argc, char** argv) {
-  const args a(argc, argv, 2, {"-o", "--output", "--name", "--mode", "--level", "--frames", "--dict-size", "--languages", "--tuning"},
+  const args a(argc, argv, 2,
+               {"-o", "--output", "--name", "--mode", "--level", "--frames", "--dict-size",
+                "--languages", "--tuning"},
                {"--store-binaries"});
   if (a.positional.size() != 1) throw usage_error("pack takes one MANIFEST");
   auto out_dir = a.get("-o");
@@ -145,7 +150,8 @@ int cmd_pack(int argc, char** argv) {
   if (!out_dir) throw usage_error("pack needs -o OUTDIR");
   pack::load_options lo;
   if (auto m = a.get("--mode")) {
-    if (*m != "binary" && *m != "ir" && *m != "both") throw usage_error(fmt::format("--mode must be binary, ir or both, got \"{}\"", *m));
+    if (*m != "binary" && *m != "ir" && *m != "both")
+      throw usage_error(fmt::format("--mode must be binary, ir or both, got \"{}\"", *m));
     lo.mode_given = true;
     lo.mode = pack::parse_pack_mode(*m);
   }
@@ -156,10 +162,16 @@ int cmd_pack(int argc, char** argv) {
     else if (*f == "per-kernel") wo.grouping = pack::frame_grouping::per_kernel;
     else if (*f == "per-image") wo.grouping = pack::frame_grouping::per_image;
     else if (*f == "binaries-alone") wo.grouping = pack::frame_grouping::binaries_alone;
-    else if (*f == "per-kernel-backend-kind") wo.grouping = pack::frame_grouping::per_kernel_backend_kind;
-    else throw usage_error(fmt::format("--frames must be per-kernel-backend, per-kernel-backend-kind, per-kernel, binaries-alone or per-image, got \"{}\"", *f));
+    else if (*f == "per-kernel-backend-kind")
+      wo.grouping = pack::frame_grouping::per_kernel_backend_kind;
+    else
+      throw usage_error(
+          fmt::format("--frames must be per-kernel-backend, per-kernel-backend-kind, per-kernel, "
+                      "binaries-alone or per-image, got \"{}\"",
+                      *f));
   }
-  if (auto d = a.get("--dict-size")) wo.dictionary_size = static_cast<std::uint32_t>(parse_int(*d, "--dict-size", 0, 1 << 24));
+  if (auto d = a.get("--dict-size"))
+    wo.dictionary_size = static_cast<std::uint32_t>(parse_int(*d, "--dict-size", 0, 1 << 24));
   wo.store_binaries = a.flags.count("--store-binaries") != 0;
 
   if (auto n = a.get("--name")) {
@@ -187,8 +199,9 @@ int cmd_pack(int argc, char** argv) {
   const std::vector<std::uint8_t> blob = pack::write_container(m.info, m.image_bytes, wo);
   pack::header_options ho;
   ho.namespace_name = m.info.name;
-  ho.generator = fmt::format("`tritonpack pack` (mode {}, zstd level {}{})", pack::pack_mode_name(m.mode), wo.level,
-                             wo.store_binaries ? ", binaries stored uncompressed" : "");
+  ho.generator =
+      fmt::format("`tritonpack pack` (mode {}, zstd level {}{})", pack::pack_mode_name(m.mode),
+                  wo.level, wo.store_binaries ? ", binaries stored uncompressed" : "");
   const std::string header = pack::write_header(m.info, blob, ho);
 
   pack::create_directories(*out_dir, output_remedy);
@@ -208,20 +221,26 @@ int cmd_pack(int argc, char** argv) {
   if (langs.fortran) write_text(m.info.name + ".f90", pack::write_fortran_module(m.info, ho));
   std::uint64_t raw = 0;
   for (const auto& b : m.image_bytes) raw += b.size();
-  fmt::print("tritonpack: packed {} kernel{}, {} image{} ({} bytes raw) into {} ({} bytes, {:.2f}x) and {}\n",
-             m.info.kernels.size(), m.info.kernels.size() == 1 ? "" : "s", m.info.images.size(), m.info.images.size() == 1 ? "" : "s",
-             raw, tpk.string(), blob.size(), blob.empty() ? 0.0 : static_cast<double>(raw) / static_cast<double>(blob.size()),
-             hpp.string());
+  fmt::print(
+      "tritonpack: packed {} kernel{}, {} image{} ({} bytes raw) into {} ({} bytes, {:.2f}x) and "
+      "{}\n",
+      m.info.kernels.size(), m.info.kernels.size() == 1 ? "" : "s", m.info.images.size(),
+      m.info.images.size() == 1 ? "" : "s", raw, tpk.string(), blob.size(),
+      blob.empty() ? 0.0 : static_cast<double>(raw) / static_cast<double>(blob.size()),
+      hpp.string());
   for (const fs::path& f : foreign) fmt::print("tritonpack: wrote {}\n", f.string());
   return 0;
 }
 
 pack::search_result load_containers(const std::string& file) {
-  const std::vector<std::uint8_t> bytes = pack::read_file(file, "a .tpk, a generated .hpp or a program that embeds a container");
+  const std::vector<std::uint8_t> bytes =
+      pack::read_file(file, "a .tpk, a generated .hpp or a program that embeds a container");
   pack::search_result r = pack::find_containers(bytes);
   if (r.containers.empty()) {
-    std::string why = r.rejected.empty() ? "no tritonpack container magic (\\x89TPK\\r\\n\\x1a\\n) in it"
-                                         : fmt::format("no valid container; candidates: {}", fmt::join(r.rejected, "; "));
+    std::string why =
+        r.rejected.empty()
+            ? "no tritonpack container magic (\\x89TPK\\r\\n\\x1a\\n) in it"
+            : fmt::format("no valid container; candidates: {}", fmt::join(r.rejected, "; "));
     throw error(errc::bad_container, fmt::format("{} ({}): {}", file, r.source, why));
   }
   return r;
@@ -248,8 +267,10 @@ int cmd_inspect(int argc, char** argv) {
   std::cout << report.report;
   if (report.damaged_images == 0) return 0;
   std::cout.flush();
-  std::cerr << fmt::format("tritonpack: {} is damaged: {} image{} not the bytes that were packed (listed in the report); rebuild it\n",
-                           a.positional[0], report.damaged_images, report.damaged_images == 1 ? " is" : "s are");
+  std::cerr << fmt::format(
+      "tritonpack: {} is damaged: {} image{} not the bytes that were packed (listed in the "
+      "report); rebuild it\n",
+      a.positional[0], report.damaged_images, report.damaged_images == 1 ? " is" : "s are");
   return 1;
 }
 
@@ -270,7 +291,8 @@ int cmd_extract(int argc, char** argv) {
     const auto& found = r.containers[ci];
     const container c = container::parse(found.bytes.data(), found.bytes.size());
     fs::path root = *out_dir;
-    if (r.containers.size() > 1) root /= fmt::format("{}_{}", ci, safe(c.info().name.empty() ? "container" : c.info().name));
+    if (r.containers.size() > 1)
+      root /= fmt::format("{}_{}", ci, safe(c.info().name.empty() ? "container" : c.info().name));
     // Name each image after the first variant that uses it, as the front end lays artifacts out.
     std::vector<std::string> names(c.info().images.size());
     std::set<std::string> used;
@@ -279,11 +301,14 @@ int cmd_extract(int argc, char** argv) {
         for (std::uint32_t im : k.variants[v].images) {
           if (!names[im].empty()) continue;
           const image_info& i = c.info().images[im];
-          names[im] = fmt::format("{}/v{}/{}_{}.{}", safe(k.name), v, backend_name(i.backend), safe(i.arch), image_kind_name(i.kind));
+          names[im] = fmt::format("{}/v{}/{}_{}.{}", safe(k.name), v, backend_name(i.backend),
+                                  safe(i.arch), image_kind_name(i.kind));
         }
     for (std::size_t im = 0; im < names.size(); ++im) {
       const image_info& i = c.info().images[im];
-      if (names[im].empty()) names[im] = fmt::format("unreferenced/image{}_{}_{}.{}", im, backend_name(i.backend), safe(i.arch), image_kind_name(i.kind));
+      if (names[im].empty())
+        names[im] = fmt::format("unreferenced/image{}_{}_{}.{}", im, backend_name(i.backend),
+                                safe(i.arch), image_kind_name(i.kind));
       std::string n = names[im];
       for (int dup = 1; !used.insert(n).second; ++dup) n = fmt::format("{}.{}", names[im], dup);
       const std::vector<std::uint8_t> bytes = c.decode_image(static_cast<std::uint32_t>(im));
@@ -297,31 +322,41 @@ int cmd_extract(int argc, char** argv) {
 }
 
 int cmd_tune(int argc, char** argv) {
-  const args a(argc, argv, 2, {"-o", "--output", "--sizes", "--kernel", "--device", "--budget-ms", "--rounds"}, {"--fresh", "--arch-rows"});
-  if (a.positional.size() != 1) throw usage_error("tune takes one FILE (a .tpk, a generated .hpp or a program)");
+  const args a(argc, argv, 2,
+               {"-o", "--output", "--sizes", "--kernel", "--device", "--budget-ms", "--rounds"},
+               {"--fresh", "--arch-rows"});
+  if (a.positional.size() != 1)
+    throw usage_error("tune takes one FILE (a .tpk, a generated .hpp or a program)");
   auto table = a.get("-o");
   if (!table) table = a.get("--output");
   if (!table) throw usage_error("tune needs -o TABLE.json (created, or resumed when it exists)");
   const auto sizes = a.get("--sizes");
-  if (!sizes) throw usage_error("tune needs --sizes SIZES.json (the problems to time; generator/cli/README.md)");
+  if (!sizes)
+    throw usage_error(
+        "tune needs --sizes SIZES.json (the problems to time; generator/cli/README.md)");
   pack::tune_options opt;
   opt.table = *table;
   opt.fresh = a.flags.count("--fresh") != 0;
   opt.arch_rows = a.flags.count("--arch-rows") != 0;
   if (auto d = a.get("--device")) opt.device = parse_int(*d, "--device", 0, 1023);
   if (auto b = a.get("--budget-ms")) opt.budget_ms = parse_int(*b, "--budget-ms", 1, 3600 * 1000);
-  if (auto r = a.get("--rounds")) opt.min_rounds = opt.max_rounds = parse_int(*r, "--rounds", 1, 10000);
+  if (auto r = a.get("--rounds"))
+    opt.min_rounds = opt.max_rounds = parse_int(*r, "--rounds", 1, 10000);
 
   const pack::search_result r = load_containers(a.positional[0]);
   if (r.containers.size() != 1)
-    throw error(errc::bad_argument, fmt::format("{} holds {} containers; tune takes one: pass its .tpk or generated header", a.positional[0],
-                                                r.containers.size()));
+    throw error(
+        errc::bad_argument,
+        fmt::format("{} holds {} containers; tune takes one: pass its .tpk or generated header",
+                    a.positional[0], r.containers.size()));
   const std::vector<std::uint8_t>& bytes = r.containers[0].bytes;
   const container c = container::parse(bytes.data(), bytes.size());
   // Everything that can be checked without a GPU, first: the sizes and the table to resume.
-  const std::vector<pack::tune_request> requests = pack::load_tune_sizes(*sizes, c.info(), a.get("--kernel").value_or(""));
+  const std::vector<pack::tune_request> requests =
+      pack::load_tune_sizes(*sizes, c.info(), a.get("--kernel").value_or(""));
   pack::check_resumable_table(c.info(), opt.table);
-  const pack::tune_summary s = pack::run_tune(bytes, requests, opt, std::cerr, isatty(STDERR_FILENO) != 0);
+  const pack::tune_summary s =
+      pack::run_tune(bytes, requests, opt, std::cerr, isatty(STDERR_FILENO) != 0);
   return s.failed ? 1 : 0;
 }
 
@@ -334,7 +369,8 @@ int main(int argc, char** argv) {
     // Asking for help, also after a command (`tritonpack pack --help`), is not a usage error:
     // the text goes to stdout and the exit status is 0.
     bool help = cmd == "help";
-    for (int i = 1; i < argc; ++i) help = help || std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h";
+    for (int i = 1; i < argc; ++i)
+      help = help || std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h";
     if (help) {
       std::cout << usage_text;
       return 0;

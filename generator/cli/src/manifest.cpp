@@ -27,7 +27,8 @@ struct node {
   std::string path;
 
   const json& need(const char* key) const {
-    if (!j.is_object()) bad(fmt::format("manifest: {} is not an object", path.empty() ? "the top level" : path));
+    if (!j.is_object())
+      bad(fmt::format("manifest: {} is not an object", path.empty() ? "the top level" : path));
     auto it = j.find(key);
     if (it == j.end()) bad(fmt::format("manifest: missing required key {}", sub(key)));
     return *it;
@@ -36,29 +37,37 @@ struct node {
     auto it = j.find(key);
     return it == j.end() || it->is_null() ? nullptr : &*it;
   }
-  std::string sub(const char* key) const { return path.empty() ? std::string(key) : path + "." + key; }
+  std::string sub(const char* key) const {
+    return path.empty() ? std::string(key) : path + "." + key;
+  }
   std::string str(const char* key) const {
     const json& v = need(key);
-    if (!v.is_string()) bad(fmt::format("manifest: {} must be a string, it is {}", sub(key), v.type_name()));
+    if (!v.is_string())
+      bad(fmt::format("manifest: {} must be a string, it is {}", sub(key), v.type_name()));
     return v.get<std::string>();
   }
   std::int64_t integer(const char* key) const {
     const json& v = need(key);
-    if (!v.is_number_integer()) bad(fmt::format("manifest: {} must be an integer, it is {}", sub(key), v.dump()));
+    if (!v.is_number_integer())
+      bad(fmt::format("manifest: {} must be an integer, it is {}", sub(key), v.dump()));
     return v.get<std::int64_t>();
   }
   const json& array(const char* key) const {
     const json& v = need(key);
-    if (!v.is_array()) bad(fmt::format("manifest: {} must be an array, it is {}", sub(key), v.type_name()));
+    if (!v.is_array())
+      bad(fmt::format("manifest: {} must be an array, it is {}", sub(key), v.type_name()));
     return v;
   }
   bool boolean(const char* key, bool dflt) const {
     const json* v = maybe(key);
     if (!v) return dflt;
-    if (!v->is_boolean()) bad(fmt::format("manifest: {} must be true or false, it is {}", sub(key), v->dump()));
+    if (!v->is_boolean())
+      bad(fmt::format("manifest: {} must be true or false, it is {}", sub(key), v->dump()));
     return v->get<bool>();
   }
-  node at(const char* key, std::size_t i) const { return {array(key)[i], fmt::format("{}[{}]", sub(key), i)}; }
+  node at(const char* key, std::size_t i) const {
+    return {array(key)[i], fmt::format("{}[{}]", sub(key), i)};
+  }
 };
 
 // A kernel's "tuning" (docs/spec.md "Tuning"); the container reader checks the rest (groups of
@@ -66,7 +75,8 @@ struct node {
 void read_tuning(const node& t, kernel_info& k) {
   const std::int64_t cc = t.integer("config_count");
   if (cc < 1 || k.variants.size() % static_cast<std::size_t>(cc) != 0)
-    bad(fmt::format("manifest: {} is {}, it must divide the kernel's {} variants", t.sub("config_count"), cc, k.variants.size()));
+    bad(fmt::format("manifest: {} is {}, it must divide the kernel's {} variants",
+                    t.sub("config_count"), cc, k.variants.size()));
   k.tuning.config_count = static_cast<std::uint32_t>(cc);
   k.tuning.on_first_use = t.boolean("on_first_use", false);
   const json& args = t.array("args");
@@ -76,12 +86,15 @@ void read_tuning(const node& t, kernel_info& k) {
     tune_arg ta;
     std::size_t idx = 0;
     while (idx < k.args.size() && k.args[idx].name != name) ++idx;
-    if (idx == k.args.size()) bad(fmt::format("manifest: {} \"{}\" is not an argument of {}", a.sub("name"), name, identify(k)));
+    if (idx == k.args.size())
+      bad(fmt::format("manifest: {} \"{}\" is not an argument of {}", a.sub("name"), name,
+                      identify(k)));
     ta.arg = static_cast<std::uint32_t>(idx);
     if (role == "key") {
       ta.role = tune_role::key;
       const std::string b = a.str("bucket");
-      if (b != "pow2" && b != "exact") bad(fmt::format("manifest: {} is \"{}\", expected pow2 or exact", a.sub("bucket"), b));
+      if (b != "pow2" && b != "exact")
+        bad(fmt::format("manifest: {} is \"{}\", expected pow2 or exact", a.sub("bucket"), b));
       ta.bucket = b == "pow2" ? bucket_rule::pow2 : bucket_rule::exact;
     } else if (role == "reset_to_zero" || role == "restore") {
       ta.role = role == "restore" ? tune_role::restore : tune_role::reset_to_zero;
@@ -89,7 +102,8 @@ void read_tuning(const node& t, kernel_info& k) {
       ta.bytes = a.str("bytes");
       if (ta.bytes.empty()) bad(fmt::format("manifest: {} is empty", a.sub("bytes")));
     } else {
-      bad(fmt::format("manifest: {} is \"{}\", expected key, reset_to_zero or restore", a.sub("role"), role));
+      bad(fmt::format("manifest: {} is \"{}\", expected key, reset_to_zero or restore",
+                      a.sub("role"), role));
     }
     k.tuning.args.push_back(ta);
   }
@@ -120,19 +134,23 @@ launch_info read_metadata(const fs::path& file, const std::string& rel, backend_
     auto it = m.find(key);
     if (it == m.end() || it->is_null()) return dflt;
     if (!it->is_number_unsigned() || it->get<std::uint64_t>() > 0xFFFFFFFFu)
-      bad(fmt::format("metadata {}: \"{}\" must be a non-negative 32-bit integer, it is {}", rel, key, it->dump()));
+      bad(fmt::format("metadata {}: \"{}\" must be a non-negative 32-bit integer, it is {}", rel,
+                      key, it->dump()));
     return it->get<std::uint32_t>();
   };
   auto u64 = [&](const char* key, std::uint64_t dflt) -> std::uint64_t {
     auto it = m.find(key);
     if (it == m.end() || it->is_null()) return dflt;
-    if (!it->is_number_unsigned()) bad(fmt::format("metadata {}: \"{}\" must be a non-negative integer, it is {}", rel, key, it->dump()));
+    if (!it->is_number_unsigned())
+      bad(fmt::format("metadata {}: \"{}\" must be a non-negative integer, it is {}", rel, key,
+                      it->dump()));
     return it->get<std::uint64_t>();
   };
   auto flag = [&](const char* key) -> bool {
     auto it = m.find(key);
     if (it == m.end() || it->is_null()) return false;
-    if (!it->is_boolean()) bad(fmt::format("metadata {}: \"{}\" must be true or false, it is {}", rel, key, it->dump()));
+    if (!it->is_boolean())
+      bad(fmt::format("metadata {}: \"{}\" must be true or false, it is {}", rel, key, it->dump()));
     return it->get<bool>();
   };
   launch_info L;
@@ -151,11 +169,13 @@ launch_info read_metadata(const fs::path& file, const std::string& rel, backend_
   L.profile_scratch_align = u32("profile_scratch_align", 1);
   L.launch_cooperative_grid = flag("launch_cooperative_grid");
   L.launch_pdl = flag("launch_pdl");
-  if (auto tv = m.find("triton_version"); tv != m.end() && tv->is_string()) L.triton_version = tv->get<std::string>();
+  if (auto tv = m.find("triton_version"); tv != m.end() && tv->is_string())
+    L.triton_version = tv->get<std::string>();
   if (auto target = m.find("target"); target != m.end() && target->is_object()) {
     auto b = target->find("backend");
     if (b != target->end() && b->is_string() && *b != backend_name(backend))
-      bad(fmt::format("metadata {}: target.backend is \"{}\", the manifest says {}", rel, b->get<std::string>(), backend_name(backend)));
+      bad(fmt::format("metadata {}: target.backend is \"{}\", the manifest says {}", rel,
+                      b->get<std::string>(), backend_name(backend)));
   }
   if (auto td = m.find("tensordesc_meta"); td != m.end() && !td->is_null()) {
     if (!td->is_array()) bad(fmt::format("metadata {}: \"tensordesc_meta\" must be an array", rel));
@@ -166,16 +186,20 @@ launch_info read_metadata(const fs::path& file, const std::string& rel, backend_
       tensordesc_meta t;
       auto get = [&](const char* key) -> std::uint32_t {
         auto it = d.find(key);
-        if (it == d.end() || !it->is_number_unsigned()) bad(fmt::format("{}.{} must be a non-negative integer", where, key));
+        if (it == d.end() || !it->is_number_unsigned())
+          bad(fmt::format("{}.{} must be a non-negative integer", where, key));
         return it->get<std::uint32_t>();
       };
-      if (d.contains("elem_bits")) bad(where + ": AMD TDM descriptors (elem_bits) are not supported by container format v2");
+      if (d.contains("elem_bits"))
+        bad(where + ": AMD TDM descriptors (elem_bits) are not supported by container format v2");
       t.swizzle = get("swizzle");
       t.elem_size = get("elem_size");
       t.elem_type = get("elem_type");
-      if (auto fp4 = d.find("fp4_padded"); fp4 != d.end() && fp4->is_boolean()) t.fp4_padded = fp4->get<bool>();
+      if (auto fp4 = d.find("fp4_padded"); fp4 != d.end() && fp4->is_boolean())
+        t.fp4_padded = fp4->get<bool>();
       auto bs = d.find("block_size");
-      if (bs == d.end() || !bs->is_array() || bs->empty() || bs->size() > 5) bad(where + ".block_size must be an array of 1..5 integers");
+      if (bs == d.end() || !bs->is_array() || bs->empty() || bs->size() > 5)
+        bad(where + ".block_size must be an array of 1..5 integers");
       for (const json& x : *bs) {
         if (!x.is_number_unsigned()) bad(where + ".block_size must hold non-negative integers");
         t.block_size.push_back(x.get<std::uint32_t>());
@@ -216,31 +240,39 @@ pack_mode parse_pack_mode(const std::string& s) {
 }
 
 loaded_manifest load_manifest(const fs::path& manifest_path, const load_options& options) {
-  const std::vector<std::uint8_t> raw =
-      read_file(manifest_path, "a manifest file (manifest.json, written by `python -m tritonpack_compile SPEC -o DIR`)");
+  const std::vector<std::uint8_t> raw = read_file(
+      manifest_path,
+      "a manifest file (manifest.json, written by `python -m tritonpack_compile SPEC -o DIR`)");
   json j = json::parse(raw.begin(), raw.end(), nullptr, false);
   if (j.is_discarded()) bad(fmt::format("{}: not valid JSON", manifest_path.string()));
-  if (!j.is_object()) bad(fmt::format("{}: the top level must be a JSON object", manifest_path.string()));
+  if (!j.is_object())
+    bad(fmt::format("{}: the top level must be a JSON object", manifest_path.string()));
   const fs::path dir = manifest_path.parent_path();
   const node top{j, ""};
 
   const std::string schema = top.str("schema");
-  if (schema != "tritonpack-manifest") bad(fmt::format("manifest: schema is \"{}\", expected \"tritonpack-manifest\"", schema));
+  if (schema != "tritonpack-manifest")
+    bad(fmt::format("manifest: schema is \"{}\", expected \"tritonpack-manifest\"", schema));
   const std::int64_t version = top.integer("version");
-  if (version != 1) bad(fmt::format("manifest: version {} is not supported (this packer reads version 1)", version));
+  if (version != 1)
+    bad(fmt::format("manifest: version {} is not supported (this packer reads version 1)",
+                    version));
 
   loaded_manifest out;
   container_info& info = out.info;
   info.name = top.str("name");
-  if (!is_identifier(info.name)) bad(fmt::format("manifest: name \"{}\" is not a C++ identifier", info.name));
+  if (!is_identifier(info.name))
+    bad(fmt::format("manifest: name \"{}\" is not a C++ identifier", info.name));
   info.triton_version = top.str("triton_version");
-  if (const json* g = top.maybe("generator"); g && g->is_string()) out.generator = g->get<std::string>();
+  if (const json* g = top.maybe("generator"); g && g->is_string())
+    out.generator = g->get<std::string>();
   const pack_mode have = parse_pack_mode(top.str("mode"));
   out.mode = have;
   if (options.mode_given) {
     if (have != pack_mode::both && options.mode != have)
-      bad(fmt::format("--mode {} would widen the manifest's mode \"{}\" (a mode can only be narrowed)", pack_mode_name(options.mode),
-                      pack_mode_name(have)));
+      bad(fmt::format(
+          "--mode {} would widen the manifest's mode \"{}\" (a mode can only be narrowed)",
+          pack_mode_name(options.mode), pack_mode_name(have)));
     out.mode = options.mode;
   }
   const bool keep_binary = out.mode != pack_mode::ir, keep_ir = out.mode != pack_mode::binary;
@@ -254,15 +286,18 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
     const node k = top.at("kernels", ki);
     kernel_info kinfo;
     kinfo.name = k.str("name");
-    if (!is_identifier(kinfo.name)) bad(fmt::format("manifest: {} \"{}\" is not a C++ identifier", k.sub("name"), kinfo.name));
-    if (!kernel_names.insert(kinfo.name).second) bad(fmt::format("manifest: {} \"{}\" is not unique", k.sub("name"), kinfo.name));
+    if (!is_identifier(kinfo.name))
+      bad(fmt::format("manifest: {} \"{}\" is not a C++ identifier", k.sub("name"), kinfo.name));
+    if (!kernel_names.insert(kinfo.name).second)
+      bad(fmt::format("manifest: {} \"{}\" is not unique", k.sub("name"), kinfo.name));
     kinfo.source = k.str("source");
     const json& args = k.array("args");
     for (std::size_t ai = 0; ai < args.size(); ++ai) {
       const node a = k.at("args", ai);
       kernel_arg arg;
       arg.name = a.str("name");
-      if (!is_identifier(arg.name)) bad(fmt::format("manifest: {} \"{}\" is not a C++ identifier", a.sub("name"), arg.name));
+      if (!is_identifier(arg.name))
+        bad(fmt::format("manifest: {} \"{}\" is not a C++ identifier", a.sub("name"), arg.name));
       arg.type = a.str("type");
       if (arg.type.empty()) bad(fmt::format("manifest: {} is empty", a.sub("type")));
       arg.is_const = a.boolean("const", false);
@@ -271,7 +306,8 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
       kinfo.args.push_back(arg);
     }
     if (const json* g = k.maybe("grid")) {
-      if (!g->is_array() || g->size() != 3) bad(fmt::format("manifest: {} must be null or an array of 3 strings", k.sub("grid")));
+      if (!g->is_array() || g->size() != 3)
+        bad(fmt::format("manifest: {} must be null or an array of 3 strings", k.sub("grid")));
       for (int d = 0; d < 3; ++d) {
         if (!(*g)[d].is_string() || (*g)[d].get<std::string>().empty())
           bad(fmt::format("manifest: {}[{}] must be a non-empty string", k.sub("grid"), d));
@@ -293,7 +329,8 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
       variant_info var;
       const json& specs = v.array("specs");
       if (specs.size() != kinfo.args.size())
-        bad(fmt::format("manifest: {} has {} entries, the kernel has {} args", v.sub("specs"), specs.size(), kinfo.args.size()));
+        bad(fmt::format("manifest: {} has {} entries, the kernel has {} args", v.sub("specs"),
+                        specs.size(), kinfo.args.size()));
       std::vector<std::string> passed;  // the args this variant passes, for kernel_params
       for (std::size_t si = 0; si < specs.size(); ++si) {
         const node s = v.at("specs", si);
@@ -307,11 +344,14 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
           sp.value = literal(s.need("value"), s.sub("value"));
           if (sp.value.empty()) bad(fmt::format("manifest: {} is empty", s.sub("value")));
         } else {
-          bad(fmt::format("manifest: {} is \"{}\", expected none, div16, equal1 or constexpr", s.sub("kind"), kind));
+          bad(fmt::format("manifest: {} is \"{}\", expected none, div16, equal1 or constexpr",
+                          s.sub("kind"), kind));
         }
         if (sp.kind == spec_kind::equal_1 && kinfo.args[si].type[0] == '*')
-          bad(fmt::format("manifest: {} is equal1 but arg {} is a pointer", s.sub("kind"), kinfo.args[si].name));
-        if (sp.kind == spec_kind::none || sp.kind == spec_kind::divisible_16) passed.push_back(kinfo.args[si].name);
+          bad(fmt::format("manifest: {} is equal1 but arg {} is a pointer", s.sub("kind"),
+                          kinfo.args[si].name));
+        if (sp.kind == spec_kind::none || sp.kind == spec_kind::divisible_16)
+          passed.push_back(kinfo.args[si].name);
         var.specs.push_back(sp);
       }
       const node cfg{v.need("config"), v.sub("config")};
@@ -326,19 +366,23 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
       var.config.num_stages = cfg_u32("num_stages", 3);
       var.config.num_ctas = cfg_u32("num_ctas", 1);
       if (const json* cx = cfg.maybe("constexprs")) {
-        if (!cx->is_object()) bad(fmt::format("manifest: {} must be an object", cfg.sub("constexprs")));
+        if (!cx->is_object())
+          bad(fmt::format("manifest: {} must be an object", cfg.sub("constexprs")));
         for (auto it = cx->begin(); it != cx->end(); ++it)
-          var.config.constexprs.emplace_back(it.key(), literal(it.value(), cfg.sub("constexprs") + "." + it.key()));
+          var.config.constexprs.emplace_back(
+              it.key(), literal(it.value(), cfg.sub("constexprs") + "." + it.key()));
       }
       // kernel_params: what the compiled kernel takes, which must be what this variant passes.
       const json& kp = v.array("kernel_params");
       std::vector<std::string> params;
       for (const json& p : kp) {
-        if (!p.is_string()) bad(fmt::format("manifest: {} must hold strings", v.sub("kernel_params")));
+        if (!p.is_string())
+          bad(fmt::format("manifest: {} must hold strings", v.sub("kernel_params")));
         params.push_back(p.get<std::string>());
       }
       if (params != passed)
-        bad(fmt::format("manifest: {} is [{}] but the specs pass [{}]", v.sub("kernel_params"), fmt::join(params, ", "), fmt::join(passed, ", ")));
+        bad(fmt::format("manifest: {} is [{}] but the specs pass [{}]", v.sub("kernel_params"),
+                        fmt::join(params, ", "), fmt::join(passed, ", ")));
 
       const json& images = v.array("images");
       for (std::size_t ii = 0; ii < images.size(); ++ii) {
@@ -347,28 +391,35 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
         const std::string backend = im.str("backend"), kind = im.str("kind");
         if (backend == "cuda") info_im.backend = backend_kind::cuda;
         else if (backend == "hip") info_im.backend = backend_kind::hip;
-        else bad(fmt::format("manifest: {} is \"{}\", expected cuda or hip", im.sub("backend"), backend));
+        else
+          bad(fmt::format("manifest: {} is \"{}\", expected cuda or hip", im.sub("backend"),
+                          backend));
         if (kind == "cubin") info_im.kind = image_kind::cubin;
         else if (kind == "ptx") info_im.kind = image_kind::ptx;
         else if (kind == "hsaco") info_im.kind = image_kind::hsaco;
         else if (kind == "llir") info_im.kind = image_kind::llir;
-        else bad(fmt::format("manifest: {} is \"{}\", expected cubin, ptx, hsaco or llir", im.sub("kind"), kind));
+        else
+          bad(fmt::format("manifest: {} is \"{}\", expected cubin, ptx, hsaco or llir",
+                          im.sub("kind"), kind));
         const bool cuda_kind = info_im.kind == image_kind::cubin || info_im.kind == image_kind::ptx;
         if (cuda_kind != (info_im.backend == backend_kind::cuda))
-          bad(fmt::format("manifest: {}: kind {} does not belong to backend {}", im.path, kind, backend));
+          bad(fmt::format("manifest: {}: kind {} does not belong to backend {}", im.path, kind,
+                          backend));
         if (is_binary(info_im.kind) ? !keep_binary : !keep_ir) continue;
         info_im.arch = im.str("arch");
         const std::string file = im.str("file");
         const std::string meta_rel = im.str("metadata");
         // A file listed by several variants (or twice) is packed once and referred to twice.
         if (auto it = image_by_file.find(file); it != image_by_file.end()) {
-          bad(fmt::format("manifest: {}: file {} is already used by another kernel", im.path, file));
+          bad(fmt::format("manifest: {}: file {} is already used by another kernel", im.path,
+                          file));
         }
         bool dup = false;
         for (const pending& p : found)
           if (p.file == file) {
             if (p.im.arch != info_im.arch || p.im.kind != info_im.kind)
-              bad(fmt::format("manifest: {}: file {} is listed twice with different labels", im.path, file));
+              bad(fmt::format("manifest: {}: file {} is listed twice with different labels",
+                              im.path, file));
             found.push_back({static_cast<std::uint32_t>(vi), file, p.im, {}});
             dup = true;
             break;
@@ -384,14 +435,19 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
         // Expected kernel parameters: every passed arg (tensor descriptors expanded) + 2 scratch.
         unsigned want_params = 2, td_args = 0;
         for (std::size_t a = 0; a < kinfo.args.size(); ++a) {
-          if (var.specs[a].kind == spec_kind::equal_1 || var.specs[a].kind == spec_kind::constexpr_value) continue;
+          if (var.specs[a].kind == spec_kind::equal_1 ||
+              var.specs[a].kind == spec_kind::constexpr_value)
+            continue;
           const bool td = kinfo.args[a].type.rfind("tensordesc<", 0) == 0;
-          want_params += expanded_params(kinfo.args[a].type, td && td_args < info_im.launch.tensordesc.size());
+          want_params +=
+              expanded_params(kinfo.args[a].type, td && td_args < info_im.launch.tensordesc.size());
           td_args += td;
         }
         if (!info_im.launch.tensordesc.empty() && info_im.launch.tensordesc.size() != td_args)
-          fail(fmt::format("the metadata has {} tensordesc_meta entries, the kernel passes {} tensor descriptors",
-                           info_im.launch.tensordesc.size(), td_args));
+          fail(
+              fmt::format("the metadata has {} tensordesc_meta entries, the kernel passes {} "
+                          "tensor descriptors",
+                          info_im.launch.tensordesc.size(), td_args));
         if (info_im.kind == image_kind::cubin || info_im.kind == image_kind::hsaco) {
           elf_target t;
           try {
@@ -410,32 +466,43 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
         } else if (info_im.kind == image_kind::ptx) {
           ptx_module p;
           try {
-            p = read_ptx(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+            p = read_ptx(
+                std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
           } catch (const error& e) {
             fail(e.message());
           }
-          if (p.target != info_im.arch) fail(fmt::format("its .target is {}, the manifest's arch is {}", p.target, info_im.arch));
+          if (p.target != info_im.arch)
+            fail(fmt::format("its .target is {}, the manifest's arch is {}", p.target,
+                             info_im.arch));
           const std::string have_version = fmt::format("{}.{}", p.version_major, p.version_minor);
           if (const json* pv = im.maybe("ptx_version")) {
             if (!pv->is_string() || pv->get<std::string>() != have_version)
-              fail(fmt::format("its .version is {}, the manifest's ptx_version is {}", have_version, pv->dump()));
+              fail(fmt::format("its .version is {}, the manifest's ptx_version is {}", have_version,
+                               pv->dump()));
           }
           info_im.ptx_version = p.version_major * 10 + p.version_minor;
-          auto e = std::find_if(p.entries.begin(), p.entries.end(), [&](const ptx_module::entry& x) { return x.name == entry; });
-          if (e == p.entries.end()) fail(fmt::format("it has no .entry {} (the metadata's kernel name)", entry));
+          auto e = std::find_if(p.entries.begin(), p.entries.end(),
+                                [&](const ptx_module::entry& x) { return x.name == entry; });
+          if (e == p.entries.end())
+            fail(fmt::format("it has no .entry {} (the metadata's kernel name)", entry));
           if (e->params != want_params)
-            fail(fmt::format(".entry {} takes {} parameters; the manifest's args and specs make {} (with the 2 scratch pointers)",
-                             entry, e->params, want_params));
+            fail(
+                fmt::format(".entry {} takes {} parameters; the manifest's args and specs make {} "
+                            "(with the 2 scratch pointers)",
+                            entry, e->params, want_params));
         } else {  // llir
           llir_module l;
           try {
-            l = read_llir(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+            l = read_llir(
+                std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
           } catch (const error& e) {
             fail(e.message());
           }
-          if (l.triple.rfind("amdgcn", 0) != 0) fail(fmt::format("its target triple is \"{}\", expected amdgcn-*", l.triple));
+          if (l.triple.rfind("amdgcn", 0) != 0)
+            fail(fmt::format("its target triple is \"{}\", expected amdgcn-*", l.triple));
           if (std::find(l.kernels.begin(), l.kernels.end(), entry) == l.kernels.end())
-            fail(fmt::format("it defines no amdgpu_kernel @{} (the metadata's kernel name)", entry));
+            fail(
+                fmt::format("it defines no amdgpu_kernel @{} (the metadata's kernel name)", entry));
         }
         found.push_back({static_cast<std::uint32_t>(vi), file, info_im, std::move(bytes)});
       }
@@ -457,7 +524,8 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
     }
     for (int pass = 0; pass < 2; ++pass)
       for (const pending& p : found)
-        if (is_binary(p.im.kind) == (pass == 0)) kinfo.variants[p.variant].images.push_back(local.at(p.file));
+        if (is_binary(p.im.kind) == (pass == 0))
+          kinfo.variants[p.variant].images.push_back(local.at(p.file));
     if (k.maybe("tuning")) read_tuning(node{k.need("tuning"), k.sub("tuning")}, kinfo);
     info.kernels.push_back(std::move(kinfo));
   }

@@ -16,13 +16,13 @@
 #include <utility>
 #include <vector>
 
-#include "tritonpack/tune/autotune.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/identify.hpp"
-#include "tritonpack/tritonpack.hpp"
 #include "tritonpack/pack/file_io.hpp"
 #include "tritonpack/pack/grid_eval.hpp"
 #include "tritonpack/pack/tuning_table.hpp"
+#include "tritonpack/tritonpack.hpp"
+#include "tritonpack/tune/autotune.hpp"
 #include "tritonpack/tune/tuning.hpp"
 
 namespace tritonpack::pack {
@@ -45,7 +45,9 @@ struct table_file {
 
   static table_file open(const std::filesystem::path& path, bool exists) {
     table_file t;
-    t.doc = exists ? json::parse(read_text(path)) : json{{"schema", "tritonpack-tuning"}, {"version", 1}, {"kernels", json::object()}};
+    t.doc =
+        exists ? json::parse(read_text(path))
+               : json{{"schema", "tritonpack-tuning"}, {"version", 1}, {"kernels", json::object()}};
     return t;
   }
   json& rows(const std::string& kernel) {
@@ -53,7 +55,8 @@ struct table_file {
     if (!k.is_array()) k = json::array();
     return k;
   }
-  const json* find(const std::string& kernel, const std::string& device, const std::vector<std::int64_t>& bucket) {
+  const json* find(const std::string& kernel, const std::string& device,
+                   const std::vector<std::int64_t>& bucket) {
     for (const json& r : rows(kernel))
       if (r["device"] == device && r["bucket"] == json(bucket)) return &r;
     return nullptr;
@@ -80,7 +83,8 @@ struct table_file {
     for (const auto& [name, rows] : doc["kernels"].items()) {
       text += (first_kernel ? "\n    " : ",\n    ") + json(name).dump() + ": [";
       first_kernel = false;
-      for (std::size_t i = 0; i < rows.size(); ++i) text += (i ? ",\n      " : "\n      ") + rows[i].dump();
+      for (std::size_t i = 0; i < rows.size(); ++i)
+        text += (i ? ",\n      " : "\n      ") + rows[i].dump();
       text += rows.empty() ? "]" : "\n    ]";
     }
     text += first_kernel ? "}\n}\n" : "\n  }\n}\n";
@@ -92,7 +96,8 @@ struct table_file {
 // in [-1, 1), integers in 1..15 (small, so a buffer read as sizes or indices stays modest). A
 // buffer above 16 MiB repeats a random block of that size: the values are as good for timing, and
 // an 8192^3 matmul's inputs are not generated element by element on the host.
-std::vector<std::uint8_t> random_fill(const std::string& elem, std::size_t total, std::mt19937_64& g) {
+std::vector<std::uint8_t> random_fill(const std::string& elem, std::size_t total,
+                                      std::mt19937_64& g) {
   constexpr std::size_t block = std::size_t{16} << 20;
   const std::size_t bytes = std::min(total, block);
   std::vector<std::uint8_t> out(bytes);
@@ -129,7 +134,8 @@ std::vector<std::uint8_t> random_fill(const std::string& elem, std::size_t total
     }
   }
   out.resize(total);
-  for (std::size_t i = bytes; i < total; i += bytes) std::memcpy(out.data() + i, out.data(), std::min(bytes, total - i));
+  for (std::size_t i = bytes; i < total; i += bytes)
+    std::memcpy(out.data() + i, out.data(), std::min(bytes, total - i));
   return out;
 }
 
@@ -180,11 +186,14 @@ void store_scalar(arg_slot& s, const arg_type& t, std::int64_t iv, double fv, vo
       break;
     }
     case arg_class::fp64: std::memcpy(s.bytes, &fv, 8); break;
-    default: throw error(errc::bad_argument, "tritonpack tune cannot pass an argument of this type");
+    default:
+      throw error(errc::bad_argument, "tritonpack tune cannot pass an argument of this type");
   }
 }
 
-std::string ms_text(std::uint64_t ns) { return ns == tuning::not_measured ? std::string("-") : fmt::format("{:.3g} ms", ns / 1e6); }
+std::string ms_text(std::uint64_t ns) {
+  return ns == tuning::not_measured ? std::string("-") : fmt::format("{:.3g} ms", ns / 1e6);
+}
 
 // "config 3 (0.41 ms; config 0 0.62 ms)": the winner, and config 0 (what an untuned call runs)
 // or, when config 0 won, the runner-up.
@@ -201,13 +210,16 @@ std::string choice_text(const std::vector<std::uint64_t>& t, std::uint32_t c) {
   std::string failed;
   for (std::size_t i = 0; i < t.size(); ++i)
     if (t[i] == tuning::not_measured) failed += (failed.empty() ? "" : ", ") + std::to_string(i);
-  if (!failed.empty()) s += "; cannot run here: config" + std::string(failed.find(',') == std::string::npos ? " " : "s ") + failed;
+  if (!failed.empty())
+    s += "; cannot run here: config" +
+         std::string(failed.find(',') == std::string::npos ? " " : "s ") + failed;
   return s + ")";
 }
 
 // Times every config of the group the generated code would launch for problem `p`, on buffers of
 // random values: the per-config medians in ns (tuning::not_measured: cannot run here).
-std::vector<std::uint64_t> time_problem(kernel& kn, const tune_problem& p, const autotune::trial_plan& plan, std::mt19937_64& rng) {
+std::vector<std::uint64_t> time_problem(kernel& kn, const tune_problem& p,
+                                        const autotune::trial_plan& plan, std::mt19937_64& rng) {
   const kernel_info& k = kn.info();
   const std::uint32_t configs = k.tuning.config_count;
   // The arguments: buffers of random values, the problem's scalars.
@@ -231,26 +243,34 @@ std::vector<std::uint64_t> time_problem(kernel& kn, const tune_problem& p, const
   // The specialisation group the generated function would launch for these values.
   const std::size_t first = kn.pick_variant(descs.data(), descs.size());
   if (first + configs > k.variants.size())
-    throw error(errc::bad_container, fmt::format("{}: variant {} starts no group of {} configs", identify(k), first, configs));
+    throw error(errc::bad_container, fmt::format("{}: variant {} starts no group of {} configs",
+                                                 identify(k), first, configs));
   std::vector<grid3> grids;
   for (std::uint32_t c = 0; c < configs; ++c) grids.push_back(problem_grid(k, first + c, p));
   // What trial runs must protect: the spec's reset_to_zero / restore buffers, with their sizes.
   std::vector<autotune::detail::protected_buffer> bufs;
   for (const tune_arg& a : k.tuning.args) {
     if (a.role == tune_role::key) continue;
-    const grid_int b = evaluate_grid_expr(a.bytes, [&](const std::string& name) -> std::optional<grid_int> {
-      if (auto v = p.values.find(name); v != p.values.end()) return grid_int(v->second);
-      return std::nullopt;
-    });
+    const grid_int b =
+        evaluate_grid_expr(a.bytes, [&](const std::string& name) -> std::optional<grid_int> {
+          if (auto v = p.values.find(name); v != p.values.end()) return grid_int(v->second);
+          return std::nullopt;
+        });
     if (b.failed() || b.value() < 0 || static_cast<std::uint64_t>(b.value()) > p.bytes[a.arg])
-      throw error(errc::bad_argument, fmt::format("the spec's byte size of {} (\"{}\") is {}, beyond its {} bytes", k.args[a.arg].name, a.bytes,
-                                                  b.failed() ? b.failure_text() : std::to_string(b.value()), p.bytes[a.arg]));  // load_tune_sizes checked it
+      throw error(errc::bad_argument,
+                  fmt::format("the spec's byte size of {} (\"{}\") is {}, beyond its {} bytes",
+                              k.args[a.arg].name, a.bytes,
+                              b.failed() ? b.failure_text() : std::to_string(b.value()),
+                              p.bytes[a.arg]));  // load_tune_sizes checked it
     void* ptr = nullptr;
     std::memcpy(&ptr, slots[a.arg].bytes, sizeof ptr);
     bufs.push_back({a.role, ptr, static_cast<std::size_t>(b.value())});
   }
-  auto run = [&](std::size_t c, stream_t stream) { kn.launch_variant(first + c, grids[c], stream, args.data()); };
-  return autotune::detail::time_configs(k, first, configs, bufs, nullptr, config_launcher::of(run), plan);
+  auto run = [&](std::size_t c, stream_t stream) {
+    kn.launch_variant(first + c, grids[c], stream, args.data());
+  };
+  return autotune::detail::time_configs(k, first, configs, bufs, nullptr, config_launcher::of(run),
+                                        plan);
 }
 
 }  // namespace
@@ -259,16 +279,20 @@ void check_resumable_table(const container_info& info, const std::filesystem::pa
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return;
   container_info copy = info;
-  for (kernel_info& k : copy.kernels) k.tuning.table.clear();  // the container's own rows are not the file's
+  for (kernel_info& k : copy.kernels)
+    k.tuning.table.clear();  // the container's own rows are not the file's
   try {
     apply_tuning_table_text(copy, read_text(path), path.string());
   } catch (const error& e) {
-    throw e.with_note("\n  tritonpack tune resumes the table it writes to and does not overwrite one it cannot read: "
-                      "repair or remove it, or write to another file with -o");
+    throw e.with_note(
+        "\n  tritonpack tune resumes the table it writes to and does not overwrite one it cannot "
+        "read: "
+        "repair or remove it, or write to another file with -o");
   }
 }
 
-tune_summary run_tune(const std::vector<std::uint8_t>& bytes, const std::vector<tune_request>& requests, const tune_options& opt,
+tune_summary run_tune(const std::vector<std::uint8_t>& bytes,
+                      const std::vector<tune_request>& requests, const tune_options& opt,
                       std::ostream& progress, bool live) {
   library lib(bytes.data(), bytes.size());
   check_resumable_table(lib.info(), opt.table);
@@ -293,8 +317,9 @@ tune_summary run_tune(const std::vector<std::uint8_t>& bytes, const std::vector<
 
   tune_summary sum;
   for (const tune_request& r : requests) sum.problems += r.problems.size();
-  progress << fmt::format("tritonpack tune: {} problem{} on {} ({}, device {}), writing {}\n", sum.problems, sum.problems == 1 ? "" : "s",
-                          gpu, arch, opt.device, opt.table.string());
+  progress << fmt::format("tritonpack tune: {} problem{} on {} ({}, device {}), writing {}\n",
+                          sum.problems, sum.problems == 1 ? "" : "s", gpu, arch, opt.device,
+                          opt.table.string());
   const int width = static_cast<int>(std::to_string(sum.problems).size());
   std::size_t n = 0;
   const auto t_start = std::chrono::steady_clock::now();
@@ -305,21 +330,28 @@ tune_summary run_tune(const std::vector<std::uint8_t>& bytes, const std::vector<
     std::set<std::vector<std::int64_t>> done_now;  // buckets timed in this run
     for (const tune_problem& p : req.problems) {
       ++n;
-      const std::string head = fmt::format("[{:>{}}/{}] {} {}: ", n, width, sum.problems, k.name, p.label);
+      const std::string head =
+          fmt::format("[{:>{}}/{}] {} {}: ", n, width, sum.problems, k.name, p.label);
       const std::vector<std::int64_t> bucket = problem_bucket(k, p);
       if (done_now.count(bucket)) {
-        progress << head << fmt::format("bucket {} timed above, skipped\n", tuning::bucket_text(bucket));
+        progress << head
+                 << fmt::format("bucket {} timed above, skipped\n", tuning::bucket_text(bucket));
         ++sum.skipped;
         continue;
       }
       if (!opt.fresh)
         if (const json* row = table.find(k.name, gpu, bucket)) {
-          progress << head << fmt::format("config {} already in the table for bucket {}, skipped (--fresh re-times)\n",
-                                          (*row)["config"].get<std::uint64_t>(), tuning::bucket_text(bucket));
+          progress
+              << head
+              << fmt::format(
+                     "config {} already in the table for bucket {}, skipped (--fresh re-times)\n",
+                     (*row)["config"].get<std::uint64_t>(), tuning::bucket_text(bucket));
           ++sum.skipped;
           continue;
         }
-      if (live) progress << "\r\033[K" << bar(n - 1, sum.problems) << head << fmt::format("timing {} configs...", configs) << std::flush;
+      if (live)
+        progress << "\r\033[K" << bar(n - 1, sum.problems) << head
+                 << fmt::format("timing {} configs...", configs) << std::flush;
       try {
         const std::vector<std::uint64_t> times = time_problem(kn, p, plan, rng);
         done_now.insert(bucket);
@@ -327,17 +359,23 @@ tune_summary run_tune(const std::vector<std::uint8_t>& bytes, const std::vector<
         bool any = false;
         for (std::uint64_t t : times) any = any || t != tuning::not_measured;
         if (!any) {
-          progress << head << "no config could run here (TRITONPACK_LOG=1 says why); no row written\n";
+          progress << head
+                   << "no config could run here (TRITONPACK_LOG=1 says why); no row written\n";
           ++sum.failed;
           continue;
         }
         const std::uint32_t chosen = tuning::fastest(times);
         json ts = json::array();
-        for (std::uint64_t t : times) ts.push_back(t == tuning::not_measured ? json(nullptr) : json(t));
+        for (std::uint64_t t : times)
+          ts.push_back(t == tuning::not_measured ? json(nullptr) : json(t));
         json problem = json::object();
         for (const tune_arg& a : k.tuning.args)
           if (a.role == tune_role::key) problem[k.args[a.arg].name] = p.ints[a.arg];
-        json row = {{"device", gpu}, {"bucket", bucket}, {"config", chosen}, {"times_ns", ts}, {"problem", problem}};
+        json row = {{"device", gpu},
+                    {"bucket", bucket},
+                    {"config", chosen},
+                    {"times_ns", ts},
+                    {"problem", problem}};
         table.put(k.name, row);
         if (opt.arch_rows && !arch.empty()) {
           const json* other = table.find(k.name, arch, bucket);
@@ -353,14 +391,18 @@ tune_summary run_tune(const std::vector<std::uint8_t>& bytes, const std::vector<
       } catch (const error& e) {
         if (live) progress << "\r\033[K";
         throw e.with_context(fmt::format("{}, problem {} ({})", identify(k), p.index, p.label))
-            .with_note(fmt::format("\n  {} has the {} problem{} timed before it; a rerun resumes from there", opt.table.string(),
-                                   sum.tuned, sum.tuned == 1 ? "" : "s"));
+            .with_note(fmt::format(
+                "\n  {} has the {} problem{} timed before it; a rerun resumes from there",
+                opt.table.string(), sum.tuned, sum.tuned == 1 ? "" : "s"));
       }
     }
   }
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-  progress << fmt::format("tritonpack tune: {} timed, {} skipped{}, in {:.1f} s; table {}\n", sum.tuned, sum.skipped,
-                          sum.failed ? fmt::format(", {} with no runnable config", sum.failed) : std::string(), secs, opt.table.string());
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  progress << fmt::format(
+      "tritonpack tune: {} timed, {} skipped{}, in {:.1f} s; table {}\n", sum.tuned, sum.skipped,
+      sum.failed ? fmt::format(", {} with no runnable config", sum.failed) : std::string(), secs,
+      opt.table.string());
   return sum;
 }
 

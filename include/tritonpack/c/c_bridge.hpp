@@ -10,10 +10,10 @@
 #include <new>
 #include <string>
 
-#include "tritonpack/version.hpp"
 #include "tritonpack/c/tritonpack.h"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/error_codes.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 namespace c_bridge {
@@ -21,12 +21,14 @@ namespace c_bridge {
 // The C constants agree with the code table (core/error_codes.hpp): TRITONPACK_ERROR_NAME has the
 // table's value, and INTERNAL follows the last code.
 #define TRITONPACK_C_CODE_AGREES(name, NAME, value, description) \
-  static_assert(TRITONPACK_ERROR_##NAME == (value), "tritonpack.h: TRITONPACK_ERROR_" #NAME " is not the value of errc::" #name);
+  static_assert(TRITONPACK_ERROR_##NAME == (value),              \
+                "tritonpack.h: TRITONPACK_ERROR_" #NAME " is not the value of errc::" #name);
 TRITONPACK_ERROR_CODES(TRITONPACK_C_CODE_AGREES)
 #undef TRITONPACK_C_CODE_AGREES
 #define TRITONPACK_C_CODE_COUNT(name, NAME, value, description) +1
-static_assert(TRITONPACK_ERROR_INTERNAL == 1 TRITONPACK_ERROR_CODES(TRITONPACK_C_CODE_COUNT),
-              "tritonpack.h: TRITONPACK_ERROR_INTERNAL must follow the last code of core/error_codes.hpp");
+static_assert(
+    TRITONPACK_ERROR_INTERNAL == 1 TRITONPACK_ERROR_CODES(TRITONPACK_C_CODE_COUNT),
+    "tritonpack.h: TRITONPACK_ERROR_INTERNAL must follow the last code of core/error_codes.hpp");
 #undef TRITONPACK_C_CODE_COUNT
 
 // The stable C code of an errc (the values are the C API's contract: tritonpack.h).
@@ -46,7 +48,7 @@ inline const char* status_name(int status) noexcept {
     case TRITONPACK_SUCCESS: return "TRITONPACK_SUCCESS";
 #define TRITONPACK_C_STATUS_NAME(name, NAME, value, description) \
   case TRITONPACK_ERROR_##NAME: return "TRITONPACK_ERROR_" #NAME;
-    TRITONPACK_ERROR_CODES(TRITONPACK_C_STATUS_NAME)
+      TRITONPACK_ERROR_CODES(TRITONPACK_C_STATUS_NAME)
 #undef TRITONPACK_C_STATUS_NAME
     case TRITONPACK_ERROR_INTERNAL: return "TRITONPACK_ERROR_INTERNAL";
     default: return "TRITONPACK_ERROR_UNKNOWN";
@@ -77,12 +79,14 @@ int guard(std::string& last_error, const char* call, Body&& body) noexcept {
     return fail(last_error, TRITONPACK_ERROR_OUT_OF_MEMORY, "tritonpack: host memory exhausted");
   } catch (const std::exception& e) {
     try {
-      return fail(last_error, TRITONPACK_ERROR_INTERNAL, (std::string(error::prefix) + call + ": " + e.what()).c_str());
+      return fail(last_error, TRITONPACK_ERROR_INTERNAL,
+                  (std::string(error::prefix) + call + ": " + e.what()).c_str());
     } catch (...) {
       return fail(last_error, TRITONPACK_ERROR_INTERNAL, "tritonpack: unexpected failure");
     }
   } catch (...) {
-    return fail(last_error, TRITONPACK_ERROR_INTERNAL, "tritonpack: unexpected failure (an exception of unknown type)");
+    return fail(last_error, TRITONPACK_ERROR_INTERNAL,
+                "tritonpack: unexpected failure (an exception of unknown type)");
   }
 }
 

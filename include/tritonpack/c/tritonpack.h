@@ -2,8 +2,9 @@
  *
  * What every C (and Fortran) caller shares: the stable error codes, the stream and grid types,
  * the fp16/bf16 storage types with their conversions, and the memory and device API over
- * tritonpack/runtime/memory.hpp (devices, allocation, copies, memset, synchronisation, streams), all
- * through the driver the run time loads with dlopen, so a program needs no CUDA or ROCm toolkit.
+ * tritonpack/runtime/memory.hpp (devices, allocation, copies, memset, synchronisation, streams),
+ * all through the driver the run time loads with dlopen, so a program needs no CUDA or ROCm
+ * toolkit.
  *
  * Every function that can fail returns TRITONPACK_SUCCESS (0) or one of the error codes below;
  * after a failure, tritonpack_last_error() holds the calling thread's message, which says what was
@@ -24,24 +25,27 @@ extern "C" {
 #endif
 
 /* Error codes: stable values (new codes are only ever added at the end). One per entry of the
- * code table TRITONPACK_ERROR_CODES (include/tritonpack/core/error_codes.hpp, which tests check this
- * enum against) plus INTERNAL; docs/c-fortran.md has the table. */
+ * code table TRITONPACK_ERROR_CODES (include/tritonpack/core/error_codes.hpp, which tests check
+ * this enum against) plus INTERNAL; docs/c-fortran.md has the table. */
 enum tritonpack_status {
   TRITONPACK_SUCCESS = 0,
-  TRITONPACK_ERROR_BAD_CONTAINER = 1, /* container bytes malformed, truncated, or of an unknown format */
-  TRITONPACK_ERROR_BAD_ARGUMENT = 2,  /* a bad value passed by the caller; no variant accepts the call */
-  TRITONPACK_ERROR_NOT_FOUND = 3,     /* no kernel (or variant) of that name in the container */
-  TRITONPACK_ERROR_NO_DRIVER = 4,     /* neither libcuda nor libamdhip64 could be loaded */
-  TRITONPACK_ERROR_NO_DEVICE = 5,     /* the driver reports no GPU, or the ordinal is out of range */
-  TRITONPACK_ERROR_NO_IMAGE = 6,      /* the library holds no image this GPU can run */
-  TRITONPACK_ERROR_PTX_TOO_NEW = 7,   /* every PTX needs a newer ISA than the driver accepts */
-  TRITONPACK_ERROR_JIT_FAILED = 8,    /* the driver refused to JIT-compile an IR image */
+  TRITONPACK_ERROR_BAD_CONTAINER =
+      1, /* container bytes malformed, truncated, or of an unknown format */
+  TRITONPACK_ERROR_BAD_ARGUMENT =
+      2, /* a bad value passed by the caller; no variant accepts the call */
+  TRITONPACK_ERROR_NOT_FOUND = 3,   /* no kernel (or variant) of that name in the container */
+  TRITONPACK_ERROR_NO_DRIVER = 4,   /* neither libcuda nor libamdhip64 could be loaded */
+  TRITONPACK_ERROR_NO_DEVICE = 5,   /* the driver reports no GPU, or the ordinal is out of range */
+  TRITONPACK_ERROR_NO_IMAGE = 6,    /* the library holds no image this GPU can run */
+  TRITONPACK_ERROR_PTX_TOO_NEW = 7, /* every PTX needs a newer ISA than the driver accepts */
+  TRITONPACK_ERROR_JIT_FAILED = 8,  /* the driver refused to JIT-compile an IR image */
   TRITONPACK_ERROR_OUT_OF_MEMORY = 9, /* a device (or host) allocation failed */
-  TRITONPACK_ERROR_LAUNCH_FAILED = 10, /* the launch (or the kernel, seen at a synchronisation) failed */
+  TRITONPACK_ERROR_LAUNCH_FAILED =
+      10, /* the launch (or the kernel, seen at a synchronisation) failed */
   TRITONPACK_ERROR_DRIVER_ERROR = 11, /* any other driver call failed */
   TRITONPACK_ERROR_IO_ERROR = 12,     /* reading or writing a file (the JIT cache) failed */
   TRITONPACK_ERROR_UNSUPPORTED = 13,  /* valid, but not supported on this backend or device */
-  TRITONPACK_ERROR_INTERNAL = 14      /* an unexpected failure inside the run time (a bug: report it) */
+  TRITONPACK_ERROR_INTERNAL = 14 /* an unexpected failure inside the run time (a bug: report it) */
 };
 
 /* The calling thread's message for its last failed call of this API ("" if none failed yet).
@@ -80,7 +84,8 @@ int tritonpack_set_device(int ordinal);
 /* The calling thread's device (0 if none was set). */
 int tritonpack_get_device(int* ordinal);
 /* The device's name ("NVIDIA H200") / architecture ("sm_90"), NUL-terminated in buffer[size];
- * ordinal -1: the calling thread's device. A buffer too small is BAD_ARGUMENT naming the size needed. */
+ * ordinal -1: the calling thread's device. A buffer too small is BAD_ARGUMENT naming the size
+ * needed. */
 int tritonpack_device_name(int ordinal, char* buffer, size_t size);
 int tritonpack_device_arch(int ordinal, char* buffer, size_t size);
 /* Free and total memory of the calling thread's device, in bytes. */
@@ -88,7 +93,8 @@ int tritonpack_memory_info(size_t* free_bytes, size_t* total_bytes);
 
 /* ---- memory -------------------------------------------------------------------------------- */
 
-/* `bytes` of device memory on the calling thread's device (256-byte aligned); *ptr is NULL for 0. */
+/* `bytes` of device memory on the calling thread's device (256-byte aligned); *ptr is NULL for 0.
+ */
 int tritonpack_malloc(void** ptr, size_t bytes);
 /* Frees what tritonpack_malloc returned; NULL is fine. */
 int tritonpack_free(void* ptr);

@@ -1,5 +1,5 @@
-// tritonpack/container/byte_io.hpp — little-endian fixed-width loads and stores, and overflow-safe range
-// arithmetic, for the container reader (and the packer, which writes the same layout).
+// tritonpack/container/byte_io.hpp — little-endian fixed-width loads and stores, and overflow-safe
+// range arithmetic, for the container reader (and the packer, which writes the same layout).
 //
 // Why byte-by-byte assembly instead of memcpy into an integer: the container is little-endian on
 // every host, and the record fields are not guaranteed to be aligned in an embedded char array.
@@ -24,7 +24,8 @@ inline std::uint32_t load_u32(const std::uint8_t* p) noexcept {
 }
 
 inline std::uint64_t load_u64(const std::uint8_t* p) noexcept {
-  return static_cast<std::uint64_t>(load_u32(p)) | (static_cast<std::uint64_t>(load_u32(p + 4)) << 32);
+  return static_cast<std::uint64_t>(load_u32(p)) |
+         (static_cast<std::uint64_t>(load_u32(p + 4)) << 32);
 }
 
 inline void store_u16(std::uint8_t* p, std::uint16_t v) noexcept {

@@ -1,5 +1,5 @@
-// tritonpack/container/checksum.hpp — XXH64 (seed 0), the checksum of every image and of the container's
-// tables (docs/format.md "Checksums").
+// tritonpack/container/checksum.hpp — XXH64 (seed 0), the checksum of every image and of the
+// container's tables (docs/format.md "Checksums").
 //
 // Why XXH64 and why written out here: it is the hash zstd itself uses for frame content checksums
 // (the low 32 bits of XXH64, seed 0), it runs at memory speed, and its specification is public
@@ -12,8 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "tritonpack/version.hpp"
 #include "tritonpack/container/byte_io.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 
@@ -39,7 +39,8 @@ inline std::uint64_t merge_round(std::uint64_t acc, std::uint64_t val) noexcept 
 
 // The last step shared by the one-shot and the streaming form: fold in the final < 32 bytes,
 // then avalanche.
-inline std::uint64_t finish(std::uint64_t h, const std::uint8_t* p, const std::uint8_t* end) noexcept {
+inline std::uint64_t finish(std::uint64_t h, const std::uint8_t* p,
+                            const std::uint8_t* end) noexcept {
   while (end - p >= 8) {
     h ^= round(0, byte_io::load_u64(p));
     h = rotl(h, 27) * prime1 + prime4;

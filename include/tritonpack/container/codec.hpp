@@ -1,5 +1,6 @@
-// tritonpack/container/codec.hpp — the zstd side of the container: checking a frame's header against the
-// sizes the container records, and decoding a frame with the output capped at the recorded size.
+// tritonpack/container/codec.hpp — the zstd side of the container: checking a frame's header
+// against the sizes the container records, and decoding a frame with the output capped at the
+// recorded size.
 //
 // Why streaming decompression: an image sits at an offset inside a frame that may hold several
 // images of one kernel; decoding stops as soon as the image's last byte is out, so the cubin
@@ -30,7 +31,8 @@ TRITONPACK_BEGIN_NAMESPACE
 namespace codec {
 
 // Throws error(code, "container: " + prefix + formatted message).
-[[noreturn]] TRITONPACK_COLD TRITONPACK_PRINTF(3, 4) inline void fail(errc code, const char* prefix, const char* fmt, ...) {
+[[noreturn]] TRITONPACK_COLD TRITONPACK_PRINTF(3, 4) inline void fail(errc code, const char* prefix,
+                                                                      const char* fmt, ...) {
   char buf[512];
   va_list ap;
   va_start(ap, fmt);
@@ -50,7 +52,9 @@ using ddict_ptr = std::shared_ptr<const ZSTD_DDict>;
 inline ddict_ptr make_ddict(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return {};
   ZSTD_DDict* d = ZSTD_createDDict(data, size);
-  if (!d) fail(errc::bad_container, "dictionary: ", "zstd could not load the dictionary section (%zu bytes)", size);
+  if (!d)
+    fail(errc::bad_container,
+         "dictionary: ", "zstd could not load the dictionary section (%zu bytes)", size);
   return ddict_ptr(d, [](const ZSTD_DDict* p) { ZSTD_freeDDict(const_cast<ZSTD_DDict*>(p)); });
 }
 
@@ -62,26 +66,40 @@ inline unsigned dictionary_id(const std::uint8_t* data, std::size_t size) noexce
 // Checks, without decoding, that `stored` bytes at `p` are exactly one zstd frame whose header
 // declares `raw` bytes of content and, when it names a dictionary, the container's `dict_id`.
 // Returns nullptr when they are, otherwise writes what is wrong into `why` and returns it.
-inline const char* check_zstd_frame(const std::uint8_t* p, std::uint64_t stored, std::uint64_t raw, unsigned dict_id,
-                                    bool uses_dictionary, char (&why)[256]) {
+inline const char* check_zstd_frame(const std::uint8_t* p, std::uint64_t stored, std::uint64_t raw,
+                                    unsigned dict_id, bool uses_dictionary, char (&why)[256]) {
   const std::size_t n = static_cast<std::size_t>(stored);
   const unsigned long long content = ZSTD_getFrameContentSize(p, n);
-  if (content == ZSTD_CONTENTSIZE_ERROR) return std::snprintf(why, sizeof why, "stored bytes do not start with a zstd frame header"), why;
-  if (content == ZSTD_CONTENTSIZE_UNKNOWN) return std::snprintf(why, sizeof why, "zstd frame header does not record its content size"), why;
+  if (content == ZSTD_CONTENTSIZE_ERROR)
+    return std::snprintf(why, sizeof why, "stored bytes do not start with a zstd frame header"),
+           why;
+  if (content == ZSTD_CONTENTSIZE_UNKNOWN)
+    return std::snprintf(why, sizeof why, "zstd frame header does not record its content size"),
+           why;
   if (content != raw)
-    return std::snprintf(why, sizeof why, "zstd frame header says %llu content bytes, raw_size says %llu", content,
+    return std::snprintf(why, sizeof why,
+                         "zstd frame header says %llu content bytes, raw_size says %llu", content,
                          static_cast<unsigned long long>(raw)),
            why;
   const std::size_t compressed = ZSTD_findFrameCompressedSize(p, n);
   if (ZSTD_isError(compressed))
-    return std::snprintf(why, sizeof why, "zstd frame is malformed or truncated (%s)", ZSTD_getErrorName(compressed)), why;
+    return std::snprintf(why, sizeof why, "zstd frame is malformed or truncated (%s)",
+                         ZSTD_getErrorName(compressed)),
+           why;
   if (compressed != n)
-    return std::snprintf(why, sizeof why, "zstd frame is %zu bytes, stored_size says %zu", compressed, n), why;
+    return std::snprintf(why, sizeof why, "zstd frame is %zu bytes, stored_size says %zu",
+                         compressed, n),
+           why;
   const unsigned frame_dict = ZSTD_getDictID_fromFrame(p, n);
   if (!uses_dictionary && frame_dict != 0)
-    return std::snprintf(why, sizeof why, "zstd frame needs dictionary %u but the frame's dictionary flag is clear", frame_dict), why;
+    return std::snprintf(why, sizeof why,
+                         "zstd frame needs dictionary %u but the frame's dictionary flag is clear",
+                         frame_dict),
+           why;
   if (uses_dictionary && frame_dict != 0 && frame_dict != dict_id)
-    return std::snprintf(why, sizeof why, "zstd frame needs dictionary %u, the container's is %u", frame_dict, dict_id), why;
+    return std::snprintf(why, sizeof why, "zstd frame needs dictionary %u, the container's is %u",
+                         frame_dict, dict_id),
+           why;
   return nullptr;
 }
 
@@ -122,24 +140,31 @@ inline std::size_t frame_header_size(const std::uint8_t* p, std::size_t n) noexc
 // zstd reports as "Destination buffer is too small" — so the caller, which knows the image,
 // reports them all as damage and keeps zstd's words as the detail. Throws only when memory for
 // the decoder cannot be had (errc::out_of_memory).
-inline const char* decode_zstd_prefix(const std::uint8_t* p, std::uint64_t stored, std::uint64_t raw, const ZSTD_DDict* ddict,
-                                      std::uint8_t* out, std::size_t out_size, std::size_t out_capacity, char (&why)[256]) {
+inline const char* decode_zstd_prefix(const std::uint8_t* p, std::uint64_t stored,
+                                      std::uint64_t raw, const ZSTD_DDict* ddict, std::uint8_t* out,
+                                      std::size_t out_size, std::size_t out_capacity,
+                                      char (&why)[256]) {
   ZSTD_DCtx* dctx = thread_dctx();
   if (!dctx) fail(errc::out_of_memory, "", "could not allocate a zstd decompression context");
   // A previous, possibly failed, decode on this thread must not leak state into this one.
   ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);
   if (out_size == raw) {
-    const std::size_t r = ddict ? ZSTD_decompress_usingDDict(dctx, out, out_size, p, static_cast<std::size_t>(stored), ddict)
-                                : ZSTD_decompressDCtx(dctx, out, out_size, p, static_cast<std::size_t>(stored));
-    if (ZSTD_isError(r)) return std::snprintf(why, sizeof why, "zstd: %s", ZSTD_getErrorName(r)), why;
+    const std::size_t r =
+        ddict ? ZSTD_decompress_usingDDict(dctx, out, out_size, p, static_cast<std::size_t>(stored),
+                                           ddict)
+              : ZSTD_decompressDCtx(dctx, out, out_size, p, static_cast<std::size_t>(stored));
+    if (ZSTD_isError(r))
+      return std::snprintf(why, sizeof why, "zstd: %s", ZSTD_getErrorName(r)), why;
     if (r != out_size)
-      return std::snprintf(why, sizeof why, "zstd frame holds %zu bytes, raw_size says %llu", r, static_cast<unsigned long long>(raw)),
+      return std::snprintf(why, sizeof why, "zstd frame holds %zu bytes, raw_size says %llu", r,
+                           static_cast<unsigned long long>(raw)),
              why;
     return nullptr;
   }
   if (ddict) {
     const std::size_t r = ZSTD_DCtx_refDDict(dctx, ddict);
-    if (ZSTD_isError(r)) return std::snprintf(why, sizeof why, "zstd: %s", ZSTD_getErrorName(r)), why;
+    if (ZSTD_isError(r))
+      return std::snprintf(why, sizeof why, "zstd: %s", ZSTD_getErrorName(r)), why;
   }
   // Feed the decoder one block at a time (3-byte block headers, RFC 8878 §3.1.1.2): it can only
   // decode what it has been given, so decoding stops with the block that completes the prefix —
@@ -148,31 +173,35 @@ inline const char* decode_zstd_prefix(const std::uint8_t* p, std::uint64_t store
   // passed by number so that zstd.h need not be included in its static-linking mode): `out` must
   // then hold the whole frame, and stays put between calls. A libzstd that refuses the parameter
   // decodes through its own buffers instead.
-  const bool stable = out_capacity >= raw &&
-                      !ZSTD_isError(ZSTD_DCtx_setParameter(dctx, static_cast<ZSTD_dParameter>(1001), 1));
+  const bool stable = out_capacity >= raw && !ZSTD_isError(ZSTD_DCtx_setParameter(
+                                                 dctx, static_cast<ZSTD_dParameter>(1001), 1));
   const std::size_t n = static_cast<std::size_t>(stored);
   std::size_t limit = frame_header_size(p, n);
   if (limit == 0) return std::snprintf(why, sizeof why, "zstd frame header is truncated"), why;
   ZSTD_inBuffer in{p, limit, 0};
   ZSTD_outBuffer ob{out, stable ? static_cast<std::size_t>(raw) : out_size, 0};
   auto ended_early = [&] {
-    std::snprintf(why, sizeof why, "zstd frame ended after %zu bytes, raw_size says %llu", ob.pos, static_cast<unsigned long long>(raw));
+    std::snprintf(why, sizeof why, "zstd frame ended after %zu bytes, raw_size says %llu", ob.pos,
+                  static_cast<unsigned long long>(raw));
     return why;
   };
   while (ob.pos < out_size) {
     if (in.pos == in.size) {
       if (limit + 3 > n) return ended_early();
-      const std::uint32_t bh = static_cast<std::uint32_t>(p[limit]) | (static_cast<std::uint32_t>(p[limit + 1]) << 8) |
+      const std::uint32_t bh = static_cast<std::uint32_t>(p[limit]) |
+                               (static_cast<std::uint32_t>(p[limit + 1]) << 8) |
                                (static_cast<std::uint32_t>(p[limit + 2]) << 16);
       const unsigned type = (bh >> 1) & 3;
       const std::size_t body = type == 1 ? 1 : (bh >> 3);  // RLE blocks store one byte
-      if (type == 3 || body > n - limit - 3) return std::snprintf(why, sizeof why, "zstd block at byte %zu is malformed", limit), why;
+      if (type == 3 || body > n - limit - 3)
+        return std::snprintf(why, sizeof why, "zstd block at byte %zu is malformed", limit), why;
       limit += 3 + body;
       in.size = limit;
     }
     const std::size_t before_in = in.pos, before_out = ob.pos;
     const std::size_t ret = ZSTD_decompressStream(dctx, &ob, &in);
-    if (ZSTD_isError(ret)) return std::snprintf(why, sizeof why, "zstd: %s", ZSTD_getErrorName(ret)), why;
+    if (ZSTD_isError(ret))
+      return std::snprintf(why, sizeof why, "zstd: %s", ZSTD_getErrorName(ret)), why;
     if (ret == 0 && ob.pos < out_size) return ended_early();
     if (in.pos == before_in && ob.pos == before_out && in.pos < in.size)
       return std::snprintf(why, sizeof why, "zstd decoder made no progress"), why;

@@ -1,7 +1,7 @@
 // tritonpack/container/format.hpp — the constants of container format v2 (and what is needed to
-// read v1): magic, header and section layout, record sizes and field offsets. docs/format.md describes the same layout byte
-// by byte; the reader (container/reader.hpp) and the packer (generator/cli) both take every
-// number from here so the two cannot drift apart.
+// read v1): magic, header and section layout, record sizes and field offsets. docs/format.md
+// describes the same layout byte by byte; the reader (container/reader.hpp) and the packer
+// (generator/cli) both take every number from here so the two cannot drift apart.
 //
 // Changing anything in this file changes the format: bump `format_version`, add a golden file
 // under tests/container/golden/, and keep the reader accepting the old version or say why not.
@@ -29,31 +29,32 @@ constexpr std::uint32_t oldest_readable_version = 1;
 // Sections, in the order they are laid out after the header (v2). A v1 header lists 13 of them:
 // every one but the four tuning sections, which a v1 container does not have (v1_sections).
 enum section : std::uint32_t {
-  sec_strings = 0,       // bytes: every string of the container, referenced by (offset, length)
-  sec_kernels = 1,       // kernel records
-  sec_args = 2,          // kernel_arg records, each kernel's a contiguous run
-  sec_variants = 3,      // variant records, each kernel's a contiguous run
-  sec_specs = 4,         // arg_spec records, each variant's a contiguous run
-  sec_constexprs = 5,    // (name, value) string pairs, each variant's config a contiguous run
-  sec_image_refs = 6,    // u32 image indices, each variant's a contiguous run
-  sec_images = 7,        // image records, in frame order
-  sec_tensordescs = 8,   // tensordesc_meta records, each image's a contiguous run
-  sec_dims = 9,          // u32 values: tensordesc block sizes, each descriptor's a contiguous run
-  sec_tunings = 10,      // v2: one tuning record per kernel (configs, key, protected args, table)
-  sec_tune_args = 11,    // v2: key and protected arguments, each kernel's a contiguous run
-  sec_tune_entries = 12, // v2: packed tuning-table rows, each kernel's a contiguous run
-  sec_tune_values = 13,  // v2: u64 values: each row's key bucket, then each config's time in ns
-  sec_frames = 14,       // frame records: compressed runs of images
-  sec_dictionary = 15,   // bytes: zstd dictionary shared by frames that say so; may be empty
-  sec_data = 16,         // bytes: the frames' stored bytes, back to back
+  sec_strings = 0,        // bytes: every string of the container, referenced by (offset, length)
+  sec_kernels = 1,        // kernel records
+  sec_args = 2,           // kernel_arg records, each kernel's a contiguous run
+  sec_variants = 3,       // variant records, each kernel's a contiguous run
+  sec_specs = 4,          // arg_spec records, each variant's a contiguous run
+  sec_constexprs = 5,     // (name, value) string pairs, each variant's config a contiguous run
+  sec_image_refs = 6,     // u32 image indices, each variant's a contiguous run
+  sec_images = 7,         // image records, in frame order
+  sec_tensordescs = 8,    // tensordesc_meta records, each image's a contiguous run
+  sec_dims = 9,           // u32 values: tensordesc block sizes, each descriptor's a contiguous run
+  sec_tunings = 10,       // v2: one tuning record per kernel (configs, key, protected args, table)
+  sec_tune_args = 11,     // v2: key and protected arguments, each kernel's a contiguous run
+  sec_tune_entries = 12,  // v2: packed tuning-table rows, each kernel's a contiguous run
+  sec_tune_values = 13,   // v2: u64 values: each row's key bucket, then each config's time in ns
+  sec_frames = 14,        // frame records: compressed runs of images
+  sec_dictionary = 15,    // bytes: zstd dictionary shared by frames that say so; may be empty
+  sec_data = 16,          // bytes: the frames' stored bytes, back to back
   section_count = 17,
 };
 
 // The sections a v1 header lists, in its order.
 constexpr std::uint32_t v1_section_count = 13;
-constexpr std::uint32_t v1_sections[v1_section_count] = {sec_strings, sec_kernels,    sec_args,   sec_variants, sec_specs,
-                                                         sec_constexprs, sec_image_refs, sec_images, sec_tensordescs, sec_dims,
-                                                         sec_frames, sec_dictionary, sec_data};
+constexpr std::uint32_t v1_sections[v1_section_count] = {
+    sec_strings,    sec_kernels,    sec_args,   sec_variants,    sec_specs,
+    sec_constexprs, sec_image_refs, sec_images, sec_tensordescs, sec_dims,
+    sec_frames,     sec_dictionary, sec_data};
 
 inline const char* section_name(std::uint32_t s) noexcept {
   switch (s) {
@@ -79,7 +80,8 @@ inline const char* section_name(std::uint32_t s) noexcept {
 }
 
 // Bytes per record of each section (1 for byte sections).
-constexpr std::uint32_t record_size[section_count] = {1, 56, 24, 40, 12, 16, 4, 120, 24, 4, 24, 16, 16, 8, 32, 1, 1};
+constexpr std::uint32_t record_size[section_count] = {1, 56, 24, 40, 12, 16, 4, 120, 24,
+                                                      4, 24, 16, 16, 8,  32, 1, 1};
 
 // Sections start 8-byte aligned; the padding between two sections is zero bytes of the minimum
 // length, so every valid container has exactly one byte layout for its content.
@@ -87,19 +89,19 @@ constexpr std::uint32_t section_align = 8;
 
 // --- header -----------------------------------------------------------------------------------
 namespace header {
-constexpr std::size_t magic = 0;            // u8[8]
-constexpr std::size_t version = 8;          // u32 format_version
-constexpr std::size_t header_size = 12;     // u32, = size below
-constexpr std::size_t total_size = 16;      // u64, bytes of the whole container
-constexpr std::size_t tables_checksum = 24; // u64, XXH64 of [0, data offset) with this field zero
-constexpr std::size_t flags = 32;           // u32, 0
-constexpr std::size_t section_count = 36;   // u32, = format::section_count
-constexpr std::size_t name = 40;            // str: library name
-constexpr std::size_t triton_version = 48;  // str
-constexpr std::size_t reserved = 56;        // u64, 0
-constexpr std::size_t sections = 64;        // section_count × {u64 offset, u64 size}
+constexpr std::size_t magic = 0;             // u8[8]
+constexpr std::size_t version = 8;           // u32 format_version
+constexpr std::size_t header_size = 12;      // u32, = size below
+constexpr std::size_t total_size = 16;       // u64, bytes of the whole container
+constexpr std::size_t tables_checksum = 24;  // u64, XXH64 of [0, data offset) with this field zero
+constexpr std::size_t flags = 32;            // u32, 0
+constexpr std::size_t section_count = 36;    // u32, = format::section_count
+constexpr std::size_t name = 40;             // str: library name
+constexpr std::size_t triton_version = 48;   // str
+constexpr std::size_t reserved = 56;         // u64, 0
+constexpr std::size_t sections = 64;         // section_count × {u64 offset, u64 size}
 constexpr std::size_t section_entry_size = 16;
-constexpr std::size_t size = sections + section_entry_size * format::section_count;        // 336 (v2)
+constexpr std::size_t size = sections + section_entry_size * format::section_count;  // 336 (v2)
 constexpr std::size_t size_v1 = sections + section_entry_size * format::v1_section_count;  // 272
 }  // namespace header
 
@@ -107,20 +109,20 @@ constexpr std::size_t size_v1 = sections + section_entry_size * format::v1_secti
 constexpr std::size_t str_size = 8;
 
 namespace kernel_rec {
-constexpr std::size_t name = 0;           // str
-constexpr std::size_t source = 8;         // str
-constexpr std::size_t grid = 16;          // str[3]: x, y, z (all empty: caller passes the grid)
-constexpr std::size_t first_arg = 40;     // u32
-constexpr std::size_t arg_count = 44;     // u32
-constexpr std::size_t first_variant = 48; // u32
-constexpr std::size_t variant_count = 52; // u32
+constexpr std::size_t name = 0;            // str
+constexpr std::size_t source = 8;          // str
+constexpr std::size_t grid = 16;           // str[3]: x, y, z (all empty: caller passes the grid)
+constexpr std::size_t first_arg = 40;      // u32
+constexpr std::size_t arg_count = 44;      // u32
+constexpr std::size_t first_variant = 48;  // u32
+constexpr std::size_t variant_count = 52;  // u32
 }  // namespace kernel_rec
 
 namespace arg_rec {
-constexpr std::size_t name = 0;      // str
-constexpr std::size_t type = 8;      // str
-constexpr std::size_t flags = 16;    // u8: bit 0 is_const
-constexpr std::size_t reserved = 17; // u8[7], 0
+constexpr std::size_t name = 0;       // str
+constexpr std::size_t type = 8;       // str
+constexpr std::size_t flags = 16;     // u8: bit 0 is_const
+constexpr std::size_t reserved = 17;  // u8[7], 0
 constexpr std::uint8_t flag_const = 1;
 }  // namespace arg_rec
 
@@ -149,43 +151,43 @@ constexpr std::size_t value = 8;  // str
 }  // namespace constexpr_rec
 
 namespace image_rec {
-constexpr std::size_t backend = 0;                 // u8: backend_kind
-constexpr std::size_t kind = 1;                    // u8: image_kind
-constexpr std::size_t launch_flags = 2;            // u8: bit 0 cooperative grid, bit 1 PDL
-constexpr std::size_t reserved0 = 3;               // u8, 0
-constexpr std::size_t ptx_version = 4;             // u32: major*10+minor, PTX only, else 0
-constexpr std::size_t arch = 8;                    // str
-constexpr std::size_t entry = 16;                  // str
-constexpr std::size_t triton_version = 24;         // str
-constexpr std::size_t raw_size = 32;               // u64
-constexpr std::size_t checksum = 40;               // u64: XXH64 of the raw bytes
-constexpr std::size_t frame = 48;                  // u32: index into frames
-constexpr std::size_t reserved1 = 52;              // u32, 0
-constexpr std::size_t frame_offset = 56;           // u64: where the image starts in the decoded frame
-constexpr std::size_t num_warps = 64;              // u32
-constexpr std::size_t warp_size = 68;              // u32
-constexpr std::size_t shared = 72;                 // u32
-constexpr std::size_t num_ctas = 76;               // u32
-constexpr std::size_t tmem_size = 80;              // u32
-constexpr std::size_t global_scratch_align = 84;   // u32
-constexpr std::size_t global_scratch_size = 88;    // u64
-constexpr std::size_t profile_scratch_size = 96;   // u64
-constexpr std::size_t profile_scratch_align = 104; // u32
-constexpr std::size_t first_tensordesc = 108;      // u32
-constexpr std::size_t tensordesc_count = 112;      // u32
-constexpr std::size_t reserved2 = 116;             // u32, 0
+constexpr std::size_t backend = 0;          // u8: backend_kind
+constexpr std::size_t kind = 1;             // u8: image_kind
+constexpr std::size_t launch_flags = 2;     // u8: bit 0 cooperative grid, bit 1 PDL
+constexpr std::size_t reserved0 = 3;        // u8, 0
+constexpr std::size_t ptx_version = 4;      // u32: major*10+minor, PTX only, else 0
+constexpr std::size_t arch = 8;             // str
+constexpr std::size_t entry = 16;           // str
+constexpr std::size_t triton_version = 24;  // str
+constexpr std::size_t raw_size = 32;        // u64
+constexpr std::size_t checksum = 40;        // u64: XXH64 of the raw bytes
+constexpr std::size_t frame = 48;           // u32: index into frames
+constexpr std::size_t reserved1 = 52;       // u32, 0
+constexpr std::size_t frame_offset = 56;    // u64: where the image starts in the decoded frame
+constexpr std::size_t num_warps = 64;       // u32
+constexpr std::size_t warp_size = 68;       // u32
+constexpr std::size_t shared = 72;          // u32
+constexpr std::size_t num_ctas = 76;        // u32
+constexpr std::size_t tmem_size = 80;       // u32
+constexpr std::size_t global_scratch_align = 84;    // u32
+constexpr std::size_t global_scratch_size = 88;     // u64
+constexpr std::size_t profile_scratch_size = 96;    // u64
+constexpr std::size_t profile_scratch_align = 104;  // u32
+constexpr std::size_t first_tensordesc = 108;       // u32
+constexpr std::size_t tensordesc_count = 112;       // u32
+constexpr std::size_t reserved2 = 116;              // u32, 0
 constexpr std::uint8_t flag_cooperative = 1;
 constexpr std::uint8_t flag_pdl = 2;
 }  // namespace image_rec
 
 // v2: one per kernel, in kernel order.
 namespace tuning_rec {
-constexpr std::size_t first_arg = 0;     // u32 into tune_args
-constexpr std::size_t arg_count = 4;     // u32
-constexpr std::size_t first_entry = 8;   // u32 into tune_entries
-constexpr std::size_t entry_count = 12;  // u32
-constexpr std::size_t config_count = 16; // u32: configs per specialisation, 1..variant_count
-constexpr std::size_t flags = 20;        // u32: bit 0 tune on first use
+constexpr std::size_t first_arg = 0;      // u32 into tune_args
+constexpr std::size_t arg_count = 4;      // u32
+constexpr std::size_t first_entry = 8;    // u32 into tune_entries
+constexpr std::size_t entry_count = 12;   // u32
+constexpr std::size_t config_count = 16;  // u32: configs per specialisation, 1..variant_count
+constexpr std::size_t flags = 20;         // u32: bit 0 tune on first use
 constexpr std::uint32_t flag_on_first_use = 1;
 }  // namespace tuning_rec
 
@@ -194,23 +196,25 @@ constexpr std::size_t arg = 0;       // u32: index among the kernel's args
 constexpr std::size_t role = 4;      // u8: tune_role (1 key, 2 reset_to_zero, 3 restore)
 constexpr std::size_t bucket = 5;    // u8: bucket_rule for a key (0 exact, 1 pow2); 0 otherwise
 constexpr std::size_t reserved = 6;  // u8[2], 0
-constexpr std::size_t bytes = 8;     // str: byte-size expression of a protected buffer; empty for a key
+constexpr std::size_t bytes =
+    8;  // str: byte-size expression of a protected buffer; empty for a key
 }  // namespace tune_arg_rec
 
 namespace tune_entry_rec {
-constexpr std::size_t device = 0;       // str: GPU name ("NVIDIA H200") or arch ("sm_90")
-constexpr std::size_t config = 8;       // u32: the chosen config, < config_count
-constexpr std::size_t first_value = 12; // u32 into tune_values: key_count buckets, then config_count times
+constexpr std::size_t device = 0;  // str: GPU name ("NVIDIA H200") or arch ("sm_90")
+constexpr std::size_t config = 8;  // u32: the chosen config, < config_count
+constexpr std::size_t first_value =
+    12;  // u32 into tune_values: key_count buckets, then config_count times
 }  // namespace tune_entry_rec
 
 namespace tensordesc_rec {
-constexpr std::size_t swizzle = 0;     // u32
-constexpr std::size_t elem_size = 4;   // u32
-constexpr std::size_t elem_type = 8;   // u32
-constexpr std::size_t fp4_padded = 12; // u8: 0 or 1
-constexpr std::size_t reserved = 13;   // u8[3], 0
-constexpr std::size_t first_dim = 16;  // u32
-constexpr std::size_t dim_count = 20;  // u32
+constexpr std::size_t swizzle = 0;      // u32
+constexpr std::size_t elem_size = 4;    // u32
+constexpr std::size_t elem_type = 8;    // u32
+constexpr std::size_t fp4_padded = 12;  // u8: 0 or 1
+constexpr std::size_t reserved = 13;    // u8[3], 0
+constexpr std::size_t first_dim = 16;   // u32
+constexpr std::size_t dim_count = 20;   // u32
 }  // namespace tensordesc_rec
 
 namespace frame_rec {

@@ -1,7 +1,7 @@
 // tritonpack/container/reader.hpp — a container (docs/format.md) as the run time and the CLI use
-// it: parsed and validated once, up front (container/validation.hpp); the model of core/model.hpp built
-// kernel by kernel on demand; one image decoded on demand, and any damage to its bytes reported as
-// damage, naming the image and its kernel.
+// it: parsed and validated once, up front (container/validation.hpp); the model of core/model.hpp
+// built kernel by kernel on demand; one image decoded on demand, and any damage to its bytes
+// reported as damage, naming the image and its kernel.
 //
 // The model (strings, vectors) is built on demand, per kernel: parse validates every record but
 // keeps only integers, and kernel(i) builds kernel i and its images the first time it is asked
@@ -32,7 +32,6 @@
 #include <utility>
 #include <vector>
 
-#include "tritonpack/version.hpp"
 #include "tritonpack/container/byte_io.hpp"
 #include "tritonpack/container/checksum.hpp"
 #include "tritonpack/container/codec.hpp"
@@ -41,6 +40,7 @@
 #include "tritonpack/container/validation.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/model.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 
@@ -55,15 +55,18 @@ class container {
   // Validates `size` bytes at `data` as a complete container: no byte may be left over. Throws
   // error(errc::bad_container) naming the first field found wrong.
   static container parse(const std::uint8_t* data, std::size_t size) {
-    if (data == nullptr && size != 0) throw error(errc::bad_container, "container: null data with non-zero size");
+    if (data == nullptr && size != 0)
+      throw error(errc::bad_container, "container: null data with non-zero size");
     static const std::uint8_t empty = 0;
     return container(detail::container_validator(data ? data : &empty, size).run());
   }
 
   // True when `size` bytes at `data` begin with the magic; then `total_size` is what the header
   // says the container's length is (unchecked). Used to find containers inside other files.
-  static bool probe(const std::uint8_t* data, std::size_t size, std::uint64_t& total_size) noexcept {
-    if (size < format::header::size_v1 || std::memcmp(data, format::magic, format::magic_size) != 0) return false;
+  static bool probe(const std::uint8_t* data, std::size_t size,
+                    std::uint64_t& total_size) noexcept {
+    if (size < format::header::size_v1 || std::memcmp(data, format::magic, format::magic_size) != 0)
+      return false;
     total_size = byte_io::load_u64(data + format::header::total_size);
     return true;
   }
@@ -78,7 +81,8 @@ class container {
   // with the number of kernels in the library.
   const kernel_info& kernel(std::size_t i) const {
     if (i >= info_.kernels.size())
-      codec::fail(errc::bad_argument, "", "kernel index %zu out of range (%zu kernels)", i, info_.kernels.size());
+      codec::fail(errc::bad_argument, "", "kernel index %zu out of range (%zu kernels)", i,
+                  info_.kernels.size());
     if (!lazy_->kernel_built[i].load(std::memory_order_acquire)) build_kernel(i);
     return info_.kernels[i];
   }
@@ -94,7 +98,9 @@ class container {
   std::size_t size() const noexcept { return layout_.size; }
   // The header's tables_checksum, verified at parse time: the container's identity (it covers every
   // table, so every name, argument and image checksum), which generated headers check.
-  std::uint64_t tables_checksum() const noexcept { return byte_io::load_u64(layout_.data + format::header::tables_checksum); }
+  std::uint64_t tables_checksum() const noexcept {
+    return byte_io::load_u64(layout_.data + format::header::tables_checksum);
+  }
 
   // Index of the kernel called `name`, or -1. Reads the names in place: builds nothing.
   long find_kernel(std::string_view name) const noexcept {
@@ -110,7 +116,8 @@ class container {
   // container is damaged, naming the image and its kernel (describe_image) and what to do.
   std::vector<std::uint8_t> decode_image(std::uint32_t image_index) const {
     if (image_index >= layout_.images.size())
-      codec::fail(errc::bad_argument, "", "image index %u out of range (%zu images)", image_index, layout_.images.size());
+      codec::fail(errc::bad_argument, "", "image index %u out of range (%zu images)", image_index,
+                  layout_.images.size());
     std::vector<std::uint8_t> out;
     std::string reason;
     if (!decode_into(image_index, out, reason)) damaged(image_index, reason);
@@ -122,7 +129,8 @@ class container {
   std::string describe_image(std::uint32_t i) const {
     if (i >= layout_.images.size()) return "image " + std::to_string(i) + " (out of range)";
     const std::string_view k = kernel_of_image(i);
-    return "image " + records().image_label(i) + (k.empty() ? std::string(", used by no kernel") : " of kernel " + std::string(k));
+    return "image " + records().image_label(i) +
+           (k.empty() ? std::string(", used by no kernel") : " of kernel " + std::string(k));
   }
   // The name of the first kernel whose variants list image `i`; empty when none does. Reads the
   // records in place.
@@ -165,18 +173,22 @@ class container {
   mutable container_info info_;
   std::unique_ptr<lazy_state> lazy_;
 
-  explicit container(detail::container_layout layout) : layout_(std::move(layout)), lazy_(std::make_unique<lazy_state>()) {
+  explicit container(detail::container_layout layout)
+      : layout_(std::move(layout)), lazy_(std::make_unique<lazy_state>()) {
     info_.format_version = layout_.format_version;
     info_.name = layout_.name;
     info_.triton_version = layout_.triton_version;
     info_.kernels.resize(static_cast<std::size_t>(layout_.sections[format::sec_kernels].count));
     info_.images.resize(layout_.images.size());
     lazy_->kernel_built.reset(new std::atomic<bool>[info_.kernels.size() + 1]);
-    for (std::size_t i = 0; i < info_.kernels.size(); ++i) lazy_->kernel_built[i].store(false, std::memory_order_relaxed);
+    for (std::size_t i = 0; i < info_.kernels.size(); ++i)
+      lazy_->kernel_built[i].store(false, std::memory_order_relaxed);
     lazy_->image_built.assign(info_.images.size(), false);
   }
 
-  detail::record_reader records() const { return detail::record_reader(layout_.data, layout_.size, layout_.sections); }
+  detail::record_reader records() const {
+    return detail::record_reader(layout_.data, layout_.size, layout_.sections);
+  }
 
   void build_kernel(std::size_t i) const;
   void build_all() const;
@@ -189,7 +201,8 @@ class container {
   const char* frame_problem(std::uint32_t i, char (&why)[256]) const {
     const frame_view& f = layout_.frames[i];
     if (f.codec != format::codec_zstd) return nullptr;
-    return codec::check_zstd_frame(layout_.data + f.offset, f.stored_size, f.raw_size, layout_.dict_id, f.uses_dictionary, why);
+    return codec::check_zstd_frame(layout_.data + f.offset, f.stored_size, f.raw_size,
+                                   layout_.dict_id, f.uses_dictionary, why);
   }
 
   // Decodes image `i` into `out`; false, with `reason` saying why, when its bytes are damaged.
@@ -198,20 +211,23 @@ class container {
     const detail::image_location& im = layout_.images[i];
     const std::uint64_t sum = xxh64(bytes, static_cast<std::size_t>(im.raw_size));
     if (sum == im.checksum) return true;
-    reason = "decodes to bytes whose XXH64 is " + hex(sum) + ", not the " + hex(im.checksum) + " recorded for it (frames[" +
-             std::to_string(im.frame) + "])";
+    reason = "decodes to bytes whose XXH64 is " + hex(sum) + ", not the " + hex(im.checksum) +
+             " recorded for it (frames[" + std::to_string(im.frame) + "])";
     return false;
   }
   static std::string decode_reason(std::uint32_t frame, const char* why) {
     return "does not decode (frames[" + std::to_string(frame) + "]: " + why + ")";
   }
   [[noreturn]] TRITONPACK_COLD void damaged(std::uint32_t i, const std::string& reason) const {
-    const std::string which = layout_.name.empty() ? std::string("the container") : "container \"" + layout_.name + "\"";
-    throw error(errc::bad_container, which + " is damaged: " + describe_image(i) + " " + reason + "; " + detail::damage_advice);
+    const std::string which =
+        layout_.name.empty() ? std::string("the container") : "container \"" + layout_.name + "\"";
+    throw error(errc::bad_container, which + " is damaged: " + describe_image(i) + " " + reason +
+                                         "; " + detail::damage_advice);
   }
 };
 
-inline bool container::decode_into(std::uint32_t i, std::vector<std::uint8_t>& out, std::string& reason) const {
+inline bool container::decode_into(std::uint32_t i, std::vector<std::uint8_t>& out,
+                                   std::string& reason) const {
   const detail::image_location& im = layout_.images[i];
   const frame_view& f = layout_.frames[im.frame];
   const std::uint8_t* const stored = layout_.data + f.offset;
@@ -225,7 +241,8 @@ inline bool container::decode_into(std::uint32_t i, std::vector<std::uint8_t>& o
     const ZSTD_DDict* dict = f.uses_dictionary ? layout_.ddict.get() : nullptr;
     if (end == f.raw_size && begin == 0) {  // the whole frame: one shot, straight into the result
       out.resize(static_cast<std::size_t>(end));
-      if (codec::decode_zstd_prefix(stored, f.stored_size, f.raw_size, dict, out.data(), out.size(), out.size(), why))
+      if (codec::decode_zstd_prefix(stored, f.stored_size, f.raw_size, dict, out.data(), out.size(),
+                                    out.size(), why))
         return reason = decode_reason(im.frame, why), false;
     } else {
       // Room for the whole frame lets zstd decode in place (decode_zstd_prefix); the buffer is
@@ -235,9 +252,11 @@ inline bool container::decode_into(std::uint32_t i, std::vector<std::uint8_t>& o
       const std::size_t capacity = static_cast<std::size_t>(whole ? f.raw_size : end);
       std::unique_ptr<std::uint8_t[]> buf(new (std::nothrow) std::uint8_t[capacity]);
       if (!buf)
-        codec::fail(errc::out_of_memory, "", "images[%u] (frames[%u]): cannot allocate %zu bytes to decode into", i, im.frame,
-                    capacity);
-      if (codec::decode_zstd_prefix(stored, f.stored_size, f.raw_size, dict, buf.get(), static_cast<std::size_t>(end), capacity, why))
+        codec::fail(errc::out_of_memory, "",
+                    "images[%u] (frames[%u]): cannot allocate %zu bytes to decode into", i,
+                    im.frame, capacity);
+      if (codec::decode_zstd_prefix(stored, f.stored_size, f.raw_size, dict, buf.get(),
+                                    static_cast<std::size_t>(end), capacity, why))
         return reason = decode_reason(im.frame, why), false;
       out.assign(buf.get() + begin, buf.get() + end);
     }
@@ -256,14 +275,18 @@ inline std::vector<image_damage> container::find_damage() const {
       decoded = layout_.data + f.offset;
     } else {
       char why[256];
-      whole.resize(static_cast<std::size_t>(f.raw_size) + 1);  // + 1: a valid pointer for an empty frame
+      whole.resize(static_cast<std::size_t>(f.raw_size) +
+                   1);  // + 1: a valid pointer for an empty frame
       const ZSTD_DDict* dict = f.uses_dictionary ? layout_.ddict.get() : nullptr;
-      if (!frame_problem(fi, why) && !codec::decode_zstd_prefix(layout_.data + f.offset, f.stored_size, f.raw_size, dict, whole.data(),
-                                                                 static_cast<std::size_t>(f.raw_size), whole.size(), why))
+      if (!frame_problem(fi, why) &&
+          !codec::decode_zstd_prefix(layout_.data + f.offset, f.stored_size, f.raw_size, dict,
+                                     whole.data(), static_cast<std::size_t>(f.raw_size),
+                                     whole.size(), why))
         decoded = whole.data();
     }
     for (std::uint32_t i = f.first_image; i < f.first_image + f.image_count; ++i) {
-      const bool intact = decoded ? checksum_matches(i, decoded + layout_.images[i].offset, reason) : decode_into(i, one, reason);
+      const bool intact = decoded ? checksum_matches(i, decoded + layout_.images[i].offset, reason)
+                                  : decode_into(i, one, reason);
       if (!intact) found.push_back({i, reason});
     }
   }
@@ -293,7 +316,8 @@ inline void container::build_all() const {
   std::lock_guard<std::mutex> lock(lazy_->mutex);
   if (lazy_->all_built.load(std::memory_order_relaxed)) return;
   detail::record_reader r = records();
-  for (std::size_t im = 0; im < info_.images.size(); ++im) build_image(r, im);  // images no variant refers to
+  for (std::size_t im = 0; im < info_.images.size(); ++im)
+    build_image(r, im);  // images no variant refers to
   lazy_->all_built.store(true, std::memory_order_release);
 }
 

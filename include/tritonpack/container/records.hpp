@@ -21,12 +21,12 @@
 #include <string>
 #include <string_view>
 
-#include "tritonpack/version.hpp"
 #include "tritonpack/container/byte_io.hpp"
 #include "tritonpack/container/codec.hpp"
 #include "tritonpack/container/format.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/model.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 namespace detail {
@@ -38,7 +38,7 @@ struct section_range {
 // What decoding needs of an image, kept for all of them at parse time (integers only).
 struct image_location {
   std::uint32_t frame = 0;
-  std::uint64_t offset = 0;       // in the decoded frame
+  std::uint64_t offset = 0;  // in the decoded frame
   std::uint64_t raw_size = 0;
   std::uint64_t checksum = 0;
   std::uint64_t stored_size = 0;  // share of the frame's stored bytes (image_info::stored_size)
@@ -47,7 +47,8 @@ struct image_location {
 class record_reader {
  public:
   // Build mode: the sections of an already validated container.
-  record_reader(const std::uint8_t* data, std::size_t size, const section_range (&sections)[format::section_count])
+  record_reader(const std::uint8_t* data, std::size_t size,
+                const section_range (&sections)[format::section_count])
       : d_(data), n_(size), build_(true) {
     for (std::uint32_t s = 0; s < format::section_count; ++s) sec_[s] = sections[s];
   }
@@ -70,17 +71,21 @@ class record_reader {
   std::string image_label(std::uint64_t i) const {
     const std::uint8_t* r = rec(format::sec_images, i);
     const std::string_view arch = view(r + format::image_rec::arch, {"images", i, "arch"});
-    return std::to_string(i) + " (" + backend_name(static_cast<backend_kind>(r[format::image_rec::backend])) + " " +
-           image_kind_name(static_cast<image_kind>(r[format::image_rec::kind])) + " " + std::string(arch) + ")";
+    return std::to_string(i) + " (" +
+           backend_name(static_cast<backend_kind>(r[format::image_rec::backend])) + " " +
+           image_kind_name(static_cast<image_kind>(r[format::image_rec::kind])) + " " +
+           std::string(arch) + ")";
   }
   std::string_view kernel_of_image(std::uint64_t image) const {
     using namespace format;
     for (std::uint64_t k = 0; k < sec_[sec_kernels].count; ++k) {
       const std::uint8_t* kr = rec(sec_kernels, k);
-      const std::uint32_t v0 = u32(kr + kernel_rec::first_variant), vn = u32(kr + kernel_rec::variant_count);
+      const std::uint32_t v0 = u32(kr + kernel_rec::first_variant),
+                          vn = u32(kr + kernel_rec::variant_count);
       for (std::uint32_t v = v0; v < v0 + vn; ++v) {
         const std::uint8_t* vr = rec(sec_variants, v);
-        const std::uint32_t r0 = u32(vr + variant_rec::first_image_ref), rn = u32(vr + variant_rec::image_ref_count);
+        const std::uint32_t r0 = u32(vr + variant_rec::first_image_ref),
+                            rn = u32(vr + variant_rec::image_ref_count);
         for (std::uint32_t x = r0; x < r0 + rn; ++x)
           if (u32(rec(sec_image_refs, x)) == image) return kernel_name(k);
       }
@@ -110,13 +115,15 @@ class record_reader {
   section_range sec_[format::section_count];
   std::uint64_t next_dim_ = 0;
 
-  [[noreturn]] TRITONPACK_COLD TRITONPACK_PRINTF(2, 3) static void fail(const field_ref& f, const char* fmt, ...) {
+  [[noreturn]] TRITONPACK_COLD TRITONPACK_PRINTF(2, 3) static void fail(const field_ref& f,
+                                                                        const char* fmt, ...) {
     char name[128];
     if (f.index == no_index)
-      std::snprintf(name, sizeof name, "%s%s%s%s%s", f.a, f.b ? "." : "", f.b ? f.b : "", f.c ? "." : "", f.c ? f.c : "");
-    else
-      std::snprintf(name, sizeof name, "%s[%llu]%s%s%s%s", f.a, static_cast<u64>(f.index), f.b ? "." : "", f.b ? f.b : "",
+      std::snprintf(name, sizeof name, "%s%s%s%s%s", f.a, f.b ? "." : "", f.b ? f.b : "",
                     f.c ? "." : "", f.c ? f.c : "");
+    else
+      std::snprintf(name, sizeof name, "%s[%llu]%s%s%s%s", f.a, static_cast<u64>(f.index),
+                    f.b ? "." : "", f.b ? f.b : "", f.c ? "." : "", f.c ? f.c : "");
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
@@ -125,7 +132,9 @@ class record_reader {
     throw error(errc::bad_container, std::string("container: ") + name + ": " + msg);
   }
 
-  const std::uint8_t* rec(std::uint32_t s, std::uint64_t i) const { return d_ + sec_[s].offset + i * format::record_size[s]; }
+  const std::uint8_t* rec(std::uint32_t s, std::uint64_t i) const {
+    return d_ + sec_[s].offset + i * format::record_size[s];
+  }
   static std::uint32_t u32(const std::uint8_t* p) noexcept { return byte_io::load_u32(p); }
   static std::uint64_t u64v(const std::uint8_t* p) noexcept { return byte_io::load_u64(p); }
 
@@ -134,12 +143,14 @@ class record_reader {
     const std::uint32_t off = u32(at), len = u32(at + 4);
     const section_range& s = sec_[format::sec_strings];
     if (!byte_io::range_within(off, len, s.size))
-      fail(f, "string at offset %u with length %u runs past the string table (%llu bytes)", off, len, static_cast<u64>(s.size));
+      fail(f, "string at offset %u with length %u runs past the string table (%llu bytes)", off,
+           len, static_cast<u64>(s.size));
     return std::string_view(reinterpret_cast<const char*>(d_ + s.offset + off), len);
   }
   // A string field: checked always, copied into `to` only when building (validation reads it in
   // place). Out of line: one copy of this code instead of one per string field.
-  TRITONPACK_NOINLINE std::string_view str(std::string& to, const std::uint8_t* at, const field_ref& f) const {
+  TRITONPACK_NOINLINE std::string_view str(std::string& to, const std::uint8_t* at,
+                                           const field_ref& f) const {
     const std::string_view v = view(at, f);
     if (build_) to.assign(v);
     return v;
@@ -154,55 +165,63 @@ class record_reader {
 
   // A child range [first, first+count) of `child` that must start where the previous parent's
   // ended (`next`): runs tile the child table in order, so none overlap and none are orphaned.
-  void run_range(std::uint32_t first, std::uint32_t count, std::uint64_t& next, std::uint32_t child, const field_ref& f_first,
-                 const field_ref& f_count) const {
+  void run_range(std::uint32_t first, std::uint32_t count, std::uint64_t& next, std::uint32_t child,
+                 const field_ref& f_first, const field_ref& f_count) const {
     if (!build_ && first != next)
-      fail(f_first, "is %u, expected %llu (runs of %s must follow each other in order)", first, static_cast<u64>(next),
-           format::section_name(child));
+      fail(f_first, "is %u, expected %llu (runs of %s must follow each other in order)", first,
+           static_cast<u64>(next), format::section_name(child));
     if (!byte_io::range_within(first, count, sec_[child].count))
-      fail(f_count, "is %u: %u + %u exceeds the %llu records of %s", count, first, count, static_cast<u64>(sec_[child].count),
-           format::section_name(child));
+      fail(f_count, "is %u: %u + %u exceeds the %llu records of %s", count, first, count,
+           static_cast<u64>(sec_[child].count), format::section_name(child));
     next = std::uint64_t{first} + count;
   }
 
   void run_end(std::uint64_t next, std::uint32_t child, const char* parent) const {
     if (next != sec_[child].count)
-      fail({"sections", no_index, format::section_name(child)}, "holds %llu records but the %s use %llu",
-           static_cast<u64>(sec_[child].count), parent, static_cast<u64>(next));
+      fail({"sections", no_index, format::section_name(child)},
+           "holds %llu records but the %s use %llu", static_cast<u64>(sec_[child].count), parent,
+           static_cast<u64>(next));
   }
-
 
   void read_image(std::uint64_t i, image_info& im, std::uint64_t& next_td, image_location* loc) {
     using namespace format;
     const std::uint8_t* r = rec(sec_images, i);
     auto F = [i](const char* field) { return field_ref{"images", i, field}; };
-    const unsigned b = r[image_rec::backend], k = r[image_rec::kind], lf = r[image_rec::launch_flags];
+    const unsigned b = r[image_rec::backend], k = r[image_rec::kind],
+                   lf = r[image_rec::launch_flags];
     if (b != 1 && b != 2) fail(F("backend"), "is %u, must be 1 (cuda) or 2 (hip)", b);
-    if (k < 1 || k > 4) fail(F("kind"), "is %u, must be 1 (cubin), 2 (ptx), 3 (hsaco) or 4 (llir)", k);
+    if (k < 1 || k > 4)
+      fail(F("kind"), "is %u, must be 1 (cubin), 2 (ptx), 3 (hsaco) or 4 (llir)", k);
     im.backend = static_cast<backend_kind>(b);
     im.kind = static_cast<image_kind>(k);
     const bool cuda_kind = im.kind == image_kind::cubin || im.kind == image_kind::ptx;
     if (cuda_kind != (im.backend == backend_kind::cuda))
-      fail(F("kind"), "%s does not belong to backend %s", image_kind_name(im.kind), backend_name(im.backend));
+      fail(F("kind"), "%s does not belong to backend %s", image_kind_name(im.kind),
+           backend_name(im.backend));
     if (lf & ~unsigned{image_rec::flag_cooperative | image_rec::flag_pdl})
       fail(F("launch_flags"), "is %u, only bits 0 (cooperative) and 1 (pdl) are defined", lf);
-    if ((lf & image_rec::flag_pdl) && im.backend != backend_kind::cuda) fail(F("launch_flags"), "PDL is set on a hip image (HIP has no PDL)");
+    if ((lf & image_rec::flag_pdl) && im.backend != backend_kind::cuda)
+      fail(F("launch_flags"), "PDL is set on a hip image (HIP has no PDL)");
     im.launch.launch_cooperative_grid = (lf & image_rec::flag_cooperative) != 0;
     im.launch.launch_pdl = (lf & image_rec::flag_pdl) != 0;
     zero(r + image_rec::reserved0, 1, F("reserved0"));
     im.ptx_version = u32(r + image_rec::ptx_version);
     if (im.kind == image_kind::ptx && (im.ptx_version < 10 || im.ptx_version > 999))
-      fail(F("ptx_version"), "is %u, a PTX image needs its ISA as major*10+minor (8.7 -> 87)", im.ptx_version);
+      fail(F("ptx_version"), "is %u, a PTX image needs its ISA as major*10+minor (8.7 -> 87)",
+           im.ptx_version);
     if (im.kind != image_kind::ptx && im.ptx_version != 0)
-      fail(F("ptx_version"), "is %u on a %s image, must be 0", im.ptx_version, image_kind_name(im.kind));
+      fail(F("ptx_version"), "is %u on a %s image, must be 0", im.ptx_version,
+           image_kind_name(im.kind));
     if (str(im.arch, r + image_rec::arch, F("arch")).empty()) fail(F("arch"), "is empty");
-    if (str(im.launch.entry, r + image_rec::entry, F("entry")).empty()) fail(F("entry"), "is empty");
+    if (str(im.launch.entry, r + image_rec::entry, F("entry")).empty())
+      fail(F("entry"), "is empty");
     str(im.launch.triton_version, r + image_rec::triton_version, F("triton_version"));
     im.raw_size = u64v(r + image_rec::raw_size);
     im.checksum = u64v(r + image_rec::checksum);
     const std::uint32_t frame = u32(r + image_rec::frame);
     if (frame >= sec_[sec_frames].count)
-      fail(F("frame"), "is %u, the container has %llu frames", frame, static_cast<u64>(sec_[sec_frames].count));
+      fail(F("frame"), "is %u, the container has %llu frames", frame,
+           static_cast<u64>(sec_[sec_frames].count));
     zero(r + image_rec::reserved1, 4, F("reserved1"));
     if (loc) {
       loc->frame = frame;
@@ -212,21 +231,27 @@ class record_reader {
     }
     launch_info& L = im.launch;
     L.num_warps = u32(r + image_rec::num_warps);
-    if (L.num_warps == 0 || L.num_warps > 64) fail(F("num_warps"), "is %u, must be 1..64", L.num_warps);
+    if (L.num_warps == 0 || L.num_warps > 64)
+      fail(F("num_warps"), "is %u, must be 1..64", L.num_warps);
     L.warp_size = u32(r + image_rec::warp_size);
-    if (L.warp_size != 32 && L.warp_size != 64) fail(F("warp_size"), "is %u, must be 32 or 64", L.warp_size);
+    if (L.warp_size != 32 && L.warp_size != 64)
+      fail(F("warp_size"), "is %u, must be 32 or 64", L.warp_size);
     L.shared = u32(r + image_rec::shared);
     L.num_ctas = u32(r + image_rec::num_ctas);
     if (L.num_ctas == 0 || L.num_ctas > 16) fail(F("num_ctas"), "is %u, must be 1..16", L.num_ctas);
     L.tmem_size = u32(r + image_rec::tmem_size);
     L.global_scratch_align = u32(r + image_rec::global_scratch_align);
-    if (!pow2(L.global_scratch_align)) fail(F("global_scratch_align"), "is %u, must be a power of two", L.global_scratch_align);
+    if (!pow2(L.global_scratch_align))
+      fail(F("global_scratch_align"), "is %u, must be a power of two", L.global_scratch_align);
     L.global_scratch_size = u64v(r + image_rec::global_scratch_size);
     L.profile_scratch_size = u64v(r + image_rec::profile_scratch_size);
     L.profile_scratch_align = u32(r + image_rec::profile_scratch_align);
-    if (!pow2(L.profile_scratch_align)) fail(F("profile_scratch_align"), "is %u, must be a power of two", L.profile_scratch_align);
-    const std::uint32_t td_first = u32(r + image_rec::first_tensordesc), td_count = u32(r + image_rec::tensordesc_count);
-    run_range(td_first, td_count, next_td, sec_tensordescs, F("first_tensordesc"), F("tensordesc_count"));
+    if (!pow2(L.profile_scratch_align))
+      fail(F("profile_scratch_align"), "is %u, must be a power of two", L.profile_scratch_align);
+    const std::uint32_t td_first = u32(r + image_rec::first_tensordesc),
+                        td_count = u32(r + image_rec::tensordesc_count);
+    run_range(td_first, td_count, next_td, sec_tensordescs, F("first_tensordesc"),
+              F("tensordesc_count"));
     zero(r + image_rec::reserved2, 4, F("reserved2"));
     L.tensordesc.resize(td_count);
     for (std::uint32_t t = 0; t < td_count; ++t) read_tensordesc(td_first + t, L.tensordesc[t]);
@@ -234,15 +259,19 @@ class record_reader {
 
   // `next`: where the runs of args, variants, specs, constexprs, image refs, and (v2) tune_args,
   // tune_entries and tune_values must continue.
-  void read_kernel(std::uint64_t i, kernel_info& k, std::uint64_t (&next)[8], std::set<std::string_view>* names) {
+  void read_kernel(std::uint64_t i, kernel_info& k, std::uint64_t (&next)[8],
+                   std::set<std::string_view>* names) {
     using namespace format;
     const std::uint64_t nimages = sec_[sec_images].count;
     const std::uint8_t* r = rec(sec_kernels, i);
-    auto F = [i](const char* field, const char* sub = nullptr) { return field_ref{"kernels", i, field, sub}; };
+    auto F = [i](const char* field, const char* sub = nullptr) {
+      return field_ref{"kernels", i, field, sub};
+    };
     const std::string_view name = view(r + kernel_rec::name, F("name"));
     if (name.empty()) fail(F("name"), "is empty");
     if (names && !names->insert(name).second)
-      fail(F("name"), "\"%.*s\" is also the name of an earlier kernel", static_cast<int>(name.size()), name.data());
+      fail(F("name"), "\"%.*s\" is also the name of an earlier kernel",
+           static_cast<int>(name.size()), name.data());
     if (build_) k.name.assign(name);
     str(k.source, r + kernel_rec::source, F("source"));
     static const char* const axis[3] = {"x", "y", "z"};
@@ -250,7 +279,8 @@ class record_reader {
     for (int a = 0; a < 3; ++a) {
       empty_axes += str(k.grid[a], r + kernel_rec::grid + a * str_size, F("grid", axis[a])).empty();
     }
-    if (empty_axes != 0 && empty_axes != 3) fail(F("grid"), "has %d of 3 expressions; give all three or none", 3 - empty_axes);
+    if (empty_axes != 0 && empty_axes != 3)
+      fail(F("grid"), "has %d of 3 expressions; give all three or none", 3 - empty_axes);
     const std::uint32_t a0 = u32(r + kernel_rec::first_arg), an = u32(r + kernel_rec::arg_count);
     run_range(a0, an, next[0], sec_args, F("first_arg"), F("arg_count"));
     k.args.resize(an);
@@ -263,47 +293,58 @@ class record_reader {
       const std::string_view type = str(arg.type, ar + arg_rec::type, A("type"));
       if (type.empty()) fail(A("type"), "is empty");
       const unsigned fl = ar[arg_rec::flags];
-      if (fl & ~unsigned{arg_rec::flag_const}) fail(A("flags"), "is %u, only bit 0 (const) is defined", fl);
+      if (fl & ~unsigned{arg_rec::flag_const})
+        fail(A("flags"), "is %u, only bit 0 (const) is defined", fl);
       arg.is_const = (fl & arg_rec::flag_const) != 0;
       if (arg.is_const && type[0] != '*' && type.compare(0, 10, "tensordesc") != 0)
-        fail(A("flags"), "const is set on \"%.*s\", which is not a pointer or tensor descriptor", static_cast<int>(type.size()),
-             type.data());
+        fail(A("flags"), "const is set on \"%.*s\", which is not a pointer or tensor descriptor",
+             static_cast<int>(type.size()), type.data());
       zero(ar + arg_rec::reserved, 7, A("reserved"));
     }
-    const std::uint32_t v0 = u32(r + kernel_rec::first_variant), vn = u32(r + kernel_rec::variant_count);
+    const std::uint32_t v0 = u32(r + kernel_rec::first_variant),
+                        vn = u32(r + kernel_rec::variant_count);
     run_range(v0, vn, next[1], sec_variants, F("first_variant"), F("variant_count"));
     if (vn == 0) fail(F("variant_count"), "is 0; a kernel needs at least one variant");
     k.variants.resize(vn);
-    for (std::uint32_t v = 0; v < vn; ++v) read_variant(v0 + v, an, k.variants[v], nimages, next[2], next[3], next[4]);
+    for (std::uint32_t v = 0; v < vn; ++v)
+      read_variant(v0 + v, an, k.variants[v], nimages, next[2], next[3], next[4]);
     if (i < sec_[sec_tunings].count) read_tuning(i, k, a0, an, v0, vn, next + 5);
   }
 
   // v2: kernel i's tuning record, its tune_args and its table rows. `next`: where the runs of
   // tune_args, tune_entries and tune_values must continue.
-  void read_tuning(std::uint64_t i, kernel_info& k, std::uint32_t a0, std::uint32_t an, std::uint32_t v0, std::uint32_t vn,
-                   std::uint64_t* next) {
+  void read_tuning(std::uint64_t i, kernel_info& k, std::uint32_t a0, std::uint32_t an,
+                   std::uint32_t v0, std::uint32_t vn, std::uint64_t* next) {
     using namespace format;
     const std::uint8_t* r = rec(sec_tunings, i);
     auto T = [i](const char* field) { return field_ref{"tunings", i, field}; };
     kernel_tuning& t = k.tuning;
     t.config_count = u32(r + tuning_rec::config_count);
     if (t.config_count == 0 || vn % t.config_count != 0)
-      fail(T("config_count"), "is %u, must divide the kernel's %u variants (specialisations x configs)", t.config_count, vn);
+      fail(T("config_count"),
+           "is %u, must divide the kernel's %u variants (specialisations x configs)",
+           t.config_count, vn);
     // Config c of the group starting at variant g is variant g + c: every variant of a group has
     // the group's specialisation (read in place, so validation needs no copies).
     for (std::uint32_t v = 0; v < vn; ++v) {
       if (v % t.config_count == 0) continue;
       const std::uint32_t first = v0 + v / t.config_count * t.config_count;
       for (std::uint32_t s = 0; s < an; ++s) {
-        const std::uint8_t* a = rec(sec_specs, u32(rec(sec_variants, first) + variant_rec::first_spec) + s);
-        const std::uint8_t* b = rec(sec_specs, u32(rec(sec_variants, v0 + v) + variant_rec::first_spec) + s);
-        if (a[spec_rec::kind] != b[spec_rec::kind] || view(a + spec_rec::value, {"specs"}) != view(b + spec_rec::value, {"specs"}))
-          fail(T("config_count"), "is %u, but variant %u does not have the specialisation of variant %u, the first of its group",
+        const std::uint8_t* a =
+            rec(sec_specs, u32(rec(sec_variants, first) + variant_rec::first_spec) + s);
+        const std::uint8_t* b =
+            rec(sec_specs, u32(rec(sec_variants, v0 + v) + variant_rec::first_spec) + s);
+        if (a[spec_rec::kind] != b[spec_rec::kind] ||
+            view(a + spec_rec::value, {"specs"}) != view(b + spec_rec::value, {"specs"}))
+          fail(T("config_count"),
+               "is %u, but variant %u does not have the specialisation of variant %u, the first of "
+               "its group",
                t.config_count, v0 + v, first);
       }
     }
     const std::uint32_t flags = u32(r + tuning_rec::flags);
-    if (flags & ~tuning_rec::flag_on_first_use) fail(T("flags"), "is %u, only bit 0 (tune on first use) is defined", flags);
+    if (flags & ~tuning_rec::flag_on_first_use)
+      fail(T("flags"), "is %u, only bit 0 (tune on first use) is defined", flags);
     t.on_first_use = (flags & tuning_rec::flag_on_first_use) != 0;
     const std::uint32_t ta0 = u32(r + tuning_rec::first_arg), tan = u32(r + tuning_rec::arg_count);
     run_range(ta0, tan, next[0], sec_tune_args, T("first_arg"), T("arg_count"));
@@ -316,24 +357,33 @@ class record_reader {
       tune_arg& ta = t.args[x];
       ta.arg = u32(ar + tune_arg_rec::arg);
       if (ta.arg >= an) fail(A("arg"), "is %u, the kernel has %u args", ta.arg, an);
-      const std::string_view type = view(rec(sec_args, a0 + ta.arg) + arg_rec::type, {"args", a0 + ta.arg, "type"});
+      const std::string_view type =
+          view(rec(sec_args, a0 + ta.arg) + arg_rec::type, {"args", a0 + ta.arg, "type"});
       const unsigned role = ar[tune_arg_rec::role], bucket = ar[tune_arg_rec::bucket];
-      if (role < 1 || role > 3) fail(A("role"), "is %u, must be 1 (key), 2 (reset_to_zero) or 3 (restore)", role);
+      if (role < 1 || role > 3)
+        fail(A("role"), "is %u, must be 1 (key), 2 (reset_to_zero) or 3 (restore)", role);
       ta.role = static_cast<tune_role>(role);
       const bool key = ta.role == tune_role::key;
-      const bool is_int = !type.empty() && (type[0] == 'i' || type[0] == 'u') && type != "i1" && type != "u1";
+      const bool is_int =
+          !type.empty() && (type[0] == 'i' || type[0] == 'u') && type != "i1" && type != "u1";
       if (key && !is_int)
-        fail(A("arg"), "is %u, of type %.*s: a tuning key must be an integer argument", ta.arg, static_cast<int>(type.size()), type.data());
+        fail(A("arg"), "is %u, of type %.*s: a tuning key must be an integer argument", ta.arg,
+             static_cast<int>(type.size()), type.data());
       if (!key && (type.empty() || type[0] != '*'))
-        fail(A("arg"), "a reset_to_zero or restore argument must be a pointer, this one is %.*s", static_cast<int>(type.size()), type.data());
-      if (bucket > 1 || (!key && bucket != 0)) fail(A("bucket"), "is %u, must be 0 (exact) or 1 (pow2), and 0 unless the arg is a key", bucket);
+        fail(A("arg"), "a reset_to_zero or restore argument must be a pointer, this one is %.*s",
+             static_cast<int>(type.size()), type.data());
+      if (bucket > 1 || (!key && bucket != 0))
+        fail(A("bucket"), "is %u, must be 0 (exact) or 1 (pow2), and 0 unless the arg is a key",
+             bucket);
       ta.bucket = static_cast<bucket_rule>(bucket);
       zero(ar + tune_arg_rec::reserved, 2, A("reserved"));
       if (str(ta.bytes, ar + tune_arg_rec::bytes, A("bytes")).empty() != key)
-        fail(A("bytes"), "%s", key ? "must be empty for a key" : "is empty: a protected buffer needs its byte size");
+        fail(A("bytes"), "%s",
+             key ? "must be empty for a key" : "is empty: a protected buffer needs its byte size");
       keys += key;
     }
-    const std::uint32_t e0 = u32(r + tuning_rec::first_entry), en = u32(r + tuning_rec::entry_count);
+    const std::uint32_t e0 = u32(r + tuning_rec::first_entry),
+                        en = u32(r + tuning_rec::entry_count);
     run_range(e0, en, next[1], sec_tune_entries, T("first_entry"), T("entry_count"));
     t.table.resize(en);
     for (std::uint32_t x = 0; x < en; ++x) {
@@ -341,24 +391,30 @@ class record_reader {
       const std::uint8_t* er = rec(sec_tune_entries, xi);
       auto E = [xi](const char* field) { return field_ref{"tune_entries", xi, field}; };
       tune_entry& e = t.table[x];
-      if (str(e.device, er + tune_entry_rec::device, E("device")).empty()) fail(E("device"), "is empty");
+      if (str(e.device, er + tune_entry_rec::device, E("device")).empty())
+        fail(E("device"), "is empty");
       e.config = u32(er + tune_entry_rec::config);
-      if (e.config >= t.config_count) fail(E("config"), "is %u, the kernel has %u configs", e.config, t.config_count);
-      run_range(u32(er + tune_entry_rec::first_value), keys + t.config_count, next[2], sec_tune_values, E("first_value"), E("first_value"));
+      if (e.config >= t.config_count)
+        fail(E("config"), "is %u, the kernel has %u configs", e.config, t.config_count);
+      run_range(u32(er + tune_entry_rec::first_value), keys + t.config_count, next[2],
+                sec_tune_values, E("first_value"), E("first_value"));
       const std::uint8_t* vals = rec(sec_tune_values, u32(er + tune_entry_rec::first_value));
       e.bucket.resize(keys);
       e.times_ns.resize(t.config_count);
-      for (std::uint32_t b = 0; b < keys; ++b) e.bucket[b] = static_cast<std::int64_t>(u64v(vals + 8 * b));
-      for (std::uint32_t c = 0; c < t.config_count; ++c) e.times_ns[c] = u64v(vals + 8 * (keys + c));
+      for (std::uint32_t b = 0; b < keys; ++b)
+        e.bucket[b] = static_cast<std::int64_t>(u64v(vals + 8 * b));
+      for (std::uint32_t c = 0; c < t.config_count; ++c)
+        e.times_ns[c] = u64v(vals + 8 * (keys + c));
     }
   }
 
-  void read_variant(std::uint64_t vi, std::uint32_t nargs, variant_info& var, std::uint64_t nimages, std::uint64_t& next_spec,
-                    std::uint64_t& next_cx, std::uint64_t& next_ref) {
+  void read_variant(std::uint64_t vi, std::uint32_t nargs, variant_info& var, std::uint64_t nimages,
+                    std::uint64_t& next_spec, std::uint64_t& next_cx, std::uint64_t& next_ref) {
     using namespace format;
     const std::uint8_t* vr = rec(sec_variants, vi);
     auto V = [vi](const char* field) { return field_ref{"variants", vi, field}; };
-    const std::uint32_t s0 = u32(vr + variant_rec::first_spec), sn = u32(vr + variant_rec::spec_count);
+    const std::uint32_t s0 = u32(vr + variant_rec::first_spec),
+                        sn = u32(vr + variant_rec::spec_count);
     run_range(s0, sn, next_spec, sec_specs, V("first_spec"), V("spec_count"));
     if (sn != nargs) fail(V("spec_count"), "is %u, the kernel has %u args", sn, nargs);
     var.specs.resize(sn);
@@ -366,35 +422,46 @@ class record_reader {
       const std::uint8_t* sr = rec(sec_specs, s0 + s);
       const std::uint64_t si = std::uint64_t{s0} + s;
       const unsigned kind = sr[spec_rec::kind];
-      if (kind > 3) fail({"specs", si, "kind"}, "is %u, must be 0..3 (none, div16, equal1, constexpr)", kind);
+      if (kind > 3)
+        fail({"specs", si, "kind"}, "is %u, must be 0..3 (none, div16, equal1, constexpr)", kind);
       zero(sr + spec_rec::reserved, 3, {"specs", si, "reserved"});
       var.specs[s].kind = static_cast<spec_kind>(kind);
-      if ((kind == 3) == str(var.specs[s].value, sr + spec_rec::value, {"specs", si, "value"}).empty())
-        fail({"specs", si, "value"}, "%s", kind == 3 ? "is empty for a constexpr spec" : "must be empty unless the spec is a constexpr");
+      if ((kind == 3) ==
+          str(var.specs[s].value, sr + spec_rec::value, {"specs", si, "value"}).empty())
+        fail({"specs", si, "value"}, "%s",
+             kind == 3 ? "is empty for a constexpr spec"
+                       : "must be empty unless the spec is a constexpr");
     }
     kernel_config& cfg = var.config;
     cfg.num_warps = u32(vr + variant_rec::num_warps);
-    if (cfg.num_warps == 0 || cfg.num_warps > 64) fail(V("num_warps"), "is %u, must be 1..64", cfg.num_warps);
+    if (cfg.num_warps == 0 || cfg.num_warps > 64)
+      fail(V("num_warps"), "is %u, must be 1..64", cfg.num_warps);
     cfg.num_stages = u32(vr + variant_rec::num_stages);
     cfg.num_ctas = u32(vr + variant_rec::num_ctas);
-    if (cfg.num_ctas == 0 || cfg.num_ctas > 16) fail(V("num_ctas"), "is %u, must be 1..16", cfg.num_ctas);
-    const std::uint32_t c0 = u32(vr + variant_rec::first_constexpr), cn = u32(vr + variant_rec::constexpr_count);
+    if (cfg.num_ctas == 0 || cfg.num_ctas > 16)
+      fail(V("num_ctas"), "is %u, must be 1..16", cfg.num_ctas);
+    const std::uint32_t c0 = u32(vr + variant_rec::first_constexpr),
+                        cn = u32(vr + variant_rec::constexpr_count);
     run_range(c0, cn, next_cx, sec_constexprs, V("first_constexpr"), V("constexpr_count"));
     cfg.constexprs.resize(cn);
     for (std::uint32_t x = 0; x < cn; ++x) {
       const std::uint8_t* cr = rec(sec_constexprs, c0 + x);
       const std::uint64_t ci = std::uint64_t{c0} + x;
-      if (str(cfg.constexprs[x].first, cr + constexpr_rec::name, {"constexprs", ci, "name"}).empty())
+      if (str(cfg.constexprs[x].first, cr + constexpr_rec::name, {"constexprs", ci, "name"})
+              .empty())
         fail({"constexprs", ci, "name"}, "is empty");
       str(cfg.constexprs[x].second, cr + constexpr_rec::value, {"constexprs", ci, "value"});
     }
-    const std::uint32_t r0 = u32(vr + variant_rec::first_image_ref), rn = u32(vr + variant_rec::image_ref_count);
+    const std::uint32_t r0 = u32(vr + variant_rec::first_image_ref),
+                        rn = u32(vr + variant_rec::image_ref_count);
     run_range(r0, rn, next_ref, sec_image_refs, V("first_image_ref"), V("image_ref_count"));
     zero(vr + variant_rec::reserved, 4, V("reserved"));
     var.images.resize(rn);
     for (std::uint32_t x = 0; x < rn; ++x) {
       const std::uint32_t im = u32(rec(sec_image_refs, r0 + x));
-      if (im >= nimages) fail({"image_refs", std::uint64_t{r0} + x}, "is %u, the container has %llu images", im, static_cast<u64>(nimages));
+      if (im >= nimages)
+        fail({"image_refs", std::uint64_t{r0} + x}, "is %u, the container has %llu images", im,
+             static_cast<u64>(nimages));
       var.images[x] = im;
     }
   }
@@ -410,13 +477,14 @@ class record_reader {
     if (fp4 > 1) fail(T("fp4_padded"), "is %u, must be 0 or 1", fp4);
     t.fp4_padded = fp4 == 1;
     zero(r + tensordesc_rec::reserved, 3, T("reserved"));
-    const std::uint32_t d0 = u32(r + tensordesc_rec::first_dim), dn = u32(r + tensordesc_rec::dim_count);
+    const std::uint32_t d0 = u32(r + tensordesc_rec::first_dim),
+                        dn = u32(r + tensordesc_rec::dim_count);
     run_range(d0, dn, next_dim_, sec_dims, T("first_dim"), T("dim_count"));
-    if (dn == 0 || dn > 5) fail(T("dim_count"), "is %u, a tensor descriptor has 1..5 dimensions", dn);
+    if (dn == 0 || dn > 5)
+      fail(T("dim_count"), "is %u, a tensor descriptor has 1..5 dimensions", dn);
     t.block_size.resize(dn);
     for (std::uint32_t d = 0; d < dn; ++d) t.block_size[d] = u32(rec(sec_dims, d0 + d));
   }
-
 };
 
 }  // namespace detail

@@ -20,11 +20,11 @@
 #include <string_view>
 #include <vector>
 
-#include "tritonpack/version.hpp"
 #include "tritonpack/container/checksum.hpp"
 #include "tritonpack/container/codec.hpp"
 #include "tritonpack/container/format.hpp"
 #include "tritonpack/container/records.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 
@@ -45,7 +45,8 @@ namespace detail {
 // recorded: it was damaged after packing (a truncated copy, a bad disk, a patched binary), so no
 // run-time workaround is right; packing again is.
 constexpr const char* damage_advice =
-    "its bytes changed after `tritonpack pack` wrote them; rebuild the program (pack its kernels again and recompile), "
+    "its bytes changed after `tritonpack pack` wrote them; rebuild the program (pack its kernels "
+    "again and recompile), "
     "and run `tritonpack inspect` on the program or .tpk to check every image";
 
 // A validated container, as integers: what decoding and building the model need.
@@ -81,32 +82,38 @@ class container_validator : record_reader {
   void read_header(container_layout& L) {
     namespace H = format::header;
     if (n_ < format::magic_size || std::memcmp(d_, format::magic, format::magic_size) != 0)
-      fail({"header", no_index, "magic"}, "not a tritonpack container (expected \\x89TPK\\r\\n\\x1a\\n)");
+      fail({"header", no_index, "magic"},
+           "not a tritonpack container (expected \\x89TPK\\r\\n\\x1a\\n)");
     if (n_ < 12) fail({"header", no_index, "version"}, "truncated: the container is %zu bytes", n_);
     const std::uint32_t version = u32(d_ + H::version);
     if (version < format::oldest_readable_version || version > format::format_version)
       fail({"header", no_index, "version"},
-           "format version %u is not supported (this reader reads versions %u to %u)%s", version, format::oldest_readable_version,
-           format::format_version,
-           version > format::format_version ? "; the container was packed by a newer tritonpack: build the program with that "
-                                              "tritonpack's headers, or pack the kernels again with this one"
-                                            : "");
+           "format version %u is not supported (this reader reads versions %u to %u)%s", version,
+           format::oldest_readable_version, format::format_version,
+           version > format::format_version
+               ? "; the container was packed by a newer tritonpack: build the program with that "
+                 "tritonpack's headers, or pack the kernels again with this one"
+               : "");
     // v1: 13 sections (no tuning ones, which stay empty); v2: all of them.
     const bool v1 = version == 1;
     const std::uint32_t nsections = v1 ? format::v1_section_count : format::section_count;
     const std::size_t hsize_want = v1 ? H::size_v1 : H::size;
     if (n_ < hsize_want)
-      fail({"header"}, "truncated: the container is %zu bytes, the v%u header alone is %zu", n_, version, hsize_want);
+      fail({"header"}, "truncated: the container is %zu bytes, the v%u header alone is %zu", n_,
+           version, hsize_want);
     const std::uint32_t hsize = u32(d_ + H::header_size);
-    if (hsize != hsize_want) fail({"header", no_index, "header_size"}, "is %u, v%u requires %zu", hsize, version, hsize_want);
+    if (hsize != hsize_want)
+      fail({"header", no_index, "header_size"}, "is %u, v%u requires %zu", hsize, version,
+           hsize_want);
     const std::uint64_t total = u64v(d_ + H::total_size);
     if (total != n_)
-      fail({"header", no_index, "total_size"}, "is %llu but %zu bytes were given (%s)", static_cast<u64>(total), n_,
-           total < n_ ? "trailing bytes" : "truncated");
+      fail({"header", no_index, "total_size"}, "is %llu but %zu bytes were given (%s)",
+           static_cast<u64>(total), n_, total < n_ ? "trailing bytes" : "truncated");
     const std::uint32_t flags = u32(d_ + H::flags);
     if (flags != 0) fail({"header", no_index, "flags"}, "is %u, must be 0", flags);
     const std::uint32_t nsec = u32(d_ + H::section_count);
-    if (nsec != nsections) fail({"header", no_index, "section_count"}, "is %u, v%u has %u", nsec, version, nsections);
+    if (nsec != nsections)
+      fail({"header", no_index, "section_count"}, "is %u, v%u has %u", nsec, version, nsections);
     zero(d_ + H::reserved, 8, {"header", no_index, "reserved"});
 
     // Sections: in order, 8-aligned, separated only by minimal zero padding, ending exactly at
@@ -118,21 +125,28 @@ class container_validator : record_reader {
       const std::uint8_t* e = d_ + H::sections + j * H::section_entry_size;
       const std::uint64_t off = u64v(e), size = u64v(e + 8);
       const char* sn = format::section_name(s);
-      const std::uint64_t aligned = (pos + format::section_align - 1) / format::section_align * format::section_align;
+      const std::uint64_t aligned =
+          (pos + format::section_align - 1) / format::section_align * format::section_align;
       if (off != aligned)
-        fail({"sections", no_index, sn, "offset"}, "is %llu, expected %llu (sections follow each other in order, 8-byte aligned)",
+        fail({"sections", no_index, sn, "offset"},
+             "is %llu, expected %llu (sections follow each other in order, 8-byte aligned)",
              static_cast<u64>(off), static_cast<u64>(aligned));
       if (!byte_io::range_within(off, size, n_))
-        fail({"sections", no_index, sn, "size"}, "is %llu: the section would run past the container's %zu bytes", static_cast<u64>(size), n_);
+        fail({"sections", no_index, sn, "size"},
+             "is %llu: the section would run past the container's %zu bytes",
+             static_cast<u64>(size), n_);
       zero(d_ + pos, static_cast<std::size_t>(off - pos), {"sections", no_index, sn, "padding"});
       if (size % format::record_size[s] != 0)
-        fail({"sections", no_index, sn, "size"}, "is %llu, not a multiple of the %u-byte record", static_cast<u64>(size),
-             format::record_size[s]);
+        fail({"sections", no_index, sn, "size"}, "is %llu, not a multiple of the %u-byte record",
+             static_cast<u64>(size), format::record_size[s]);
       sec_[s] = {off, size, size / format::record_size[s]};
-      if (sec_[s].count > 0xFFFFFFFFull) fail({"sections", no_index, sn, "size"}, "holds more than 2^32-1 records");
+      if (sec_[s].count > 0xFFFFFFFFull)
+        fail({"sections", no_index, sn, "size"}, "holds more than 2^32-1 records");
       pos = off + size;
     }
-    if (pos != n_) fail({"sections", no_index, "data", "size"}, "the data section ends at %llu, the container at %zu", static_cast<u64>(pos), n_);
+    if (pos != n_)
+      fail({"sections", no_index, "data", "size"},
+           "the data section ends at %llu, the container at %zu", static_cast<u64>(pos), n_);
 
     // Tables checksum: everything before the frame data, with the checksum field itself zero.
     const std::uint64_t recorded = u64v(d_ + H::tables_checksum);
@@ -144,7 +158,8 @@ class container_validator : record_reader {
     hash.update(d_ + H::tables_checksum + 8, covered - (H::tables_checksum + 8));
     const std::uint64_t actual = hash.digest();
     if (actual != recorded)
-      fail({"header", no_index, "tables_checksum"}, "is 0x%016llx but the header and tables hash to 0x%016llx: the container is damaged; %s",
+      fail({"header", no_index, "tables_checksum"},
+           "is 0x%016llx but the header and tables hash to 0x%016llx: the container is damaged; %s",
            static_cast<u64>(recorded), static_cast<u64>(actual), damage_advice);
 
     L.format_version = version;
@@ -160,17 +175,19 @@ class container_validator : record_reader {
     L.images.resize(static_cast<std::size_t>(nimages));
     image_info im;
     std::uint64_t next_td = 0;
-    for (std::uint64_t i = 0; i < nimages; ++i) read_image(i, im, next_td, &L.images[static_cast<std::size_t>(i)]);
+    for (std::uint64_t i = 0; i < nimages; ++i)
+      read_image(i, im, next_td, &L.images[static_cast<std::size_t>(i)]);
     run_end(next_td, sec_tensordescs, "images");
     run_end(next_dim_, sec_dims, "tensordescs");
 
     const std::uint64_t nkernels = sec_[sec_kernels].count;
     kernel_info k;
-    std::uint64_t next[8] = {};  // args, variants, specs, constexprs, image refs, tune_args, tune_entries, tune_values
+    std::uint64_t next[8] =
+        {};  // args, variants, specs, constexprs, image refs, tune_args, tune_entries, tune_values
     std::set<std::string_view> names;
     if (L.format_version >= 2 && sec_[sec_tunings].count != nkernels)
-      fail({"sections", no_index, "tunings"}, "holds %llu records, one per kernel needs %llu", static_cast<u64>(sec_[sec_tunings].count),
-           static_cast<u64>(nkernels));
+      fail({"sections", no_index, "tunings"}, "holds %llu records, one per kernel needs %llu",
+           static_cast<u64>(sec_[sec_tunings].count), static_cast<u64>(nkernels));
     for (std::uint64_t i = 0; i < nkernels; ++i) read_kernel(i, k, next, &names);
     run_end(next[0], sec_args, "kernels");
     run_end(next[1], sec_variants, "kernels");
@@ -197,53 +214,60 @@ class container_validator : record_reader {
       frame_view& fv = L.frames[static_cast<std::size_t>(i)];
       const std::uint64_t off = u64v(r + frame_rec::offset);
       if (off != next_offset)
-        fail(F("offset"), "is %llu, expected %llu (frames follow each other in the data section)", static_cast<u64>(off),
-             static_cast<u64>(next_offset));
+        fail(F("offset"), "is %llu, expected %llu (frames follow each other in the data section)",
+             static_cast<u64>(off), static_cast<u64>(next_offset));
       fv.stored_size = u64v(r + frame_rec::stored_size);
       if (!byte_io::range_within(off, fv.stored_size, data.size))
-        fail(F("stored_size"), "is %llu: the frame would run past the data section (%llu bytes)", static_cast<u64>(fv.stored_size),
-             static_cast<u64>(data.size));
+        fail(F("stored_size"), "is %llu: the frame would run past the data section (%llu bytes)",
+             static_cast<u64>(fv.stored_size), static_cast<u64>(data.size));
       next_offset = off + fv.stored_size;
       fv.offset = data.offset + off;
       fv.raw_size = u64v(r + frame_rec::raw_size);
       fv.codec = u32(r + frame_rec::codec);
       const std::uint32_t flags = u32(r + frame_rec::flags);
-      if (flags & ~frame_rec::flag_dictionary) fail(F("flags"), "is %u, only bit 0 (dictionary) is defined", flags);
+      if (flags & ~frame_rec::flag_dictionary)
+        fail(F("flags"), "is %u, only bit 0 (dictionary) is defined", flags);
       fv.uses_dictionary = (flags & frame_rec::flag_dictionary) != 0;
-      if (fv.raw_size > max_frame_raw_size) fail(F("raw_size"), "is %llu, above the 4 GiB limit", static_cast<u64>(fv.raw_size));
+      if (fv.raw_size > max_frame_raw_size)
+        fail(F("raw_size"), "is %llu, above the 4 GiB limit", static_cast<u64>(fv.raw_size));
       if (fv.codec == codec_stored) {
         if (fv.stored_size != fv.raw_size)
-          fail(F("raw_size"), "is %llu but a stored frame's raw_size must equal its stored_size (%llu)", static_cast<u64>(fv.raw_size),
-               static_cast<u64>(fv.stored_size));
+          fail(F("raw_size"),
+               "is %llu but a stored frame's raw_size must equal its stored_size (%llu)",
+               static_cast<u64>(fv.raw_size), static_cast<u64>(fv.stored_size));
         if (fv.uses_dictionary) fail(F("flags"), "a stored frame cannot use the dictionary");
       } else if (fv.codec == codec_zstd) {
-        if (fv.uses_dictionary && dict.size == 0) fail(F("flags"), "the frame uses the dictionary but the container has none");
+        if (fv.uses_dictionary && dict.size == 0)
+          fail(F("flags"), "the frame uses the dictionary but the container has none");
         if (fv.raw_size / max_expansion > fv.stored_size)
-          fail(F("raw_size"), "is %llu, more than zstd can encode in %llu bytes", static_cast<u64>(fv.raw_size),
-               static_cast<u64>(fv.stored_size));
+          fail(F("raw_size"), "is %llu, more than zstd can encode in %llu bytes",
+               static_cast<u64>(fv.raw_size), static_cast<u64>(fv.stored_size));
       } else {
         fail(F("codec"), "is %u, must be 0 (stored) or 1 (zstd)", fv.codec);
       }
     }
     if (next_offset != data.size)
-      fail({"sections", no_index, "data", "size"}, "is %llu but the frames account for %llu bytes", static_cast<u64>(data.size),
-           static_cast<u64>(next_offset));
+      fail({"sections", no_index, "data", "size"}, "is %llu but the frames account for %llu bytes",
+           static_cast<u64>(data.size), static_cast<u64>(next_offset));
 
     // Images tile the frames in order: each frame holds a contiguous, non-empty run of images
     // laid end to end from offset 0 to its raw_size.
     std::uint64_t pos = 0;
     std::uint32_t cur = 0;
     const std::size_t nimages = L.images.size();
-    if (nframes == 0 && nimages != 0) fail({"sections", no_index, "frames"}, "is empty but the container has images");
+    if (nframes == 0 && nimages != 0)
+      fail({"sections", no_index, "frames"}, "is empty but the container has images");
     for (std::size_t i = 0; i < nimages; ++i) {
       const std::uint32_t fr = L.images[i].frame;
       if (fr != cur) {
         if (fr != cur + 1 || L.frames[cur].image_count == 0)
-          fail({"images", i, "frame"}, "is %u, expected %u (images are stored in frame order and every frame holds at least one)", fr,
-               L.frames[cur].image_count == 0 ? cur : cur + 1);
+          fail({"images", i, "frame"},
+               "is %u, expected %u (images are stored in frame order and every frame holds at "
+               "least one)",
+               fr, L.frames[cur].image_count == 0 ? cur : cur + 1);
         if (pos != L.frames[cur].raw_size)
-          fail({"frames", cur, "raw_size"}, "is %llu but its images add up to %llu", static_cast<u64>(L.frames[cur].raw_size),
-               static_cast<u64>(pos));
+          fail({"frames", cur, "raw_size"}, "is %llu but its images add up to %llu",
+               static_cast<u64>(L.frames[cur].raw_size), static_cast<u64>(pos));
         cur = fr;
         pos = 0;
       }
@@ -251,19 +275,23 @@ class container_validator : record_reader {
       ++L.frames[cur].image_count;
       const std::uint64_t off = L.images[i].offset;
       if (off != pos)
-        fail({"images", i, "frame_offset"}, "is %llu, expected %llu (images follow each other in their frame)", static_cast<u64>(off),
-             static_cast<u64>(pos));
+        fail({"images", i, "frame_offset"},
+             "is %llu, expected %llu (images follow each other in their frame)",
+             static_cast<u64>(off), static_cast<u64>(pos));
       const image_location& im = L.images[i];
       if (!byte_io::range_within(off, im.raw_size, L.frames[cur].raw_size))
-        fail({"images", i, "raw_size"}, "is %llu: the image would run past the end of frame %u (%llu bytes)", static_cast<u64>(im.raw_size),
-             cur, static_cast<u64>(L.frames[cur].raw_size));
+        fail({"images", i, "raw_size"},
+             "is %llu: the image would run past the end of frame %u (%llu bytes)",
+             static_cast<u64>(im.raw_size), cur, static_cast<u64>(L.frames[cur].raw_size));
       pos = off + im.raw_size;
     }
     if (nframes != 0) {
-      if (nimages == 0 || cur + 1 != nframes) fail({"frames", nimages == 0 ? 0 : cur + 1u}, "holds no image (every frame holds at least one)");
+      if (nimages == 0 || cur + 1 != nframes)
+        fail({"frames", nimages == 0 ? 0 : cur + 1u},
+             "holds no image (every frame holds at least one)");
       if (pos != L.frames[cur].raw_size)
-        fail({"frames", cur, "raw_size"}, "is %llu but its images add up to %llu", static_cast<u64>(L.frames[cur].raw_size),
-             static_cast<u64>(pos));
+        fail({"frames", cur, "raw_size"}, "is %llu but its images add up to %llu",
+             static_cast<u64>(L.frames[cur].raw_size), static_cast<u64>(pos));
     }
 
     // Each image's share of its frame's stored bytes, proportional to its raw size; the last image
@@ -279,7 +307,8 @@ class container_validator : record_reader {
           share = 0;
         } else {
           // Both sizes can exceed 2^32, so the product is taken in long double, not uint64.
-          share = static_cast<std::uint64_t>(static_cast<long double>(fv.stored_size) * im.raw_size / fv.raw_size);
+          share = static_cast<std::uint64_t>(static_cast<long double>(fv.stored_size) *
+                                             im.raw_size / fv.raw_size);
           if (share > fv.stored_size - given) share = fv.stored_size - given;
         }
         im.stored_size = share;

@@ -9,16 +9,27 @@
 #include <cstring>
 #include <string>
 
-#include "tritonpack/version.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/model.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 
 // ---------------------------------------------------------------------------------------------
 // Argument types
 
-enum class arg_class : std::uint8_t { pointer, sint, uint, boolean, fp16, bf16, fp32, fp64, tensordesc, other };
+enum class arg_class : std::uint8_t {
+  pointer,
+  sint,
+  uint,
+  boolean,
+  fp16,
+  bf16,
+  fp32,
+  fp64,
+  tensordesc,
+  other
+};
 
 struct arg_type {
   arg_class cls = arg_class::other;
@@ -59,7 +70,8 @@ inline arg_type parse_arg_type(const std::string& t) {
     a.rank = 1;
     for (auto i = lb; i < rb; ++i)
       if (t[i] == ',') ++a.rank;
-    if (a.rank > 5) throw error(errc::bad_container, "tensor descriptor type '" + t + "' has rank > 5");
+    if (a.rank > 5)
+      throw error(errc::bad_container, "tensor descriptor type '" + t + "' has rank > 5");
     return a;
   }
   if (t == "i1" || t == "u1") {
@@ -100,11 +112,11 @@ struct host_arg {
   std::uint32_t elem_size = 0;  // tensor_descriptor element / pointee (0 for void)
   bool is_unsigned = false;
   bool has_int = false;
-  std::int64_t int_value = 0;   // integers and bool
+  std::int64_t int_value = 0;  // integers and bool
   bool has_fp = false;
-  double fp_value = 0;          // fp16, bf16, fp32, fp64
-  std::uint64_t address = 0;    // pointers, descriptor base
-  const char* what = "";        // C++ type in words, for messages
+  double fp_value = 0;        // fp16, bf16, fp32, fp64
+  std::uint64_t address = 0;  // pointers, descriptor base
+  const char* what = "";      // C++ type in words, for messages
 };
 
 inline const char* arg_class_words(const arg_type& t) {
@@ -125,15 +137,17 @@ inline const char* arg_class_words(const arg_type& t) {
 // "" when `h` may be passed for an argument of type `t`; otherwise why not.
 inline std::string check_host_arg(const arg_type& t, const host_arg& h) {
   auto mismatch = [&]() {
-    return std::string("expects ") + arg_class_words(t) + (t.size ? " of " + std::to_string(t.size) + " bytes" : "") +
-           " but got " + h.what + " of " + std::to_string(h.size) + " bytes";
+    return std::string("expects ") + arg_class_words(t) +
+           (t.size ? " of " + std::to_string(t.size) + " bytes" : "") + " but got " + h.what +
+           " of " + std::to_string(h.size) + " bytes";
   };
   switch (t.cls) {
     case arg_class::pointer:
       if (h.cls == arg_class::pointer) {
         if (h.elem_size && t.elem_size && h.elem_size != t.elem_size)
-          return "expects a pointer to " + t.elem + " (" + std::to_string(t.elem_size) + "-byte elements) but got a pointer to " +
-                 std::to_string(h.elem_size) + "-byte elements";
+          return "expects a pointer to " + t.elem + " (" + std::to_string(t.elem_size) +
+                 "-byte elements) but got a pointer to " + std::to_string(h.elem_size) +
+                 "-byte elements";
         return {};
       }
       if (h.cls == arg_class::uint && h.size == 8) return {};  // CUdeviceptr
@@ -148,10 +162,11 @@ inline std::string check_host_arg(const arg_type& t, const host_arg& h) {
     case arg_class::tensordesc:
       if (h.cls != arg_class::tensordesc) return mismatch();
       if (h.rank != t.rank)
-        return "expects a rank-" + std::to_string(t.rank) + " tensor descriptor but got rank " + std::to_string(h.rank);
+        return "expects a rank-" + std::to_string(t.rank) + " tensor descriptor but got rank " +
+               std::to_string(h.rank);
       if (h.elem_size && t.elem_size && h.elem_size != t.elem_size)
-        return "expects a descriptor of " + t.elem + " (" + std::to_string(t.elem_size) + "-byte elements) but got " +
-               std::to_string(h.elem_size) + "-byte elements";
+        return "expects a descriptor of " + t.elem + " (" + std::to_string(t.elem_size) +
+               "-byte elements) but got " + std::to_string(h.elem_size) + "-byte elements";
       return {};
     default:
       if (h.cls == t.cls) return {};

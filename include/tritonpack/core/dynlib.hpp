@@ -1,4 +1,5 @@
-// tritonpack/core/dynlib.hpp — dlopen/dlsym, with the reason of every failure kept for the error message.
+// tritonpack/core/dynlib.hpp — dlopen/dlsym, with the reason of every failure kept for the error
+// message.
 //
 // Driver libraries are opened once per process and never closed: libcuda keeps threads and atexit
 // handlers of its own, and unmapping it while any of them (or a static destructor of the

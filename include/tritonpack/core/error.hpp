@@ -9,14 +9,15 @@
 #include <string>
 #include <string_view>
 
-#include "tritonpack/version.hpp"
 #include "tritonpack/core/error_codes.hpp"
+#include "tritonpack/version.hpp"
 
 // Failure paths: kept out of line and out of the hot code's way; messages built only there.
 #if defined(__GNUC__) || defined(__clang__)
 #define TRITONPACK_COLD __attribute__((cold, noinline))
 #define TRITONPACK_NOINLINE __attribute__((noinline))
-#define TRITONPACK_PRINTF(fmt_index, first_arg) __attribute__((format(printf, fmt_index, first_arg)))
+#define TRITONPACK_PRINTF(fmt_index, first_arg) \
+  __attribute__((format(printf, fmt_index, first_arg)))
 #else
 #define TRITONPACK_COLD
 #define TRITONPACK_NOINLINE

@@ -8,14 +8,16 @@
 
 #include <string>
 
-#include "tritonpack/version.hpp"
 #include "tritonpack/core/model.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 
 inline std::string identify(const kernel_info& k) { return "kernel " + k.name; }
 
-inline std::string identify(const image_info& im) { return image_kind_name(im.kind) + (" " + im.arch); }
+inline std::string identify(const image_info& im) {
+  return image_kind_name(im.kind) + (" " + im.arch);
+}
 
 inline std::string identify(const kernel_info& k, const image_info& im) {
   return identify(k) + " (" + im.arch + " " + image_kind_name(im.kind) + ")";

@@ -18,8 +18,9 @@ TRITONPACK_BEGIN_NAMESPACE
 
 // A snapshot of image_loads(); subtract two snapshots to count the loads of a region.
 struct image_load_counts {
-  std::uint64_t binaries = 0;        // cubins and AMD code objects (hsaco) loaded as packed
-  std::uint64_t jit_compiled = 0;    // IR images this process compiled (PTX JIT, AMD IR via comgr), cached or not
+  std::uint64_t binaries = 0;  // cubins and AMD code objects (hsaco) loaded as packed
+  std::uint64_t jit_compiled =
+      0;  // IR images this process compiled (PTX JIT, AMD IR via comgr), cached or not
   std::uint64_t jit_cache_hits = 0;  // JIT results read from the disk cache instead of compiling
 
   std::uint64_t total() const { return binaries + jit_compiled + jit_cache_hits; }

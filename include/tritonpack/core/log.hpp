@@ -1,5 +1,5 @@
-// tritonpack/core/log.hpp — TRITONPACK_LOG=1: one line on stderr per decision (driver loaded, device
-// found, image chosen and why, JIT and cache, load time).
+// tritonpack/core/log.hpp — TRITONPACK_LOG=1: one line on stderr per decision (driver loaded,
+// device found, image chosen and why, JIT and cache, load time).
 //
 // Only cold paths log; the hot launch path never checks the flag. One fprintf per line keeps lines
 // from concurrent threads whole (stdio locks the stream per call).
@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <string>
 
-#include "tritonpack/version.hpp"
 #include "tritonpack/core/env.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 namespace log {
@@ -27,7 +27,8 @@ inline void line(const std::string& text) {
 
 // Milliseconds since `t0`, formatted "1.234 ms".
 inline std::string ms_since(std::chrono::steady_clock::time_point t0) {
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f ms", ms);
   return buf;

@@ -27,7 +27,9 @@ enum class image_kind : std::uint8_t {
   llir = 4,   // LLVM IR text (AMD IR path: compiled through comgr where comgr can, hip/ir_jit.hpp)
 };
 
-inline const char* backend_name(backend_kind b) noexcept { return b == backend_kind::cuda ? "cuda" : "hip"; }
+inline const char* backend_name(backend_kind b) noexcept {
+  return b == backend_kind::cuda ? "cuda" : "hip";
+}
 
 inline const char* image_kind_name(image_kind k) noexcept {
   switch (k) {
@@ -39,7 +41,9 @@ inline const char* image_kind_name(image_kind k) noexcept {
   return "unknown";
 }
 
-inline bool is_binary(image_kind k) noexcept { return k == image_kind::cubin || k == image_kind::hsaco; }
+inline bool is_binary(image_kind k) noexcept {
+  return k == image_kind::cubin || k == image_kind::hsaco;
+}
 
 // One run-time argument of a kernel's C++ function, in the Python declaration order.
 // Arguments that are constexpr in every variant are not listed here (they live in the configs).
@@ -103,18 +107,18 @@ struct launch_info {
 struct image_info {
   backend_kind backend = backend_kind::cuda;
   image_kind kind = image_kind::cubin;
-  std::string arch;                   // "sm_90a", "sm_80", "gfx942", "gfx90a:xnack-"
-  std::uint32_t ptx_version = 0;      // PTX ISA as major*10+minor (8.7 → 87); 0 when not PTX
-  std::uint64_t raw_size = 0;         // bytes after decompression
-  std::uint64_t stored_size = 0;      // bytes this image occupies in the container (compressed)
-  std::uint64_t checksum = 0;         // of the raw bytes (algorithm in docs/format.md)
+  std::string arch;               // "sm_90a", "sm_80", "gfx942", "gfx90a:xnack-"
+  std::uint32_t ptx_version = 0;  // PTX ISA as major*10+minor (8.7 → 87); 0 when not PTX
+  std::uint64_t raw_size = 0;     // bytes after decompression
+  std::uint64_t stored_size = 0;  // bytes this image occupies in the container (compressed)
+  std::uint64_t checksum = 0;     // of the raw bytes (algorithm in docs/format.md)
   launch_info launch;
 };
 
 struct variant_info {
-  std::vector<arg_spec> specs;         // one per kernel_info::args entry, same order
+  std::vector<arg_spec> specs;  // one per kernel_info::args entry, same order
   kernel_config config;
-  std::vector<std::uint32_t> images;   // indices into container_info::images
+  std::vector<std::uint32_t> images;  // indices into container_info::images
 };
 
 // Tuning (container v2, docs/spec.md "Tuning"): which arguments choose among a kernel's configs,
@@ -126,22 +130,24 @@ enum class tune_role : std::uint8_t {
 };
 enum class bucket_rule : std::uint8_t {
   exact = 0,  // every value is its own bucket
-  pow2 = 1,   // values round up to the next power of two (1, 2, 4, ...); values below 1 stay as they are
+  pow2 = 1,  // values round up to the next power of two (1, 2, 4, ...); values below 1 stay as they
+             // are
 };
 
 struct tune_arg {
   std::uint32_t arg = 0;  // index into kernel_info::args
   tune_role role = tune_role::key;
   bucket_rule bucket = bucket_rule::pow2;  // keys only
-  std::string bytes;  // protected buffers: byte size, an expression over integer args (grid grammar)
+  std::string
+      bytes;  // protected buffers: byte size, an expression over integer args (grid grammar)
 };
 
 // One row of a packed tuning table: on `device`, for key bucket `bucket`, config `config` won.
 struct tune_entry {
-  std::string device;                  // GPU name ("NVIDIA H200") or arch ("sm_90")
-  std::vector<std::int64_t> bucket;    // one per key arg, in tune_args order
-  std::uint32_t config = 0;            // index within the specialisation's configs
-  std::vector<std::uint64_t> times_ns; // per config, median; ~0 = not measured or failed
+  std::string device;                   // GPU name ("NVIDIA H200") or arch ("sm_90")
+  std::vector<std::int64_t> bucket;     // one per key arg, in tune_args order
+  std::uint32_t config = 0;             // index within the specialisation's configs
+  std::vector<std::uint64_t> times_ns;  // per config, median; ~0 = not measured or failed
 };
 
 struct kernel_tuning {
@@ -159,8 +165,8 @@ struct kernel_tuning {
 };
 
 struct kernel_info {
-  std::string name;                    // C++ function name (usually the Python function name)
-  std::string source;                  // "kernels.py:vector_add", informational
+  std::string name;    // C++ function name (usually the Python function name)
+  std::string source;  // "kernels.py:vector_add", informational
   std::vector<kernel_arg> args;
   // Grid in programs, expressions over argument and constexpr names ("cdiv(n, BLOCK)", "1").
   // All three empty: the caller passes the grid.
@@ -180,7 +186,7 @@ inline std::string kernel_signature(const kernel_info& k) {
 
 struct container_info {
   std::uint32_t format_version = 2;
-  std::string name;                    // library name (the generated header's namespace)
+  std::string name;  // library name (the generated header's namespace)
   std::string triton_version;
   std::vector<kernel_info> kernels;
   std::vector<image_info> images;

@@ -15,8 +15,8 @@
 #include <string>
 #include <type_traits>
 
-#include "tritonpack/version.hpp"
 #include "tritonpack/core/error.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 
@@ -35,9 +35,9 @@ namespace detail {
 // arithmetic (power-of-two scaling and an explicit round-half-even) instead of bit tricks per
 // format so one piece of code covers fp16, bf16 and both fp8 formats, independent of the FPU's
 // rounding mode.
-//   E, M: exponent and mantissa bits. kInf: the format has infinities (IEEE); otherwise the all-ones
-//   pattern is NaN only (e4m3fn) and overflow saturates to the largest finite value, matching
-//   PTX cvt.rn.satfinite which Triton uses for fp8e4nv.
+//   E, M: exponent and mantissa bits. kInf: the format has infinities (IEEE); otherwise the
+//   all-ones pattern is NaN only (e4m3fn) and overflow saturates to the largest finite value,
+//   matching PTX cvt.rn.satfinite which Triton uses for fp8e4nv.
 template <int E, int M, bool kInf>
 struct small_float {
   static constexpr int bias = (1 << (E - 1)) - 1;
@@ -66,21 +66,21 @@ struct small_float {
 
   static std::uint32_t encode_finite(float a) {
     int e = 0;
-    std::frexp(a, &e);                       // a = fr * 2^e, fr in [0.5, 1): unbiased exponent e-1
-    const int min_exp = 1 - bias;            // exponent of the smallest normal
+    std::frexp(a, &e);             // a = fr * 2^e, fr in [0.5, 1): unbiased exponent e-1
+    const int min_exp = 1 - bias;  // exponent of the smallest normal
     int exp = e - 1 < min_exp ? min_exp : e - 1;
-    float q = std::ldexp(a, M - exp);        // mantissa with implicit bit, as an exact float
+    float q = std::ldexp(a, M - exp);  // mantissa with implicit bit, as an exact float
     float r = std::floor(q);
-    float frac = q - r;                      // exact: q has at most 24 significant bits
+    float frac = q - r;  // exact: q has at most 24 significant bits
     if (frac > 0.5f || (frac == 0.5f && std::fmod(r, 2.0f) != 0.0f)) r += 1.0f;
     auto m = static_cast<std::uint32_t>(r);
-    if (m >= (2u << M)) {                    // rounding carried into the next binade
+    if (m >= (2u << M)) {  // rounding carried into the next binade
       m >>= 1;
       ++exp;
     }
     float value = std::ldexp(static_cast<float>(m), exp - M);
     if (value > max_finite()) return kInf ? (exp_mask << M) : encode_finite(max_finite());
-    if (m < (1u << M)) return m;             // subnormal: exponent field 0
+    if (m < (1u << M)) return m;  // subnormal: exponent field 0
     return (static_cast<std::uint32_t>(exp + bias) << M) | (m - (1u << M));
   }
 
@@ -90,7 +90,8 @@ struct small_float {
     const std::uint32_t mf = bits & ((1u << M) - 1);
     float v;
     if (ef == exp_mask && (kInf || mf == (1u << M) - 1)) {
-      v = (kInf && mf == 0) ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
+      v = (kInf && mf == 0) ? std::numeric_limits<float>::infinity()
+                            : std::numeric_limits<float>::quiet_NaN();
     } else if (ef == 0) {
       v = std::ldexp(static_cast<float>(mf), 1 - bias - M);
     } else {
@@ -106,8 +107,13 @@ struct small_float {
 struct half {
   std::uint16_t bits = 0;
   half() = default;
-  explicit half(float f) : bits(static_cast<std::uint16_t>(detail::small_float<5, 10, true>::encode(f))) {}
-  static half from_bits(std::uint16_t b) { half h; h.bits = b; return h; }
+  explicit half(float f)
+      : bits(static_cast<std::uint16_t>(detail::small_float<5, 10, true>::encode(f))) {}
+  static half from_bits(std::uint16_t b) {
+    half h;
+    h.bits = b;
+    return h;
+  }
   explicit operator float() const { return detail::small_float<5, 10, true>::decode(bits); }
   friend bool operator==(half a, half b) { return a.bits == b.bits; }
   friend bool operator!=(half a, half b) { return a.bits != b.bits; }
@@ -119,8 +125,13 @@ struct half {
 struct bfloat16 {
   std::uint16_t bits = 0;
   bfloat16() = default;
-  explicit bfloat16(float f) : bits(static_cast<std::uint16_t>(detail::small_float<8, 7, true>::encode(f))) {}
-  static bfloat16 from_bits(std::uint16_t b) { bfloat16 h; h.bits = b; return h; }
+  explicit bfloat16(float f)
+      : bits(static_cast<std::uint16_t>(detail::small_float<8, 7, true>::encode(f))) {}
+  static bfloat16 from_bits(std::uint16_t b) {
+    bfloat16 h;
+    h.bits = b;
+    return h;
+  }
   explicit operator float() const {
     std::uint32_t u = static_cast<std::uint32_t>(bits) << 16;
     float f;
@@ -135,8 +146,13 @@ struct bfloat16 {
 struct float8_e4m3 {
   std::uint8_t bits = 0;
   float8_e4m3() = default;
-  explicit float8_e4m3(float f) : bits(static_cast<std::uint8_t>(detail::small_float<4, 3, false>::encode(f))) {}
-  static float8_e4m3 from_bits(std::uint8_t b) { float8_e4m3 h; h.bits = b; return h; }
+  explicit float8_e4m3(float f)
+      : bits(static_cast<std::uint8_t>(detail::small_float<4, 3, false>::encode(f))) {}
+  static float8_e4m3 from_bits(std::uint8_t b) {
+    float8_e4m3 h;
+    h.bits = b;
+    return h;
+  }
   explicit operator float() const { return detail::small_float<4, 3, false>::decode(bits); }
   friend bool operator==(float8_e4m3 a, float8_e4m3 b) { return a.bits == b.bits; }
   friend bool operator!=(float8_e4m3 a, float8_e4m3 b) { return a.bits != b.bits; }
@@ -146,8 +162,13 @@ struct float8_e4m3 {
 struct float8_e5m2 {
   std::uint8_t bits = 0;
   float8_e5m2() = default;
-  explicit float8_e5m2(float f) : bits(static_cast<std::uint8_t>(detail::small_float<5, 2, true>::encode(f))) {}
-  static float8_e5m2 from_bits(std::uint8_t b) { float8_e5m2 h; h.bits = b; return h; }
+  explicit float8_e5m2(float f)
+      : bits(static_cast<std::uint8_t>(detail::small_float<5, 2, true>::encode(f))) {}
+  static float8_e5m2 from_bits(std::uint8_t b) {
+    float8_e5m2 h;
+    h.bits = b;
+    return h;
+  }
   explicit operator float() const { return detail::small_float<5, 2, true>::decode(bits); }
   friend bool operator==(float8_e5m2 a, float8_e5m2 b) { return a.bits == b.bits; }
   friend bool operator!=(float8_e5m2 a, float8_e5m2 b) { return a.bits != b.bits; }
@@ -179,15 +200,18 @@ struct tensor_descriptor_layout {
   static constexpr std::size_t padding_offset = strides_offset + 8 * Rank;
   static constexpr std::size_t size = padding_offset + 8;  // bool padded to the 8-byte alignment
 };
-static_assert(std::is_standard_layout<tensor_descriptor<float, 2>>::value, "read through raw offsets");
+static_assert(std::is_standard_layout<tensor_descriptor<float, 2>>::value,
+              "read through raw offsets");
 using td_f2 = tensor_descriptor<float, 2>;  // aliases: offsetof is a macro and cannot take "<a, b>"
 using td_f3 = tensor_descriptor<float, 3>;
 using td_f4 = tensor_descriptor<float, 4>;
 static_assert(offsetof(td_f2, shape) == tensor_descriptor_layout<2>::shape_offset, "layout");
 static_assert(offsetof(td_f3, strides) == tensor_descriptor_layout<3>::strides_offset, "layout");
-static_assert(offsetof(td_f4, padding_nan) == tensor_descriptor_layout<4>::padding_offset, "layout");
+static_assert(offsetof(td_f4, padding_nan) == tensor_descriptor_layout<4>::padding_offset,
+              "layout");
 static_assert(sizeof(tensor_descriptor<float, 2>) == tensor_descriptor_layout<2>::size, "layout");
-static_assert(sizeof(tensor_descriptor<const half, 5>) == tensor_descriptor_layout<5>::size, "layout");
+static_assert(sizeof(tensor_descriptor<const half, 5>) == tensor_descriptor_layout<5>::size,
+              "layout");
 }  // namespace detail
 
 template <class T>
@@ -196,15 +220,23 @@ template <class T, std::size_t R>
 struct is_tensor_descriptor<tensor_descriptor<T, R>> : std::true_type {};
 
 // Triton's pointer specialization predicate (`:16`): the address is a multiple of 16.
-inline bool aligned_16(const void* p) noexcept { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
+inline bool aligned_16(const void* p) noexcept {
+  return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0;
+}
 template <class T, std::size_t R>
-bool aligned_16(const tensor_descriptor<T, R>& d) noexcept { return aligned_16(d.base); }
+bool aligned_16(const tensor_descriptor<T, R>& d) noexcept {
+  return aligned_16(d.base);
+}
 
 // Triton's integer specialization predicates (`:16`, `:1`).
 template <class I, class = std::enable_if_t<std::is_integral<I>::value>>
-constexpr bool divisible_16(I v) noexcept { return v % 16 == 0; }
+constexpr bool divisible_16(I v) noexcept {
+  return v % 16 == 0;
+}
 template <class I, class = std::enable_if_t<std::is_integral<I>::value>>
-constexpr bool equal_1(I v) noexcept { return v == 1; }
+constexpr bool equal_1(I v) noexcept {
+  return v == 1;
+}
 
 // Ceiling division as in Triton's `triton.cdiv` (grid expressions use it).
 template <class A, class B,
@@ -219,10 +251,12 @@ constexpr std::common_type_t<A, B, std::int64_t> cdiv(A a, B b) noexcept {
 template <class I, class = std::enable_if_t<std::is_integral<I>::value>>
 std::uint32_t grid_dim(I v) {
   if constexpr (std::is_signed<I>::value) {
-    if (v < I(0)) throw error(errc::bad_argument, "grid dimension " + std::to_string(v) + " is negative");
+    if (v < I(0))
+      throw error(errc::bad_argument, "grid dimension " + std::to_string(v) + " is negative");
   }
   if (static_cast<std::uint64_t>(v) > 0xffffffffull) {
-    throw error(errc::bad_argument, "grid dimension " + std::to_string(v) + " does not fit in 32 bits");
+    throw error(errc::bad_argument,
+                "grid dimension " + std::to_string(v) + " does not fit in 32 bits");
   }
   return static_cast<std::uint32_t>(v);
 }

@@ -95,8 +95,16 @@ enum : int {
 enum : int { CU_CLUSTER_SCHEDULING_POLICY_SPREAD = 1 };
 
 // Stream capture (CUstreamCaptureStatus, CUstreamCaptureMode).
-enum : int { CU_STREAM_CAPTURE_STATUS_NONE = 0, CU_STREAM_CAPTURE_STATUS_ACTIVE = 1, CU_STREAM_CAPTURE_STATUS_INVALIDATED = 2 };
-enum : int { CU_STREAM_CAPTURE_MODE_GLOBAL = 0, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1, CU_STREAM_CAPTURE_MODE_RELAXED = 2 };
+enum : int {
+  CU_STREAM_CAPTURE_STATUS_NONE = 0,
+  CU_STREAM_CAPTURE_STATUS_ACTIVE = 1,
+  CU_STREAM_CAPTURE_STATUS_INVALIDATED = 2
+};
+enum : int {
+  CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
+  CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
+  CU_STREAM_CAPTURE_MODE_RELAXED = 2
+};
 enum : unsigned { CU_STREAM_NON_BLOCKING = 1 };
 enum : unsigned { CU_EVENT_DISABLE_TIMING = 2 };
 
@@ -107,12 +115,20 @@ enum : int {
   CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
   CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,
 };
-enum : unsigned { CU_MEMORYTYPE_HOST = 1, CU_MEMORYTYPE_DEVICE = 2, CU_MEMORYTYPE_ARRAY = 3, CU_MEMORYTYPE_UNIFIED = 4 };
+enum : unsigned {
+  CU_MEMORYTYPE_HOST = 1,
+  CU_MEMORYTYPE_DEVICE = 2,
+  CU_MEMORYTYPE_ARRAY = 3,
+  CU_MEMORYTYPE_UNIFIED = 4
+};
 
 // Tensor maps (CUtensorMapInterleave, CUtensorMapL2promotion, CUtensorMapFloatOOBfill).
 enum : int { CU_TENSOR_MAP_INTERLEAVE_NONE = 0 };
 enum : int { CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2 };
-enum : int { CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0, CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1 };
+enum : int {
+  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0,
+  CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1
+};
 
 // Layouts identical to cuda.h (checked by static_asserts in tests/runtime against the toolkit's
 // header where one is installed).
@@ -151,84 +167,85 @@ static_assert(sizeof(CUtensorMap) == 128, "CUtensorMap is 128 bytes");
 // entry (the _v2 variants); newer entries ask for the version that introduced them. Where cuda.h
 // renames a function to a *different* name (cuGraphInstantiate → cuGraphInstantiateWithFlags),
 // the new name is used: asking for the old one returns its old, 5-argument ABI.
-#define TRITONPACK_CUDA_REQUIRED(X)                                                                    \
-  X(cuGetErrorName, 12000, (CUresult, const char**))                                                   \
-  X(cuGetErrorString, 12000, (CUresult, const char**))                                                 \
-  X(cuInit, 12000, (unsigned))                                                                         \
-  X(cuDriverGetVersion, 12000, (int*))                                                                 \
-  X(cuDeviceGetCount, 12000, (int*))                                                                   \
-  X(cuDeviceGet, 12000, (CUdevice*, int))                                                              \
-  X(cuDeviceGetAttribute, 12000, (int*, int, CUdevice))                                                \
-  X(cuDeviceGetName, 12000, (char*, int, CUdevice))                                                    \
-  X(cuDevicePrimaryCtxRetain, 12000, (CUcontext*, CUdevice))                                           \
-  X(cuDevicePrimaryCtxRelease, 12000, (CUdevice))                                                      \
-  X(cuCtxGetCurrent, 12000, (CUcontext*))                                                              \
-  X(cuCtxSetCurrent, 12000, (CUcontext))                                                               \
-  X(cuCtxGetDevice, 12000, (CUdevice*))                                                                \
-  X(cuCtxPushCurrent, 12000, (CUcontext))                                                              \
-  X(cuCtxPopCurrent, 12000, (CUcontext*))                                                              \
-  X(cuModuleLoadData, 12000, (CUmodule*, const void*))                                                 \
-  X(cuModuleLoadDataEx, 12000, (CUmodule*, const void*, unsigned, int*, void**))                       \
-  X(cuModuleUnload, 12000, (CUmodule))                                                                 \
-  X(cuModuleGetFunction, 12000, (CUfunction*, CUmodule, const char*))                                  \
-  X(cuFuncGetAttribute, 12000, (int*, int, CUfunction))                                                \
-  X(cuFuncSetAttribute, 12000, (CUfunction, int, int))                                                 \
-  X(cuFuncSetCacheConfig, 12000, (CUfunction, int))                                                    \
-  X(cuLaunchKernel, 12000,                                                                             \
-    (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, void**, \
-     void**))                                                                                          \
-  X(cuMemAlloc, 12000, (CUdeviceptr*, std::size_t))                                                    \
-  X(cuMemFree, 12000, (CUdeviceptr))                                                                   \
-  X(cuStreamIsCapturing, 12000, (CUstream, int*))                                                      \
-  X(cuThreadExchangeStreamCaptureMode, 12000, (int*))                                                  \
-  X(cuEventCreate, 12000, (CUevent*, unsigned))                                                        \
-  X(cuEventRecord, 12000, (CUevent, CUstream))                                                         \
-  X(cuEventQuery, 12000, (CUevent))                                                                    \
-  X(cuEventSynchronize, 12000, (CUevent))                                                              \
+#define TRITONPACK_CUDA_REQUIRED(X)                                                              \
+  X(cuGetErrorName, 12000, (CUresult, const char**))                                             \
+  X(cuGetErrorString, 12000, (CUresult, const char**))                                           \
+  X(cuInit, 12000, (unsigned))                                                                   \
+  X(cuDriverGetVersion, 12000, (int*))                                                           \
+  X(cuDeviceGetCount, 12000, (int*))                                                             \
+  X(cuDeviceGet, 12000, (CUdevice*, int))                                                        \
+  X(cuDeviceGetAttribute, 12000, (int*, int, CUdevice))                                          \
+  X(cuDeviceGetName, 12000, (char*, int, CUdevice))                                              \
+  X(cuDevicePrimaryCtxRetain, 12000, (CUcontext*, CUdevice))                                     \
+  X(cuDevicePrimaryCtxRelease, 12000, (CUdevice))                                                \
+  X(cuCtxGetCurrent, 12000, (CUcontext*))                                                        \
+  X(cuCtxSetCurrent, 12000, (CUcontext))                                                         \
+  X(cuCtxGetDevice, 12000, (CUdevice*))                                                          \
+  X(cuCtxPushCurrent, 12000, (CUcontext))                                                        \
+  X(cuCtxPopCurrent, 12000, (CUcontext*))                                                        \
+  X(cuModuleLoadData, 12000, (CUmodule*, const void*))                                           \
+  X(cuModuleLoadDataEx, 12000, (CUmodule*, const void*, unsigned, int*, void**))                 \
+  X(cuModuleUnload, 12000, (CUmodule))                                                           \
+  X(cuModuleGetFunction, 12000, (CUfunction*, CUmodule, const char*))                            \
+  X(cuFuncGetAttribute, 12000, (int*, int, CUfunction))                                          \
+  X(cuFuncSetAttribute, 12000, (CUfunction, int, int))                                           \
+  X(cuFuncSetCacheConfig, 12000, (CUfunction, int))                                              \
+  X(cuLaunchKernel, 12000,                                                                       \
+    (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, \
+     void**, void**))                                                                            \
+  X(cuMemAlloc, 12000, (CUdeviceptr*, std::size_t))                                              \
+  X(cuMemFree, 12000, (CUdeviceptr))                                                             \
+  X(cuStreamIsCapturing, 12000, (CUstream, int*))                                                \
+  X(cuThreadExchangeStreamCaptureMode, 12000, (int*))                                            \
+  X(cuEventCreate, 12000, (CUevent*, unsigned))                                                  \
+  X(cuEventRecord, 12000, (CUevent, CUstream))                                                   \
+  X(cuEventQuery, 12000, (CUevent))                                                              \
+  X(cuEventSynchronize, 12000, (CUevent))                                                        \
   X(cuEventDestroy, 12000, (CUevent))
 
-#define TRITONPACK_CUDA_OPTIONAL(X)                                                                    \
-  /* launch attributes (clusters, cooperative, PDL) */                                                 \
-  X(cuLaunchKernelEx, 12000, (const CUlaunchConfig*, CUfunction, void**, void**))                      \
-  /* host-side TMA descriptors */                                                                      \
-  X(cuTensorMapEncodeTiled, 12000,                                                                     \
-    (CUtensorMap*, int, std::uint32_t, void*, const std::uint64_t*, const std::uint64_t*,              \
-     const std::uint32_t*, const std::uint32_t*, int, int, int, int))                                  \
-  /* ABI check of the parameter list at load time (CUDA 12.4) */                                       \
-  X(cuFuncGetParamInfo, 12040, (CUfunction, std::size_t, std::size_t*, std::size_t*))                  \
-  /* stream identity for scratch reuse (CUDA 12.0) */                                                  \
-  X(cuStreamGetId, 12000, (CUstream, unsigned long long*))                                             \
-  /* JIT through the linker, which hands back the cubin for the disk cache */                          \
-  X(cuLinkCreate, 12000, (unsigned, int*, void**, CUlinkState*))                                       \
-  X(cuLinkAddData, 12000, (CUlinkState, int, void*, std::size_t, const char*, unsigned, int*, void**)) \
-  X(cuLinkComplete, 12000, (CUlinkState, void**, std::size_t*))                                        \
-  X(cuLinkDestroy, 12000, (CUlinkState))                                                               \
-  /* used by tests, benchmarks and applications without the CUDA runtime */                           \
-  X(cuCtxSynchronize, 12000, ())                                                                       \
-  X(cuMemcpyHtoD, 12000, (CUdeviceptr, const void*, std::size_t))                                      \
-  X(cuMemcpyDtoH, 12000, (void*, CUdeviceptr, std::size_t))                                            \
-  X(cuMemsetD8, 12000, (CUdeviceptr, unsigned char, std::size_t))                                      \
-  X(cuStreamCreate, 12000, (CUstream*, unsigned))                                                      \
-  X(cuStreamDestroy, 12000, (CUstream))                                                                \
-  X(cuStreamSynchronize, 12000, (CUstream))                                                            \
-  X(cuStreamBeginCapture, 12000, (CUstream, int))                                                      \
-  X(cuStreamEndCapture, 12000, (CUstream, CUgraph*))                                                   \
-  X(cuGraphInstantiateWithFlags, 12000, (CUgraphExec*, CUgraph, unsigned long long))                          \
-  X(cuGraphLaunch, 12000, (CUgraphExec, CUstream))                                                     \
-  X(cuGraphExecDestroy, 12000, (CUgraphExec))                                                          \
-  X(cuGraphDestroy, 12000, (CUgraph))                                                                  \
-  X(cuEventElapsedTime, 12000, (float*, CUevent, CUevent))                                            \
-  /* the memory and device API (runtime/memory.hpp, cuda/memory.hpp) */                                       \
-  X(cuMemcpy, 12000, (CUdeviceptr, CUdeviceptr, std::size_t))                                          \
-  X(cuMemcpyAsync, 12000, (CUdeviceptr, CUdeviceptr, std::size_t, CUstream))                           \
-  X(cuMemsetD8Async, 12000, (CUdeviceptr, unsigned char, std::size_t, CUstream))                       \
-  X(cuMemGetInfo, 12000, (std::size_t*, std::size_t*))                                                 \
+#define TRITONPACK_CUDA_OPTIONAL(X)                                                       \
+  /* launch attributes (clusters, cooperative, PDL) */                                    \
+  X(cuLaunchKernelEx, 12000, (const CUlaunchConfig*, CUfunction, void**, void**))         \
+  /* host-side TMA descriptors */                                                         \
+  X(cuTensorMapEncodeTiled, 12000,                                                        \
+    (CUtensorMap*, int, std::uint32_t, void*, const std::uint64_t*, const std::uint64_t*, \
+     const std::uint32_t*, const std::uint32_t*, int, int, int, int))                     \
+  /* ABI check of the parameter list at load time (CUDA 12.4) */                          \
+  X(cuFuncGetParamInfo, 12040, (CUfunction, std::size_t, std::size_t*, std::size_t*))     \
+  /* stream identity for scratch reuse (CUDA 12.0) */                                     \
+  X(cuStreamGetId, 12000, (CUstream, unsigned long long*))                                \
+  /* JIT through the linker, which hands back the cubin for the disk cache */             \
+  X(cuLinkCreate, 12000, (unsigned, int*, void**, CUlinkState*))                          \
+  X(cuLinkAddData, 12000,                                                                 \
+    (CUlinkState, int, void*, std::size_t, const char*, unsigned, int*, void**))          \
+  X(cuLinkComplete, 12000, (CUlinkState, void**, std::size_t*))                           \
+  X(cuLinkDestroy, 12000, (CUlinkState))                                                  \
+  /* used by tests, benchmarks and applications without the CUDA runtime */               \
+  X(cuCtxSynchronize, 12000, ())                                                          \
+  X(cuMemcpyHtoD, 12000, (CUdeviceptr, const void*, std::size_t))                         \
+  X(cuMemcpyDtoH, 12000, (void*, CUdeviceptr, std::size_t))                               \
+  X(cuMemsetD8, 12000, (CUdeviceptr, unsigned char, std::size_t))                         \
+  X(cuStreamCreate, 12000, (CUstream*, unsigned))                                         \
+  X(cuStreamDestroy, 12000, (CUstream))                                                   \
+  X(cuStreamSynchronize, 12000, (CUstream))                                               \
+  X(cuStreamBeginCapture, 12000, (CUstream, int))                                         \
+  X(cuStreamEndCapture, 12000, (CUstream, CUgraph*))                                      \
+  X(cuGraphInstantiateWithFlags, 12000, (CUgraphExec*, CUgraph, unsigned long long))      \
+  X(cuGraphLaunch, 12000, (CUgraphExec, CUstream))                                        \
+  X(cuGraphExecDestroy, 12000, (CUgraphExec))                                             \
+  X(cuGraphDestroy, 12000, (CUgraph))                                                     \
+  X(cuEventElapsedTime, 12000, (float*, CUevent, CUevent))                                \
+  /* the memory and device API (runtime/memory.hpp, cuda/memory.hpp) */                   \
+  X(cuMemcpy, 12000, (CUdeviceptr, CUdeviceptr, std::size_t))                             \
+  X(cuMemcpyAsync, 12000, (CUdeviceptr, CUdeviceptr, std::size_t, CUstream))              \
+  X(cuMemsetD8Async, 12000, (CUdeviceptr, unsigned char, std::size_t, CUstream))          \
+  X(cuMemGetInfo, 12000, (std::size_t*, std::size_t*))                                    \
   X(cuPointerGetAttribute, 12000, (void*, int, CUdeviceptr))
 
 // Resolved entry points. Plain function pointers: a call through the table costs what a call
 // through the PLT costs.
 struct api {
-#define TRITONPACK_CUDA_FIELD(name, version, params) CUresult (*name) params = nullptr;
+#define TRITONPACK_CUDA_FIELD(name, version, params) CUresult(*name) params = nullptr;
   TRITONPACK_CUDA_REQUIRED(TRITONPACK_CUDA_FIELD)
   TRITONPACK_CUDA_OPTIONAL(TRITONPACK_CUDA_FIELD)
 #undef TRITONPACK_CUDA_FIELD

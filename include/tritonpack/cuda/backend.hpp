@@ -6,12 +6,12 @@
 #include <memory>
 #include <string>
 
-#include "tritonpack/version.hpp"
-#include "tritonpack/runtime/backend.hpp"
 #include "tritonpack/cuda/context.hpp"
 #include "tritonpack/cuda/driver.hpp"
 #include "tritonpack/cuda/launching.hpp"
 #include "tritonpack/cuda/loading.hpp"
+#include "tritonpack/runtime/backend.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 namespace cuda {
@@ -23,7 +23,9 @@ class cuda_backend final : public backend {
  public:
   explicit cuda_backend(std::unique_ptr<driver> d) : d_(std::move(d)), contexts_(*d_) {}
   backend_kind kind() const noexcept override { return backend_kind::cuda; }
-  std::string describe() const override { return "CUDA driver " + d_->library + " (" + d_->version_string() + ")"; }
+  std::string describe() const override {
+    return "CUDA driver " + d_->library + " (" + d_->version_string() + ")";
+  }
   const driver& drv() const noexcept { return *d_; }
 
   void* current_context() override { return contexts_.current(); }

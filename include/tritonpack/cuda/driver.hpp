@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "tritonpack/version.hpp"
-#include "tritonpack/select/arch.hpp"
-#include "tritonpack/runtime/backend.hpp"
-#include "tritonpack/cuda/api.hpp"
 #include "tritonpack/core/dynlib.hpp"
 #include "tritonpack/core/env.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/log.hpp"
+#include "tritonpack/cuda/api.hpp"
+#include "tritonpack/runtime/backend.hpp"
+#include "tritonpack/select/arch.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 namespace cuda {
@@ -30,8 +30,8 @@ namespace cuda {
 class driver {
  public:
   api fn;
-  std::string library;          // what dlopen opened
-  std::uint32_t version = 0;    // cuDriverGetVersion
+  std::string library;        // what dlopen opened
+  std::uint32_t version = 0;  // cuDriverGetVersion
   int device_count = 0;
 
   // "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory"
@@ -70,8 +70,10 @@ class driver {
 
   // "sm_90": the device's compute capability, as selection names it.
   std::string arch(CUdevice dev) const {
-    const int major = attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "COMPUTE_CAPABILITY_MAJOR");
-    const int minor = attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "COMPUTE_CAPABILITY_MINOR");
+    const int major =
+        attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "COMPUTE_CAPABILITY_MAJOR");
+    const int minor =
+        attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "COMPUTE_CAPABILITY_MINOR");
     return "sm_" + std::to_string(major * 10 + minor);
   }
 
@@ -87,15 +89,18 @@ class driver {
   static std::unique_ptr<driver> load() {
     auto d = std::make_unique<driver>();
     const std::string forced = env::get(env::cuda_library);
-    const std::vector<std::string> names = forced.empty() ? std::vector<std::string>{"libcuda.so.1", "libcuda.so"}
-                                                          : std::vector<std::string>{forced};
+    const std::vector<std::string> names =
+        forced.empty() ? std::vector<std::string>{"libcuda.so.1", "libcuda.so"}
+                       : std::vector<std::string>{forced};
     std::string tried;
     dynlib lib = dynlib::open_first(names, tried);
     if (!lib)
       throw error(errc::no_driver,
                   "no NVIDIA driver: " + tried +
-                      (forced.empty() ? ". Install the NVIDIA driver, or set TRITONPACK_CUDA_LIBRARY to the path of libcuda.so.1"
-                                      : std::string(". TRITONPACK_CUDA_LIBRARY names this path; unset it to use the system driver")));
+                      (forced.empty() ? ". Install the NVIDIA driver, or set "
+                                        "TRITONPACK_CUDA_LIBRARY to the path of libcuda.so.1"
+                                      : std::string(". TRITONPACK_CUDA_LIBRARY names this path; "
+                                                    "unset it to use the system driver")));
     d->library = lib.name();
 
     // cuDriverGetVersion has had one ABI since CUDA 2.2, so plain dlsym is safe for it and lets
@@ -106,13 +111,16 @@ class driver {
       if (v(&ver) == CUDA_SUCCESS) d->version = static_cast<std::uint32_t>(ver);
     }
     if (d->version != 0 && d->version < 12000)
-      throw error(errc::no_driver, "the NVIDIA driver at " + d->library + " supports " + d->version_string() +
-                                       "; tritonpack needs a driver for CUDA 12.0 or newer (Linux driver >= 525.60)");
+      throw error(
+          errc::no_driver,
+          "the NVIDIA driver at " + d->library + " supports " + d->version_string() +
+              "; tritonpack needs a driver for CUDA 12.0 or newer (Linux driver >= 525.60)");
 
     auto gpa2 = reinterpret_cast<get_proc_address_v2_fn>(lib.symbol("cuGetProcAddress_v2"));
     auto gpa1 = reinterpret_cast<get_proc_address_v1_fn>(lib.symbol("cuGetProcAddress"));
     if (!gpa2 && !gpa1)
-      throw error(errc::no_driver, d->library + " exports no cuGetProcAddress: it is not a CUDA 12 driver");
+      throw error(errc::no_driver,
+                  d->library + " exports no cuGetProcAddress: it is not a CUDA 12 driver");
     auto resolve = [&](const char* name, int version) -> void* {
       void* p = nullptr;
       CUresult r;
@@ -125,7 +133,7 @@ class driver {
       return r == CUDA_SUCCESS ? p : nullptr;
     };
     std::string missing;
-#define TRITONPACK_CUDA_RESOLVE_REQUIRED(name, version, params)             \
+#define TRITONPACK_CUDA_RESOLVE_REQUIRED(name, version, params)                 \
   d->fn.name = reinterpret_cast<decltype(d->fn.name)>(resolve(#name, version)); \
   if (!d->fn.name) missing += std::string(missing.empty() ? "" : ", ") + #name;
 #define TRITONPACK_CUDA_RESOLVE_OPTIONAL(name, version, params) \
@@ -135,7 +143,8 @@ class driver {
 #undef TRITONPACK_CUDA_RESOLVE_REQUIRED
 #undef TRITONPACK_CUDA_RESOLVE_OPTIONAL
     if (!missing.empty())
-      throw error(errc::no_driver, "the NVIDIA driver at " + d->library + " (" + d->version_string() +
+      throw error(errc::no_driver, "the NVIDIA driver at " + d->library + " (" +
+                                       d->version_string() +
                                        ") lacks required entry points: " + missing);
 
     const CUresult r = d->fn.cuInit(0);
@@ -143,20 +152,24 @@ class driver {
       throw error(errc::no_device,
                   "the NVIDIA driver is installed (" + d->library + ", " + d->version_string() +
                       ") but reports no GPU (cuInit: " + d->status(r) +
-                      "). Check that this node has a GPU (nvidia-smi) and that CUDA_VISIBLE_DEVICES does not hide it",
+                      "). Check that this node has a GPU (nvidia-smi) and that "
+                      "CUDA_VISIBLE_DEVICES does not hide it",
                   r);
     d->check(r, "cuInit (" + d->library + ", " + d->version_string() + ")", errc::no_device);
     int count = 0;
     d->check(d->fn.cuDeviceGetCount(&count), "cuDeviceGetCount");
     if (count <= 0)
-      throw error(errc::no_device, "the NVIDIA driver is installed (" + d->library + ", " + d->version_string() +
-                                       ") but reports no GPU. Check nvidia-smi and CUDA_VISIBLE_DEVICES");
+      throw error(errc::no_device,
+                  "the NVIDIA driver is installed (" + d->library + ", " + d->version_string() +
+                      ") but reports no GPU. Check nvidia-smi and CUDA_VISIBLE_DEVICES");
     d->device_count = count;
     int ver = 0;
     d->check(d->fn.cuDriverGetVersion(&ver), "cuDriverGetVersion");
     d->version = static_cast<std::uint32_t>(ver);
     detail::register_exit_handler();
-    if (log::enabled()) log::line("CUDA driver " + d->library + " (" + d->version_string() + "), " + std::to_string(count) + " device(s)");
+    if (log::enabled())
+      log::line("CUDA driver " + d->library + " (" + d->version_string() + "), " +
+                std::to_string(count) + " device(s)");
     return d;
   }
 };
@@ -173,8 +186,12 @@ class driver {
 class primary_contexts {
  public:
   explicit primary_contexts(const driver& d)
-      : d_(d), table_(new std::atomic<CUcontext>[d.device_count > 0 ? static_cast<std::size_t>(d.device_count) : 1]) {
-    for (int i = 0; i < d.device_count; ++i) table_[static_cast<std::size_t>(i)].store(nullptr, std::memory_order_relaxed);
+      : d_(d),
+        table_(
+            new std::atomic<CUcontext>[d.device_count > 0 ? static_cast<std::size_t>(d.device_count)
+                                                          : 1]) {
+    for (int i = 0; i < d.device_count; ++i)
+      table_[static_cast<std::size_t>(i)].store(nullptr, std::memory_order_relaxed);
   }
 
   // Device `ordinal`'s primary context (0 <= ordinal < device_count, checked by the caller),
@@ -197,7 +214,8 @@ class primary_contexts {
   // Makes device `ordinal`'s primary context current on the calling thread (cudaSetDevice).
   CUcontext make_current(int ordinal, const char* why) {
     CUcontext c = get(ordinal, why);
-    d_.check(d_.fn.cuCtxSetCurrent(c), "cuCtxSetCurrent(device " + std::to_string(ordinal) + " primary context)");
+    d_.check(d_.fn.cuCtxSetCurrent(c),
+             "cuCtxSetCurrent(device " + std::to_string(ordinal) + " primary context)");
     return c;
   }
 

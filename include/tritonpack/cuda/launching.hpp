@@ -5,21 +5,26 @@
 
 #include <algorithm>
 
-#include "tritonpack/version.hpp"
-#include "tritonpack/cuda/context.hpp"
 #include "tritonpack/core/identify.hpp"
+#include "tritonpack/cuda/context.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 namespace cuda {
 
-inline void context::encode_tma(void* self, const tma_encode_args& a, void* map128, const std::string& arg_name) {
+inline void context::encode_tma(void* self, const tma_encode_args& a, void* map128,
+                                const std::string& arg_name) {
   const driver& d = static_cast<context*>(self)->d_;
-  const CUresult r = d.fn.cuTensorMapEncodeTiled(static_cast<CUtensorMap*>(map128), a.data_type, a.rank,
-                                                 reinterpret_cast<void*>(static_cast<std::uintptr_t>(a.global_address)),
-                                                 a.global_dim, a.global_strides, a.box_dim, a.element_strides, a.interleave,
-                                                 a.swizzle, a.l2_promotion, a.oob_fill);
+  const CUresult r = d.fn.cuTensorMapEncodeTiled(
+      static_cast<CUtensorMap*>(map128), a.data_type, a.rank,
+      reinterpret_cast<void*>(static_cast<std::uintptr_t>(a.global_address)), a.global_dim,
+      a.global_strides, a.box_dim, a.element_strides, a.interleave, a.swizzle, a.l2_promotion,
+      a.oob_fill);
   if (r != CUDA_SUCCESS)
-    throw error(errc::bad_argument, "tensor descriptor argument '" + arg_name + "': cuTensorMapEncodeTiled failed: " + d.status(r), r);
+    throw error(errc::bad_argument,
+                "tensor descriptor argument '" + arg_name +
+                    "': cuTensorMapEncodeTiled failed: " + d.status(r),
+                r);
 }
 
 // Global scratch (docs/triton-abi.md §1). Each launch in flight needs its own region; the
@@ -38,25 +43,32 @@ inline void context::encode_tma(void* self, const tma_encode_args& a, void* map1
 inline void context::acquire_scratch(const function& f, grid3 g, CUstream stream, void** scratch) {
   const scratch_need need = compute_scratch(f.image->launch, g);
   if (need.total == 0) return;
-  const std::size_t align = need.align > 256 ? need.align : 256;  // cuMemAlloc gives 256-byte alignment
+  const std::size_t align =
+      need.align > 256 ? need.align : 256;  // cuMemAlloc gives 256-byte alignment
   const std::size_t bytes = static_cast<std::size_t>(need.total) + (align > 256 ? align : 0);
   auto place = [&](CUdeviceptr base) {
     const CUdeviceptr p = (base + align - 1) / align * align;
-    scratch[0] = need.global_bytes ? reinterpret_cast<void*>(static_cast<std::uintptr_t>(p)) : nullptr;
-    scratch[1] = need.profile_bytes ? reinterpret_cast<void*>(static_cast<std::uintptr_t>(p + need.profile_offset)) : nullptr;
+    scratch[0] =
+        need.global_bytes ? reinterpret_cast<void*>(static_cast<std::uintptr_t>(p)) : nullptr;
+    scratch[1] = need.profile_bytes
+                     ? reinterpret_cast<void*>(static_cast<std::uintptr_t>(p + need.profile_offset))
+                     : nullptr;
   };
   auto who = [&f] { return f.kernel ? identify(*f.kernel) : std::string("kernel ?"); };
   int status = 0;
-  d_.check_lazy(d_.fn.cuStreamIsCapturing(stream, &status), [&] { return who() + ": cuStreamIsCapturing"; });
+  d_.check_lazy(d_.fn.cuStreamIsCapturing(stream, &status),
+                [&] { return who() + ": cuStreamIsCapturing"; });
   if (status != CU_STREAM_CAPTURE_STATUS_NONE) {
     int mode = CU_STREAM_CAPTURE_MODE_RELAXED;
-    d_.check_lazy(d_.fn.cuThreadExchangeStreamCaptureMode(&mode), [&] { return who() + ": cuThreadExchangeStreamCaptureMode"; });
+    d_.check_lazy(d_.fn.cuThreadExchangeStreamCaptureMode(&mode),
+                  [&] { return who() + ": cuThreadExchangeStreamCaptureMode"; });
     CUdeviceptr p = 0;
     const CUresult r = d_.fn.cuMemAlloc(&p, bytes);
     int restore = mode;
     d_.fn.cuThreadExchangeStreamCaptureMode(&restore);
     d_.check_lazy(r, [&] {
-      return who() + ": cuMemAlloc of " + std::to_string(bytes) + " bytes of global scratch during graph capture";
+      return who() + ": cuMemAlloc of " + std::to_string(bytes) +
+             " bytes of global scratch during graph capture";
     });
     std::lock_guard<std::mutex> lock(scratch_mutex_);
     captured_.push_back(p);
@@ -64,7 +76,8 @@ inline void context::acquire_scratch(const function& f, grid3 g, CUstream stream
     return;
   }
   unsigned long long id = 0;
-  if (d_.fn.cuStreamGetId) d_.check_lazy(d_.fn.cuStreamGetId(stream, &id), [&] { return who() + ": cuStreamGetId"; });
+  if (d_.fn.cuStreamGetId)
+    d_.check_lazy(d_.fn.cuStreamGetId(stream, &id), [&] { return who() + ": cuStreamGetId"; });
   std::lock_guard<std::mutex> lock(scratch_mutex_);
   scratch_buffer* slot = nullptr;
   for (auto& b : scratch_)
@@ -89,7 +102,8 @@ inline void context::acquire_scratch(const function& f, grid3 g, CUstream stream
   }
   const std::size_t grow = slot ? std::max(bytes, slot->size * 2) : bytes;
   CUdeviceptr p = 0;
-  d_.check(d_.fn.cuMemAlloc(&p, grow), who() + ": cuMemAlloc of " + std::to_string(grow) + " bytes of global scratch");
+  d_.check(d_.fn.cuMemAlloc(&p, grow),
+           who() + ": cuMemAlloc of " + std::to_string(grow) + " bytes of global scratch");
   if (slot) {
     if (slot->ptr) {
       CUevent ev = nullptr;
@@ -110,9 +124,11 @@ inline void context::acquire_scratch(const function& f, grid3 g, CUstream stream
   place(p);
 }
 
-inline void context::launch(loaded_function& lf, grid3 g, stream_t stream_, const void* const* args) {
+inline void context::launch(loaded_function& lf, grid3 g, stream_t stream_,
+                            const void* const* args) {
   function& f = static_cast<function&>(lf);
-  check_grid_limits(launch_grid_limits, *f.kernel, g, f.num_ctas, f.block);  // before scratch is sized for it
+  check_grid_limits(launch_grid_limits, *f.kernel, g, f.num_ctas,
+                    f.block);  // before scratch is sized for it
   CUstream stream = static_cast<CUstream>(stream_);
   void* scratch[2] = {nullptr, nullptr};
   if (f.needs_scratch) acquire_scratch(f, g, stream, scratch);
@@ -131,7 +147,8 @@ inline void context::launch(loaded_function& lf, grid3 g, stream_t stream_, cons
   }
   if (f.plan.storage_bytes > sizeof storage_local) {
     storage_heap.reset(new unsigned char[f.plan.storage_bytes + 128]);
-    storage = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(storage_heap.get()) + 127) & ~std::uintptr_t{127});
+    storage = reinterpret_cast<unsigned char*>(
+        (reinterpret_cast<std::uintptr_t>(storage_heap.get()) + 127) & ~std::uintptr_t{127});
   }
 #ifdef TRITONPACK_TESTING_POISON_PARAMS
   // Test builds only: every slot starts as a value the test-double driver refuses, so a parameter
@@ -139,12 +156,14 @@ inline void context::launch(loaded_function& lf, grid3 g, stream_t stream_, cons
   std::fill(params, params + (f.plan.param_count > 64 ? f.plan.param_count : 64),
             reinterpret_cast<void*>(std::uintptr_t{TRITONPACK_TESTING_POISON_PARAMS}));
 #endif
-  assemble_params(f.plan, *f.kernel, f.image->launch, args, params, storage, scratch, &context::encode_tma, this);
+  assemble_params(f.plan, *f.kernel, f.image->launch, args, params, storage, scratch,
+                  &context::encode_tma, this);
 
   const std::uint64_t gx = std::uint64_t{g.x} * f.num_ctas;
   CUresult r;
   if (f.attr_count == 0) {
-    r = d_.fn.cuLaunchKernel(f.fn, static_cast<unsigned>(gx), g.y, g.z, f.block, 1, 1, f.shared, stream, params, nullptr);
+    r = d_.fn.cuLaunchKernel(f.fn, static_cast<unsigned>(gx), g.y, g.z, f.block, 1, 1, f.shared,
+                             stream, params, nullptr);
   } else {
     CUlaunchConfig cfg;
     cfg.gridDimX = static_cast<unsigned>(gx);
@@ -168,18 +187,22 @@ inline error context::launch_error(const function& f, grid3 g, CUresult r) const
   // explain it here.
   int max_threads = 0;
   if (r == CUDA_ERROR_INVALID_VALUE &&
-      d_.fn.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f.fn) == CUDA_SUCCESS &&
+      d_.fn.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f.fn) ==
+          CUDA_SUCCESS &&
       f.block > static_cast<unsigned>(max_threads))
     return error(errc::unsupported,
                  identify(*f.kernel, *f.image) + " needs " + std::to_string(f.block) +
-                     " threads per block (num_warps x warp size); the compiled function allows " + std::to_string(max_threads) +
-                     ": the container's metadata and its image disagree (launch: " + d_.status(r) + ")",
+                     " threads per block (num_warps x warp size); the compiled function allows " +
+                     std::to_string(max_threads) +
+                     ": the container's metadata and its image disagree (launch: " + d_.status(r) +
+                     ")",
                  r);
   const errc code = r == CUDA_ERROR_OUT_OF_MEMORY ? errc::out_of_memory : errc::launch_failed;
   return error(code,
-               "launch of " + identify(*f.kernel, *f.image) + " with grid " + std::to_string(g.x) + "x" + std::to_string(g.y) +
-                   "x" + std::to_string(g.z) + " programs, block " + std::to_string(f.block) + ", " + std::to_string(f.shared) + " bytes shared, on " +
-                   props().describe() + " failed: " + d_.status(r),
+               "launch of " + identify(*f.kernel, *f.image) + " with grid " + std::to_string(g.x) +
+                   "x" + std::to_string(g.y) + "x" + std::to_string(g.z) + " programs, block " +
+                   std::to_string(f.block) + ", " + std::to_string(f.shared) +
+                   " bytes shared, on " + props().describe() + " failed: " + d_.status(r),
                r);
 }
 
@@ -187,7 +210,8 @@ inline void context::unload(loaded_function& lf) noexcept {
   function& f = static_cast<function&>(lf);
   if (!f.module) return;
   scoped_context scope(d_, ctx_);
-  d_.fn.cuModuleUnload(f.module);  // failure (e.g. a context already destroyed) leaves nothing to do
+  d_.fn.cuModuleUnload(
+      f.module);  // failure (e.g. a context already destroyed) leaves nothing to do
   f.module = nullptr;
 }
 

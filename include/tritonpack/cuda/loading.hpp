@@ -2,23 +2,25 @@
 // image's decode, the cubin load or the PTX JIT (with its disk cache), the ABI check.
 #pragma once
 
-#include "tritonpack/version.hpp"
 #include "tritonpack/core/identify.hpp"
 #include "tritonpack/cuda/context.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 namespace cuda {
 
-inline CUmodule context::jit_ptx(std::vector<std::uint8_t> ptx, const image_info& im, const kernel_info& k,
-                                 std::string& how) {
+inline CUmodule context::jit_ptx(std::vector<std::uint8_t> ptx, const image_info& im,
+                                 const kernel_info& k, std::string& how) {
   // The driver reads PTX as a NUL-terminated string.
   if (ptx.empty() || ptx.back() != 0) ptx.push_back(0);
   char info_log[8192] = {}, error_log[8192] = {};
   auto too_new = [&](CUresult r) {
     return error(errc::ptx_too_new,
-                 identify(k) + ": the driver (" + d_.version_string() + ") refused the PTX for " + im.arch +
-                     " because it needs PTX ISA " + ptx_isa_string(im.ptx_version) + " (" + d_.status(r) + "). Install " +
-                     driver_needed_for_ptx_isa(im.ptx_version) + ", or repack with cubins for " + props_.arch,
+                 identify(k) + ": the driver (" + d_.version_string() + ") refused the PTX for " +
+                     im.arch + " because it needs PTX ISA " + ptx_isa_string(im.ptx_version) +
+                     " (" + d_.status(r) + "). Install " +
+                     driver_needed_for_ptx_isa(im.ptx_version) + ", or repack with cubins for " +
+                     props_.arch,
                  r);
   };
   auto failed = [&](CUresult r, const char* call) {
@@ -26,18 +28,21 @@ inline CUmodule context::jit_ptx(std::vector<std::uint8_t> ptx, const image_info
     std::string log_text = error_log;
     if (log_text.empty()) log_text = info_log;
     return error(errc::jit_failed,
-                 identify(k) + ": JIT compilation of the PTX for " + im.arch + " (ISA " + ptx_isa_string(im.ptx_version) +
-                     ") on " + props().describe() + " failed in " + call + ": " + d_.status(r) +
+                 identify(k) + ": JIT compilation of the PTX for " + im.arch + " (ISA " +
+                     ptx_isa_string(im.ptx_version) + ") on " + props().describe() + " failed in " +
+                     call + ": " + d_.status(r) +
                      (log_text.empty() ? std::string() : "\nJIT log:\n" + log_text),
                  r);
   };
   int opts[5] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
                  CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE};
-  void* vals[5] = {info_log, reinterpret_cast<void*>(static_cast<std::uintptr_t>(sizeof info_log - 1)), error_log,
-                   reinterpret_cast<void*>(static_cast<std::uintptr_t>(sizeof error_log - 1)),
-                   reinterpret_cast<void*>(static_cast<std::uintptr_t>(0))};
+  void* vals[5] = {
+      info_log, reinterpret_cast<void*>(static_cast<std::uintptr_t>(sizeof info_log - 1)),
+      error_log, reinterpret_cast<void*>(static_cast<std::uintptr_t>(sizeof error_log - 1)),
+      reinterpret_cast<void*>(static_cast<std::uintptr_t>(0))};
 
-  const bool can_link = d_.fn.cuLinkCreate && d_.fn.cuLinkAddData && d_.fn.cuLinkComplete && d_.fn.cuLinkDestroy;
+  const bool can_link =
+      d_.fn.cuLinkCreate && d_.fn.cuLinkAddData && d_.fn.cuLinkComplete && d_.fn.cuLinkDestroy;
   if (can_link && jit_cache::directory()) {
     CUmodule m = nullptr;
     // A cached cubin is used when the driver loads it.
@@ -57,17 +62,22 @@ inline CUmodule context::jit_ptx(std::vector<std::uint8_t> ptx, const image_info
         CUlinkState s;
         ~link_guard() { d.fn.cuLinkDestroy(s); }
       } guard{d_, link};
-      r = d_.fn.cuLinkAddData(link, CU_JIT_INPUT_PTX, ptx.data(), ptx.size(), k.name.c_str(), 0, nullptr, nullptr);
+      r = d_.fn.cuLinkAddData(link, CU_JIT_INPUT_PTX, ptx.data(), ptx.size(), k.name.c_str(), 0,
+                              nullptr, nullptr);
       if (r != CUDA_SUCCESS) throw failed(r, "cuLinkAddData");
       void* cubin = nullptr;
       std::size_t cubin_size = 0;
       r = d_.fn.cuLinkComplete(link, &cubin, &cubin_size);
       if (r != CUDA_SUCCESS) throw failed(r, "cuLinkComplete");
-      return std::vector<std::uint8_t>(static_cast<std::uint8_t*>(cubin), static_cast<std::uint8_t*>(cubin) + cubin_size);
+      return std::vector<std::uint8_t>(static_cast<std::uint8_t*>(cubin),
+                                       static_cast<std::uint8_t*>(cubin) + cubin_size);
     };
-    const std::vector<std::uint8_t> cubin = jit_cache::get_or_compile(
-        jit_cache::file_name(im.checksum, props_.arch, d_.version), "the CUDA driver's linker", link_ptx, loads, how);
-    if (!m) d_.check(d_.fn.cuModuleLoadData(&m, cubin.data()), identify(k) + ": cuModuleLoadData of the JIT-compiled cubin");
+    const std::vector<std::uint8_t> cubin =
+        jit_cache::get_or_compile(jit_cache::file_name(im.checksum, props_.arch, d_.version),
+                                  "the CUDA driver's linker", link_ptx, loads, how);
+    if (!m)
+      d_.check(d_.fn.cuModuleLoadData(&m, cubin.data()),
+               identify(k) + ": cuModuleLoadData of the JIT-compiled cubin");
     return m;
   }
   CUmodule m = nullptr;
@@ -79,8 +89,8 @@ inline CUmodule context::jit_ptx(std::vector<std::uint8_t> ptx, const image_info
   return m;
 }
 
-inline CUmodule context::load_module(const std::vector<std::uint8_t>& bytes, const image_info& im, const kernel_info& k,
-                                     bool jit, std::string& how) {
+inline CUmodule context::load_module(const std::vector<std::uint8_t>& bytes, const image_info& im,
+                                     const kernel_info& k, bool jit, std::string& how) {
   if (jit) return jit_ptx(bytes, im, k, how);
   CUmodule m = nullptr;
   const CUresult r = d_.fn.cuModuleLoadData(&m, bytes.data());
@@ -88,8 +98,8 @@ inline CUmodule context::load_module(const std::vector<std::uint8_t>& bytes, con
     errc code = r == CUDA_ERROR_OUT_OF_MEMORY ? errc::out_of_memory : errc::driver_error;
     if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE) code = errc::no_image;
     throw error(code,
-                identify(k) + ": cuModuleLoadData of the cubin for " + im.arch + " on " + props().describe() +
-                    " failed: " + d_.status(r),
+                identify(k) + ": cuModuleLoadData of the cubin for " + im.arch + " on " +
+                    props().describe() + " failed: " + d_.status(r),
                 r);
   }
   detail::count_load(&detail::image_load_counters::binaries);
@@ -126,15 +136,17 @@ inline void context::check_abi(const function& f, const kernel_info& k) const {
       for (auto x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
       return s;
     };
-    throw error(errc::bad_container, identify(k) + ": the compiled kernel (" + f.image->arch + " " +
-                                         image_kind_name(f.image->kind) + ", Triton " + f.image->launch.triton_version +
-                                         ") takes parameters of sizes [" + list(sizes) + "] but the run time would pass [" +
-                                         list(f.plan.param_sizes) +
-                                         "]: the container and the run time disagree on Triton's launch ABI");
+    throw error(errc::bad_container,
+                identify(k) + ": the compiled kernel (" + f.image->arch + " " +
+                    image_kind_name(f.image->kind) + ", Triton " + f.image->launch.triton_version +
+                    ") takes parameters of sizes [" + list(sizes) +
+                    "] but the run time would pass [" + list(f.plan.param_sizes) +
+                    "]: the container and the run time disagree on Triton's launch ABI");
   }
 }
 
-inline std::unique_ptr<loaded_function> context::load(const container& c, std::uint32_t kernel_index,
+inline std::unique_ptr<loaded_function> context::load(const container& c,
+                                                      std::uint32_t kernel_index,
                                                       std::uint32_t variant) {
   const load_plan p = plan_load(c, kernel_index, variant, props());
   const kernel_info& k = *p.kernel;
@@ -146,28 +158,39 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
 
   // Static checks before touching the driver, so their messages are not masked by load errors.
   // Selection has already refused images beyond the shared memory and block size of the archs
-  // select/arch_limits.hpp knows; these compare the driver's own numbers, for a GPU the tables do not.
+  // select/arch_limits.hpp knows; these compare the driver's own numbers, for a GPU the tables do
+  // not.
   const std::string& who = p.who;
   if (li.shared > default_shared_bytes && li.shared > props().max_shared_optin)
-    throw error(errc::unsupported, who + " needs " + std::to_string(li.shared) + " bytes of shared memory per block but " +
-                                       props().describe() + " allows at most " + std::to_string(props().max_shared_optin) +
-                                       " (with opt-in); choose a config with fewer stages or smaller blocks");
+    throw error(errc::unsupported,
+                who + " needs " + std::to_string(li.shared) +
+                    " bytes of shared memory per block but " + props().describe() +
+                    " allows at most " + std::to_string(props().max_shared_optin) +
+                    " (with opt-in); choose a config with fewer stages or smaller blocks");
   if (li.tmem_size > 512)
-    throw error(errc::unsupported, who + " needs " + std::to_string(li.tmem_size) + " tensor-memory columns (at most 512)");
+    throw error(errc::unsupported, who + " needs " + std::to_string(li.tmem_size) +
+                                       " tensor-memory columns (at most 512)");
   const unsigned num_ctas = li.num_ctas ? li.num_ctas : 1;
   const bool need_ex = num_ctas > 1 || li.launch_cooperative_grid || li.launch_pdl;
   if (need_ex && !d_.fn.cuLaunchKernelEx)
-    throw error(errc::unsupported, who + " needs cuLaunchKernelEx (clusters, cooperative or PDL launch), which the driver lacks");
+    throw error(errc::unsupported, who +
+                                       " needs cuLaunchKernelEx (clusters, cooperative or PDL "
+                                       "launch), which the driver lacks");
   if (num_ctas > 1 && !props().cluster_launch)
-    throw error(errc::unsupported, who + " uses clusters of " + std::to_string(num_ctas) + " CTAs; " + props().describe() +
+    throw error(errc::unsupported, who + " uses clusters of " + std::to_string(num_ctas) +
+                                       " CTAs; " + props().describe() +
                                        " does not support cluster launch");
   if (li.launch_cooperative_grid && !props().cooperative_launch)
-    throw error(errc::unsupported, who + " needs a cooperative launch, which " + props().describe() + " does not support");
+    throw error(errc::unsupported, who + " needs a cooperative launch, which " +
+                                       props().describe() + " does not support");
   if (f->plan.uses_tma && !d_.fn.cuTensorMapEncodeTiled)
-    throw error(errc::unsupported, who + " takes TMA tensor descriptors; the driver lacks cuTensorMapEncodeTiled");
-  const std::uint64_t block = std::uint64_t{li.warp_size ? li.warp_size : 32} * (li.num_warps ? li.num_warps : 1);
+    throw error(errc::unsupported,
+                who + " takes TMA tensor descriptors; the driver lacks cuTensorMapEncodeTiled");
+  const std::uint64_t block =
+      std::uint64_t{li.warp_size ? li.warp_size : 32} * (li.num_warps ? li.num_warps : 1);
   if (block > 1024)
-    throw error(errc::unsupported, who + " needs " + std::to_string(block) + " threads per block; CUDA allows at most 1024");
+    throw error(errc::unsupported, who + " needs " + std::to_string(block) +
+                                       " threads per block; CUDA allows at most 1024");
 
   std::string decode_time, how;
   const std::vector<std::uint8_t> bytes = p.decode(decode_time);
@@ -195,14 +218,16 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
     int static_shared = 0;
     d_.check(d_.fn.cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f->fn),
              who + ": cuFuncGetAttribute(SHARED_SIZE_BYTES)");
-    d_.check(d_.fn.cuFuncSetCacheConfig(f->fn, CU_FUNC_CACHE_PREFER_SHARED), who + ": cuFuncSetCacheConfig(PREFER_SHARED)");
+    d_.check(d_.fn.cuFuncSetCacheConfig(f->fn, CU_FUNC_CACHE_PREFER_SHARED),
+             who + ": cuFuncSetCacheConfig(PREFER_SHARED)");
     d_.check(d_.fn.cuFuncSetAttribute(f->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                       static_cast<int>(props().max_shared_optin) - static_shared),
              who + ": cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
   }
   if (num_ctas == 16)
-    d_.check(d_.fn.cuFuncSetAttribute(f->fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
-             who + ": cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)");
+    d_.check(
+        d_.fn.cuFuncSetAttribute(f->fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+        who + ": cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)");
   if (li.launch_pdl) {
     f->attrs[f->attr_count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
     f->attrs[f->attr_count++].value.programmaticStreamSerializationAllowed = 1;
@@ -217,13 +242,14 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
     f->attrs[f->attr_count].value.clusterDim.y = 1;
     f->attrs[f->attr_count++].value.clusterDim.z = 1;
     f->attrs[f->attr_count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
-    f->attrs[f->attr_count++].value.clusterSchedulingPolicyPreference = CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
+    f->attrs[f->attr_count++].value.clusterSchedulingPolicyPreference =
+        CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
   }
   if (f->jit || !abi_verified(li.triton_version) || env::flag(env::verify_abi)) check_abi(*f, k);
   guard.f = nullptr;
   if (log::enabled())
-    log::line(p.log_prefix(props()) + "; " + how + "; decode " + decode_time + ", load " + load_time + ", total " +
-              log::ms_since(p.started));
+    log::line(p.log_prefix(props()) + "; " + how + "; decode " + decode_time + ", load " +
+              load_time + ", total " + log::ms_since(p.started));
   return f;
 }
 

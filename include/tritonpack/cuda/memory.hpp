@@ -1,5 +1,5 @@
-// tritonpack/cuda/memory.hpp — the memory and device API (runtime/memory.hpp, runtime/device_ops.hpp) on the CUDA
-// driver the run time has loaded.
+// tritonpack/cuda/memory.hpp — the memory and device API (runtime/memory.hpp,
+// runtime/device_ops.hpp) on the CUDA driver the run time has loaded.
 //
 // The calling thread's device is its current context, as for launches: set_current() makes the
 // device's primary context current (what cudaSetDevice does), and every call here first makes
@@ -15,12 +15,12 @@
 #include <cstdint>
 #include <string>
 
-#include "tritonpack/version.hpp"
+#include "tritonpack/core/env.hpp"
+#include "tritonpack/core/error.hpp"
 #include "tritonpack/cuda/api.hpp"
 #include "tritonpack/cuda/driver.hpp"
 #include "tritonpack/runtime/device_ops.hpp"
-#include "tritonpack/core/env.hpp"
-#include "tritonpack/core/error.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 namespace cuda {
@@ -54,7 +54,8 @@ class cuda_device_ops final : public device_ops {
     need(d_.fn.cuMemGetInfo, "cuMemGetInfo", "device_memory_info");
     contexts_.current();
     memory_info m;
-    d_.check_lazy(d_.fn.cuMemGetInfo(&m.free, &m.total), [&] { return "device_memory_info on " + where(); });
+    d_.check_lazy(d_.fn.cuMemGetInfo(&m.free, &m.total),
+                  [&] { return "device_memory_info on " + where(); });
     return m;
   }
 
@@ -63,7 +64,8 @@ class cuda_device_ops final : public device_ops {
     CUdeviceptr p = 0;
     const CUresult r = d_.fn.cuMemAlloc(&p, bytes);
     if (r == CUDA_SUCCESS) return address(p);
-    std::string msg = "device_malloc of " + detail::bytes_text(bytes) + " on " + where() + " failed: " + d_.status(r);
+    std::string msg = "device_malloc of " + detail::bytes_text(bytes) + " on " + where() +
+                      " failed: " + d_.status(r);
     if (r != CUDA_ERROR_OUT_OF_MEMORY) throw error(errc::driver_error, msg, r);
     std::size_t free = 0, total = 0;
     if (d_.fn.cuMemGetInfo && d_.fn.cuMemGetInfo(&free, &total) == CUDA_SUCCESS)
@@ -76,8 +78,8 @@ class cuda_device_ops final : public device_ops {
     const CUresult r = d_.fn.cuMemFree(device_ptr(ptr));
     if (r != CUDA_SUCCESS)
       throw error(errc::driver_error,
-                  "device_free(" + detail::address_text(ptr) + ") failed: " + d_.status(r) + "; that address is " +
-                      describe(ptr, 0),
+                  "device_free(" + detail::address_text(ptr) + ") failed: " + d_.status(r) +
+                      "; that address is " + describe(ptr, 0),
                   r);
   }
 
@@ -91,8 +93,11 @@ class cuda_device_ops final : public device_ops {
   void copy_async(void* dst, const void* src, std::size_t bytes, stream_t stream) override {
     need(d_.fn.cuMemcpyAsync, "cuMemcpyAsync", "copy_async");
     contexts_.current();
-    const CUresult r = d_.fn.cuMemcpyAsync(device_ptr(dst), device_ptr(src), bytes, static_cast<CUstream>(stream));
-    if (r != CUDA_SUCCESS) throw failed(r, copy_text("copy_async", dst, src, bytes) + " on stream " + detail::address_text(stream));
+    const CUresult r =
+        d_.fn.cuMemcpyAsync(device_ptr(dst), device_ptr(src), bytes, static_cast<CUstream>(stream));
+    if (r != CUDA_SUCCESS)
+      throw failed(r, copy_text("copy_async", dst, src, bytes) + " on stream " +
+                          detail::address_text(stream));
   }
 
   void fill(void* dst, unsigned char value, std::size_t bytes) override {
@@ -105,9 +110,11 @@ class cuda_device_ops final : public device_ops {
   void fill_async(void* dst, unsigned char value, std::size_t bytes, stream_t stream) override {
     need(d_.fn.cuMemsetD8Async, "cuMemsetD8Async", "memset_device_async");
     contexts_.current();
-    const CUresult r = d_.fn.cuMemsetD8Async(device_ptr(dst), value, bytes, static_cast<CUstream>(stream));
+    const CUresult r =
+        d_.fn.cuMemsetD8Async(device_ptr(dst), value, bytes, static_cast<CUstream>(stream));
     if (r != CUDA_SUCCESS)
-      throw failed(r, fill_text("memset_device_async", dst, value, bytes) + " on stream " + detail::address_text(stream));
+      throw failed(r, fill_text("memset_device_async", dst, value, bytes) + " on stream " +
+                          detail::address_text(stream));
   }
 
   // A failure here is usually not the synchronisation's own: an earlier kernel or asynchronous
@@ -123,7 +130,9 @@ class cuda_device_ops final : public device_ops {
     need(d_.fn.cuStreamSynchronize, "cuStreamSynchronize", "synchronize(stream)");
     contexts_.current();  // the legacy default stream (nullptr) is the current context's
     const CUresult r = d_.fn.cuStreamSynchronize(static_cast<CUstream>(stream));
-    if (r != CUDA_SUCCESS) throw sync_failed(r, "synchronize(stream " + detail::address_text(stream) + ") on " + where());
+    if (r != CUDA_SUCCESS)
+      throw sync_failed(r,
+                        "synchronize(stream " + detail::address_text(stream) + ") on " + where());
   }
 
   stream_t create_stream(bool non_blocking) override {
@@ -154,10 +163,12 @@ class cuda_device_ops final : public device_ops {
   }
   float elapsed_ms(void* start, void* end) override {
     need(d_.fn.cuEventElapsedTime, "cuEventElapsedTime", "elapsed_ms");
-    d_.check_lazy(d_.fn.cuEventSynchronize(static_cast<CUevent>(end)), [&] { return std::string("cuEventSynchronize"); });
+    d_.check_lazy(d_.fn.cuEventSynchronize(static_cast<CUevent>(end)),
+                  [&] { return std::string("cuEventSynchronize"); });
     float ms = 0;
-    d_.check_lazy(d_.fn.cuEventElapsedTime(&ms, static_cast<CUevent>(start), static_cast<CUevent>(end)),
-                  [&] { return std::string("cuEventElapsedTime"); });
+    d_.check_lazy(
+        d_.fn.cuEventElapsedTime(&ms, static_cast<CUevent>(start), static_cast<CUevent>(end)),
+        [&] { return std::string("cuEventElapsedTime"); });
     return ms;
   }
   void destroy_event(void* event) noexcept override {
@@ -171,12 +182,17 @@ class cuda_device_ops final : public device_ops {
   }
 
  private:
-  static CUdeviceptr device_ptr(const void* p) { return static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(p)); }
-  static void* address(CUdeviceptr p) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(p)); }
+  static CUdeviceptr device_ptr(const void* p) {
+    return static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(p));
+  }
+  static void* address(CUdeviceptr p) {
+    return reinterpret_cast<void*>(static_cast<std::uintptr_t>(p));
+  }
 
   CUdevice device(int ordinal) const {
     CUdevice dev = 0;
-    d_.check(d_.fn.cuDeviceGet(&dev, ordinal), "cuDeviceGet(" + std::to_string(ordinal) + ")", errc::no_device);
+    d_.check(d_.fn.cuDeviceGet(&dev, ordinal), "cuDeviceGet(" + std::to_string(ordinal) + ")",
+             errc::no_device);
     return dev;
   }
 
@@ -185,8 +201,9 @@ class cuda_device_ops final : public device_ops {
   template <class F>
   void need(F* f, const char* entry, const char* call) const {
     if (!f)
-      throw error(errc::unsupported, std::string(call) + " needs " + entry + ", which the CUDA driver at " + d_.library +
-                                         " (" + d_.version_string() + ") lacks");
+      throw error(errc::unsupported, std::string(call) + " needs " + entry +
+                                         ", which the CUDA driver at " + d_.library + " (" +
+                                         d_.version_string() + ") lacks");
   }
 
   // "device 0 (NVIDIA H200)": the calling thread's device, for messages. Never throws: it is built
@@ -213,40 +230,50 @@ class cuda_device_ops final : public device_ops {
                     : type == CU_MEMORYTYPE_UNIFIED ? "managed memory"
                                                     : "device memory";
     int ordinal = -1;
-    if (type != CU_MEMORYTYPE_HOST && d_.fn.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, a) == CUDA_SUCCESS)
+    if (type != CU_MEMORYTYPE_HOST &&
+        d_.fn.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, a) ==
+            CUDA_SUCCESS)
       s = "device " + std::to_string(ordinal) + " memory";
     CUdeviceptr start = 0;
     std::size_t size = 0;
-    if (d_.fn.cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, a) != CUDA_SUCCESS ||
-        d_.fn.cuPointerGetAttribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, a) != CUDA_SUCCESS || a < start)
+    if (d_.fn.cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, a) !=
+            CUDA_SUCCESS ||
+        d_.fn.cuPointerGetAttribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, a) != CUDA_SUCCESS ||
+        a < start)
       return s;
     const std::uint64_t offset = a - start;
-    s += ", " + std::to_string(offset) + " bytes into an allocation of " + detail::bytes_text(size) + " at " +
-         detail::address_text(address(start));
-    if (offset + bytes > size) s += ": the range runs " + std::to_string(offset + bytes - size) + " bytes past its end";
+    s += ", " + std::to_string(offset) + " bytes into an allocation of " +
+         detail::bytes_text(size) + " at " + detail::address_text(address(start));
+    if (offset + bytes > size)
+      s += ": the range runs " + std::to_string(offset + bytes - size) + " bytes past its end";
     return s;
   }
 
-  std::string copy_text(const char* call, const void* dst, const void* src, std::size_t bytes) const {
-    return std::string(call) + " of " + detail::bytes_text(bytes) + " from " + detail::address_text(src) + " (" +
-           describe(src, bytes) + ") to " + detail::address_text(dst) + " (" + describe(dst, bytes) + ")";
+  std::string copy_text(const char* call, const void* dst, const void* src,
+                        std::size_t bytes) const {
+    return std::string(call) + " of " + detail::bytes_text(bytes) + " from " +
+           detail::address_text(src) + " (" + describe(src, bytes) + ") to " +
+           detail::address_text(dst) + " (" + describe(dst, bytes) + ")";
   }
 
-  std::string fill_text(const char* call, const void* dst, unsigned char value, std::size_t bytes) const {
+  std::string fill_text(const char* call, const void* dst, unsigned char value,
+                        std::size_t bytes) const {
     char v[8];
     std::snprintf(v, sizeof v, "0x%02x", value);
-    return std::string(call) + " of " + detail::bytes_text(bytes) + " to " + v + " at " + detail::address_text(dst) + " (" +
-           describe(dst, bytes) + ")";
+    return std::string(call) + " of " + detail::bytes_text(bytes) + " to " + v + " at " +
+           detail::address_text(dst) + " (" + describe(dst, bytes) + ")";
   }
 
   error failed(CUresult r, const std::string& what) const {
-    return error(r == CUDA_ERROR_OUT_OF_MEMORY ? errc::out_of_memory : errc::driver_error, what + " failed: " + d_.status(r), r);
+    return error(r == CUDA_ERROR_OUT_OF_MEMORY ? errc::out_of_memory : errc::driver_error,
+                 what + " failed: " + d_.status(r), r);
   }
 
   error sync_failed(CUresult r, const std::string& what) const {
     return error(r == CUDA_ERROR_OUT_OF_MEMORY ? errc::out_of_memory : errc::launch_failed,
                  what + " failed: " + d_.status(r) +
-                     " (the driver reports here what failed in work queued earlier: a kernel or an asynchronous copy)",
+                     " (the driver reports here what failed in work queued earlier: a kernel or an "
+                     "asynchronous copy)",
                  r);
   }
 

@@ -83,45 +83,43 @@ inline constexpr int min_runtime_version = 60000000;
 //   REQUIRED: loading fails (errc::no_driver, naming the entries) if the runtime lacks one.
 //   OPTIONAL: may be null; callers check before use and say what is unavailable.
 // The entries of docs/hip-abi.md §2.1, plus (marked) the memory API's, which §2.1 does not list.
-#define TRITONPACK_HIP_REQUIRED(X)                                                                  \
-  X(hipInit, (unsigned))                                                                            \
-  X(hipDriverGetVersion, (int*))                                                                    \
-  X(hipRuntimeGetVersion, (int*))                                                                   \
-  X(hipGetDeviceCount, (int*))                                                                      \
-  X(hipDeviceGet, (hipDevice_t*, int))                                                              \
-  X(hipDeviceGetAttribute, (int*, int, int))                                                        \
-  X(hipDeviceGetName, (char*, int, hipDevice_t))                                                    \
-  X(hipSetDevice, (int))                                                                            \
-  X(hipGetDevice, (int*))                                                                           \
-  X(hipModuleLoadData, (hipModule_t*, const void*))                                                 \
-  X(hipModuleUnload, (hipModule_t))                                                                 \
-  X(hipModuleGetFunction, (hipFunction_t*, hipModule_t, const char*))                               \
-  X(hipFuncGetAttribute, (int*, int, hipFunction_t))                                                \
-  X(hipModuleLaunchKernel,                                                                          \
-    (hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, hipStream_t, \
-     void**, void**))                                                                               \
+#define TRITONPACK_HIP_REQUIRED(X)                                                           \
+  X(hipInit, (unsigned))                                                                     \
+  X(hipDriverGetVersion, (int*))                                                             \
+  X(hipRuntimeGetVersion, (int*))                                                            \
+  X(hipGetDeviceCount, (int*))                                                               \
+  X(hipDeviceGet, (hipDevice_t*, int))                                                       \
+  X(hipDeviceGetAttribute, (int*, int, int))                                                 \
+  X(hipDeviceGetName, (char*, int, hipDevice_t))                                             \
+  X(hipSetDevice, (int))                                                                     \
+  X(hipGetDevice, (int*))                                                                    \
+  X(hipModuleLoadData, (hipModule_t*, const void*))                                          \
+  X(hipModuleUnload, (hipModule_t))                                                          \
+  X(hipModuleGetFunction, (hipFunction_t*, hipModule_t, const char*))                        \
+  X(hipFuncGetAttribute, (int*, int, hipFunction_t))                                         \
+  X(hipModuleLaunchKernel, (hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, \
+                            unsigned, unsigned, hipStream_t, void**, void**))                \
   X(hipStreamSynchronize, (hipStream_t))
 
-#define TRITONPACK_HIP_OPTIONAL(X)                                                                  \
-  /* ROCm >= 5.5; 10 parameters, no `extra` (hip-abi.md §1.5) */                                    \
-  X(hipModuleLaunchCooperativeKernel,                                                               \
-    (hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, hipStream_t, \
-     void**))                                                                                       \
-  /* the memory and device API (runtime/memory.hpp, hip/memory.hpp); not in hip-abi.md §2.1 */              \
-  X(hipMalloc, (void**, std::size_t))                                                               \
-  X(hipFree, (void*))                                                                               \
-  X(hipMemcpy, (void*, const void*, std::size_t, int))                                              \
-  X(hipMemcpyAsync, (void*, const void*, std::size_t, int, hipStream_t))                            \
-  X(hipMemset, (void*, int, std::size_t))                                                           \
-  X(hipMemsetAsync, (void*, int, std::size_t, hipStream_t))                                         \
-  X(hipMemGetInfo, (std::size_t*, std::size_t*))                                                    \
-  X(hipDeviceSynchronize, ())                                                                       \
-  X(hipStreamCreateWithFlags, (hipStream_t*, unsigned))                                             \
+#define TRITONPACK_HIP_OPTIONAL(X)                                                              \
+  /* ROCm >= 5.5; 10 parameters, no `extra` (hip-abi.md §1.5) */                               \
+  X(hipModuleLaunchCooperativeKernel, (hipFunction_t, unsigned, unsigned, unsigned, unsigned,   \
+                                       unsigned, unsigned, unsigned, hipStream_t, void**))      \
+  /* the memory and device API (runtime/memory.hpp, hip/memory.hpp); not in hip-abi.md §2.1 */ \
+  X(hipMalloc, (void**, std::size_t))                                                           \
+  X(hipFree, (void*))                                                                           \
+  X(hipMemcpy, (void*, const void*, std::size_t, int))                                          \
+  X(hipMemcpyAsync, (void*, const void*, std::size_t, int, hipStream_t))                        \
+  X(hipMemset, (void*, int, std::size_t))                                                       \
+  X(hipMemsetAsync, (void*, int, std::size_t, hipStream_t))                                     \
+  X(hipMemGetInfo, (std::size_t*, std::size_t*))                                                \
+  X(hipDeviceSynchronize, ())                                                                   \
+  X(hipStreamCreateWithFlags, (hipStream_t*, unsigned))                                         \
   X(hipStreamDestroy, (hipStream_t))
 
 // Resolved entry points: plain function pointers.
 struct api {
-#define TRITONPACK_HIP_FIELD(name, params) hipError_t (*name) params = nullptr;
+#define TRITONPACK_HIP_FIELD(name, params) hipError_t(*name) params = nullptr;
   TRITONPACK_HIP_REQUIRED(TRITONPACK_HIP_FIELD)
   TRITONPACK_HIP_OPTIONAL(TRITONPACK_HIP_FIELD)
 #undef TRITONPACK_HIP_FIELD

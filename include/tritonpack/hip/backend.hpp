@@ -14,18 +14,18 @@
 #include <string>
 #include <vector>
 
-#include "tritonpack/version.hpp"
 #include "tritonpack/core/identify.hpp"
-#include "tritonpack/select/arch.hpp"
-#include "tritonpack/runtime/backend.hpp"
+#include "tritonpack/core/load_stats.hpp"
+#include "tritonpack/core/log.hpp"
 #include "tritonpack/hip/api.hpp"
 #include "tritonpack/hip/driver.hpp"
 #include "tritonpack/hip/ir_jit.hpp"
 #include "tritonpack/hip/launch_abi.hpp"
+#include "tritonpack/runtime/backend.hpp"
 #include "tritonpack/runtime/load_plan.hpp"
-#include "tritonpack/core/load_stats.hpp"
-#include "tritonpack/core/log.hpp"
+#include "tritonpack/select/arch.hpp"
 #include "tritonpack/select/image.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 namespace hip {
@@ -56,16 +56,19 @@ class context final : public context_state {
   // `inline` on the declarations: see cuda/context.hpp (keeps the vtable out of every TU).
   inline std::unique_ptr<loaded_function> load(const container& c, std::uint32_t kernel_index,
                                                std::uint32_t variant) override;
-  inline void launch(loaded_function& f, grid3 grid, stream_t stream, const void* const* args) override;
+  inline void launch(loaded_function& f, grid3 grid, stream_t stream,
+                     const void* const* args) override;
   inline void unload(loaded_function& f) noexcept override;
-  void release() noexcept override {}  // AMD images need no scratch (load() refuses those that would)
+  void release() noexcept override {
+  }  // AMD images need no scratch (load() refuses those that would)
 
  private:
   void fill_props(device_props& p) const override {
     p.max_shared_default = static_cast<std::uint32_t>(
         d_.attribute(dev_, hipDeviceAttributeMaxSharedMemoryPerBlock, "MaxSharedMemoryPerBlock"));
     p.max_shared_optin = p.max_shared_default;  // LDS needs no opt-in (hip-abi.md §1.4)
-    p.cooperative_launch = d_.attribute(dev_, hipDeviceAttributeCooperativeLaunch, "CooperativeLaunch") != 0;
+    p.cooperative_launch =
+        d_.attribute(dev_, hipDeviceAttributeCooperativeLaunch, "CooperativeLaunch") != 0;
     p.name = d_.device_name(dev_);
   }
   error launch_error(const function& f, grid3 g, hipError_t r) const;
@@ -74,7 +77,8 @@ class context final : public context_state {
   int dev_;
 };
 
-inline std::unique_ptr<loaded_function> context::load(const container& c, std::uint32_t kernel_index,
+inline std::unique_ptr<loaded_function> context::load(const container& c,
+                                                      std::uint32_t kernel_index,
                                                       std::uint32_t variant) {
   // A code object when one runs; else selection chose the IR for this processor, compiled through
   // comgr below.
@@ -89,30 +93,40 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
   std::string why;
   const std::uint32_t block = image_arch ? block_size(li, *image_arch, why) : 0;
   if (block == 0)
-    throw error(errc::bad_container, who + ": cannot size its blocks: " + (image_arch ? why : "unparsable arch"));
+    throw error(errc::bad_container,
+                who + ": cannot size its blocks: " + (image_arch ? why : "unparsable arch"));
   if ((li.num_ctas ? li.num_ctas : 1) > 1)
-    throw error(errc::unsupported, who + " uses num_ctas " + std::to_string(li.num_ctas) +
-                                       " (multi-CTA launch, gfx1250 only); the HIP backend launches num_ctas 1 only");
+    throw error(errc::unsupported,
+                who + " uses num_ctas " + std::to_string(li.num_ctas) +
+                    " (multi-CTA launch, gfx1250 only); the HIP backend launches num_ctas 1 only");
   if (li.global_scratch_size > 0 || li.profile_scratch_size > 0)
-    throw error(errc::unsupported, who + " asks for " + std::to_string(li.global_scratch_size) + " bytes of global and " +
-                                       std::to_string(li.profile_scratch_size) +
-                                       " bytes of profile scratch per program (proton instrumentation?); the HIP backend "
-                                       "passes both scratch pointers as null, as Triton 3.6 does for uninstrumented kernels");
+    throw error(
+        errc::unsupported,
+        who + " asks for " + std::to_string(li.global_scratch_size) + " bytes of global and " +
+            std::to_string(li.profile_scratch_size) +
+            " bytes of profile scratch per program (proton instrumentation?); the HIP backend "
+            "passes both scratch pointers as null, as Triton 3.6 does for uninstrumented kernels");
   if (f->plan.uses_tma || !f->plan.simple)
-    throw error(errc::unsupported, who + " takes tensor descriptors, which the HIP backend does not pass yet");
+    throw error(errc::unsupported,
+                who + " takes tensor descriptors, which the HIP backend does not pass yet");
   if (li.shared > props().max_shared_default)
-    throw error(errc::unsupported, who + " needs " + std::to_string(li.shared) + " bytes of LDS per block but " +
-                                       props().describe() + " allows at most " + std::to_string(props().max_shared_default) +
+    throw error(errc::unsupported, who + " needs " + std::to_string(li.shared) +
+                                       " bytes of LDS per block but " + props().describe() +
+                                       " allows at most " +
+                                       std::to_string(props().max_shared_default) +
                                        "; choose a config with fewer stages or smaller blocks");
   if (li.launch_cooperative_grid && !d_.fn.hipModuleLaunchCooperativeKernel)
-    throw error(errc::unsupported, who + " needs a cooperative launch; " + d_.library + " (" + d_.version_string() +
+    throw error(errc::unsupported, who + " needs a cooperative launch; " + d_.library + " (" +
+                                       d_.version_string() +
                                        ") lacks hipModuleLaunchCooperativeKernel");
   if (li.launch_cooperative_grid && !props().cooperative_launch)
-    throw error(errc::unsupported, who + " needs a cooperative launch, which " + props().describe() + " does not support");
+    throw error(errc::unsupported, who + " needs a cooperative launch, which " +
+                                       props().describe() + " does not support");
 
   std::string decode_time, jit_how;
   const auto t1 = std::chrono::steady_clock::now();
-  const std::vector<std::uint8_t> bytes = f->jit ? compile_llir(p, props(), d_.version, jit_how) : p.decode(decode_time);
+  const std::vector<std::uint8_t> bytes =
+      f->jit ? compile_llir(p, props(), d_.version, jit_how) : p.decode(decode_time);
   if (f->jit) decode_time = log::enabled() ? log::ms_since(t1) : std::string();
   // Modules bind to the thread's current device at load (hip-abi.md §2.5).
   scoped_device on_device(d_, dev_);
@@ -120,13 +134,16 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
   hipError_t r = d_.fn.hipModuleLoadData(&f->module, bytes.data());
   if (r != hipSuccess) {
     errc code = r == hipErrorOutOfMemory ? errc::out_of_memory : errc::driver_error;
-    if (r == hipErrorNoBinaryForGpu || r == hipErrorInvalidImage || r == hipErrorInvalidKernelFile) code = errc::no_image;
-    throw error(code,
-                who + ": hipModuleLoadData of the " + (f->jit ? "JIT-compiled " : "") + "code object on " + props().describe() +
-                    " failed: " + d_.status(r) +
-                    (code == errc::no_image ? ". The code object is damaged or not for this GPU; repack it for " + props_.arch
-                                            : std::string()),
-                r);
+    if (r == hipErrorNoBinaryForGpu || r == hipErrorInvalidImage || r == hipErrorInvalidKernelFile)
+      code = errc::no_image;
+    throw error(
+        code,
+        who + ": hipModuleLoadData of the " + (f->jit ? "JIT-compiled " : "") + "code object on " +
+            props().describe() + " failed: " + d_.status(r) +
+            (code == errc::no_image
+                 ? ". The code object is damaged or not for this GPU; repack it for " + props_.arch
+                 : std::string()),
+        r);
   }
   struct module_guard {  // unload on any failure below
     const driver& d;
@@ -139,7 +156,8 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
   r = d_.fn.hipModuleGetFunction(&f->fn, f->module, li.entry.c_str());
   if (r != hipSuccess)
     throw error(r == hipErrorNotFound ? errc::bad_container : errc::driver_error,
-                who + ": the code object has no kernel \"" + li.entry + "\" (hipModuleGetFunction: " + d_.status(r) +
+                who + ": the code object has no kernel \"" + li.entry +
+                    "\" (hipModuleGetFunction: " + d_.status(r) +
                     "); the container's metadata and its code object disagree",
                 r);
   // Triton checks the block against the compiled kernel's limit (.max_flat_workgroup_size) after
@@ -148,24 +166,29 @@ inline std::unique_ptr<loaded_function> context::load(const container& c, std::u
   d_.check(d_.fn.hipFuncGetAttribute(&max_threads, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f->fn),
            who + ": hipFuncGetAttribute(MAX_THREADS_PER_BLOCK)");
   if (max_threads > 0 && block > static_cast<std::uint32_t>(max_threads))
-    throw error(errc::bad_container, who + " is launched with " + std::to_string(block) +
-                                         " threads per block (num_warps " + std::to_string(li.num_warps) + " x wavefront " +
-                                         std::to_string(li.warp_size) + ") but the compiled kernel allows " +
-                                         std::to_string(max_threads) + ": the container's metadata and its code object disagree");
+    throw error(errc::bad_container,
+                who + " is launched with " + std::to_string(block) +
+                    " threads per block (num_warps " + std::to_string(li.num_warps) +
+                    " x wavefront " + std::to_string(li.warp_size) +
+                    ") but the compiled kernel allows " + std::to_string(max_threads) +
+                    ": the container's metadata and its code object disagree");
   f->block = block;
   f->shared = li.shared;
   f->cooperative = li.launch_cooperative_grid;
   guard.f = nullptr;
-  if (!f->jit) detail::count_load(&detail::image_load_counters::binaries);  // compile_llir counted the JIT
+  if (!f->jit)
+    detail::count_load(&detail::image_load_counters::binaries);  // compile_llir counted the JIT
   if (log::enabled())
     log::line(p.log_prefix(props()) + (f->jit ? ", " + jit_how : std::string()) + "; block " +
               std::to_string(block) + ", LDS " + std::to_string(li.shared) + ", kernargs " +
-              std::to_string(layout_kernargs(f->plan.param_sizes).size) + " bytes; " + (f->jit ? "compile " : "decode ") + decode_time + ", load " +
-              load_time + ", total " + log::ms_since(p.started));
+              std::to_string(layout_kernargs(f->plan.param_sizes).size) + " bytes; " +
+              (f->jit ? "compile " : "decode ") + decode_time + ", load " + load_time + ", total " +
+              log::ms_since(p.started));
   return f;
 }
 
-inline void context::launch(loaded_function& lf, grid3 g, stream_t stream_, const void* const* args) {
+inline void context::launch(loaded_function& lf, grid3 g, stream_t stream_,
+                            const void* const* args) {
   function& f = static_cast<function&>(lf);
   check_grid_limits(launch_grid_limits, *f.kernel, g, 1, f.block);
   // The calling thread's device is this state's (the library looked the state up by it), so the
@@ -177,23 +200,27 @@ inline void context::launch(loaded_function& lf, grid3 g, stream_t stream_, cons
     params_heap.resize(f.plan.param_count);
     params = params_heap.data();
   }
-  void* scratch[2] = {nullptr, nullptr};  // Triton 3.6 passes null global and profile scratch on AMD
-  assemble_params(f.plan, *f.kernel, f.image->launch, args, params, nullptr, scratch, nullptr, nullptr);
+  // Triton 3.6 passes null global and profile scratch on AMD.
+  void* scratch[2] = {nullptr, nullptr};
+  assemble_params(f.plan, *f.kernel, f.image->launch, args, params, nullptr, scratch, nullptr,
+                  nullptr);
   hipStream_t stream = static_cast<hipStream_t>(stream_);
-  const hipError_t r =
-      f.cooperative
-          ? d_.fn.hipModuleLaunchCooperativeKernel(f.fn, g.x, g.y, g.z, f.block, 1, 1, f.shared, stream, params)
-          : d_.fn.hipModuleLaunchKernel(f.fn, g.x, g.y, g.z, f.block, 1, 1, f.shared, stream, params, nullptr);
+  const hipError_t r = f.cooperative
+                           ? d_.fn.hipModuleLaunchCooperativeKernel(f.fn, g.x, g.y, g.z, f.block, 1,
+                                                                    1, f.shared, stream, params)
+                           : d_.fn.hipModuleLaunchKernel(f.fn, g.x, g.y, g.z, f.block, 1, 1,
+                                                         f.shared, stream, params, nullptr);
   if (r != hipSuccess) throw launch_error(f, g, r);
 }
 
 inline error context::launch_error(const function& f, grid3 g, hipError_t r) const {
   const errc code = r == hipErrorOutOfMemory ? errc::out_of_memory : errc::launch_failed;
   return error(code,
-               "launch of " + identify(*f.kernel, *f.image) + " with grid " + std::to_string(g.x) + "x" +
-                   std::to_string(g.y) + "x" + std::to_string(g.z) + " programs, block " + std::to_string(f.block) + ", " +
-                   std::to_string(f.shared) + " bytes LDS" + (f.cooperative ? ", cooperative" : "") + ", on " +
-                   props().describe() + " failed: " + d_.status(r),
+               "launch of " + identify(*f.kernel, *f.image) + " with grid " + std::to_string(g.x) +
+                   "x" + std::to_string(g.y) + "x" + std::to_string(g.z) + " programs, block " +
+                   std::to_string(f.block) + ", " + std::to_string(f.shared) + " bytes LDS" +
+                   (f.cooperative ? ", cooperative" : "") + ", on " + props().describe() +
+                   " failed: " + d_.status(r),
                r);
 }
 
@@ -213,7 +240,9 @@ class hip_backend final : public backend {
  public:
   explicit hip_backend(std::unique_ptr<driver> d) : d_(std::move(d)) {}
   backend_kind kind() const noexcept override { return backend_kind::hip; }
-  std::string describe() const override { return "HIP runtime " + d_->library + " (" + d_->version_string() + ")"; }
+  std::string describe() const override {
+    return "HIP runtime " + d_->library + " (" + d_->version_string() + ")";
+  }
   const driver& drv() const noexcept { return *d_; }
 
   // The thread's current device (0 until hipSetDevice), as a handle. Hot: one runtime call.

@@ -1,5 +1,6 @@
-// tritonpack/hip/comgr.hpp — AMD's code object manager (libamd_comgr), loaded with dlopen, compiling
-// an LLVM IR image into a code object for one gfx target: the AMD counterpart of the PTX JIT.
+// tritonpack/hip/comgr.hpp — AMD's code object manager (libamd_comgr), loaded with dlopen,
+// compiling an LLVM IR image into a code object for one gfx target: the AMD counterpart of the PTX
+// JIT.
 //
 // Honest scope (docs/hip-abi.md §3.4): Triton 3.6 writes its AMD LLVM IR with LLVM 22, and a
 // comgr reads IR only from its own LLVM or older. Debian's comgr 2.4 (ROCm 5.2.3, LLVM 15) stops at
@@ -20,15 +21,20 @@
 #include <string>
 #include <vector>
 
-#include "tritonpack/version.hpp"
 #include "tritonpack/core/dynlib.hpp"
 #include "tritonpack/core/env.hpp"
 #include "tritonpack/core/error.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 namespace comgr {
 
-enum status_t : int { status_success = 0, status_error = 1, status_invalid_argument = 2, status_out_of_resources = 3 };
+enum status_t : int {
+  status_success = 0,
+  status_error = 1,
+  status_invalid_argument = 2,
+  status_out_of_resources = 3
+};
 struct data_t {
   std::uint64_t handle;
 };
@@ -38,30 +44,38 @@ struct data_set_t {
 struct action_info_t {
   std::uint64_t handle;
 };
-enum data_kind : int { kind_log = 0x5, kind_bc = 0x6, kind_relocatable = 0x7, kind_executable = 0x8 };
-enum action_kind : int { action_codegen_bc_to_relocatable = 0x6, action_link_relocatable_to_executable = 0x9 };
+enum data_kind : int {
+  kind_log = 0x5,
+  kind_bc = 0x6,
+  kind_relocatable = 0x7,
+  kind_executable = 0x8
+};
+enum action_kind : int {
+  action_codegen_bc_to_relocatable = 0x6,
+  action_link_relocatable_to_executable = 0x9
+};
 
 // Every entry point used: name, signature. All required (each is in comgr 2.0 and later).
-#define TRITONPACK_COMGR_API(X)                                                                     \
-  X(amd_comgr_get_version, void, (std::size_t*, std::size_t*))                                     \
-  X(amd_comgr_status_string, status_t, (status_t, const char**))                                   \
-  X(amd_comgr_get_isa_count, status_t, (std::size_t*))                                             \
-  X(amd_comgr_get_isa_name, status_t, (std::size_t, const char**))                                 \
-  X(amd_comgr_create_data, status_t, (data_kind, data_t*))                                         \
-  X(amd_comgr_release_data, status_t, (data_t))                                                    \
-  X(amd_comgr_set_data, status_t, (data_t, std::size_t, const char*))                              \
-  X(amd_comgr_set_data_name, status_t, (data_t, const char*))                                      \
-  X(amd_comgr_get_data, status_t, (data_t, std::size_t*, char*))                                   \
-  X(amd_comgr_create_data_set, status_t, (data_set_t*))                                            \
-  X(amd_comgr_destroy_data_set, status_t, (data_set_t))                                            \
-  X(amd_comgr_data_set_add, status_t, (data_set_t, data_t))                                        \
-  X(amd_comgr_action_data_count, status_t, (data_set_t, data_kind, std::size_t*))                  \
-  X(amd_comgr_action_data_get_data, status_t, (data_set_t, data_kind, std::size_t, data_t*))       \
-  X(amd_comgr_create_action_info, status_t, (action_info_t*))                                      \
-  X(amd_comgr_destroy_action_info, status_t, (action_info_t))                                      \
-  X(amd_comgr_action_info_set_isa_name, status_t, (action_info_t, const char*))                    \
-  X(amd_comgr_action_info_set_option_list, status_t, (action_info_t, const char**, std::size_t))   \
-  X(amd_comgr_action_info_set_logging, status_t, (action_info_t, bool))                            \
+#define TRITONPACK_COMGR_API(X)                                                                  \
+  X(amd_comgr_get_version, void, (std::size_t*, std::size_t*))                                   \
+  X(amd_comgr_status_string, status_t, (status_t, const char**))                                 \
+  X(amd_comgr_get_isa_count, status_t, (std::size_t*))                                           \
+  X(amd_comgr_get_isa_name, status_t, (std::size_t, const char**))                               \
+  X(amd_comgr_create_data, status_t, (data_kind, data_t*))                                       \
+  X(amd_comgr_release_data, status_t, (data_t))                                                  \
+  X(amd_comgr_set_data, status_t, (data_t, std::size_t, const char*))                            \
+  X(amd_comgr_set_data_name, status_t, (data_t, const char*))                                    \
+  X(amd_comgr_get_data, status_t, (data_t, std::size_t*, char*))                                 \
+  X(amd_comgr_create_data_set, status_t, (data_set_t*))                                          \
+  X(amd_comgr_destroy_data_set, status_t, (data_set_t))                                          \
+  X(amd_comgr_data_set_add, status_t, (data_set_t, data_t))                                      \
+  X(amd_comgr_action_data_count, status_t, (data_set_t, data_kind, std::size_t*))                \
+  X(amd_comgr_action_data_get_data, status_t, (data_set_t, data_kind, std::size_t, data_t*))     \
+  X(amd_comgr_create_action_info, status_t, (action_info_t*))                                    \
+  X(amd_comgr_destroy_action_info, status_t, (action_info_t))                                    \
+  X(amd_comgr_action_info_set_isa_name, status_t, (action_info_t, const char*))                  \
+  X(amd_comgr_action_info_set_option_list, status_t, (action_info_t, const char**, std::size_t)) \
+  X(amd_comgr_action_info_set_logging, status_t, (action_info_t, bool))                          \
   X(amd_comgr_do_action, status_t, (action_kind, action_info_t, data_set_t, data_set_t))
 
 struct api {
@@ -76,31 +90,35 @@ inline std::string isa_name(const std::string& arch) { return "amdgcn-amd-amdhsa
 class library {
  public:
   api fn;
-  std::string path;         // what dlopen opened
+  std::string path;                  // what dlopen opened
   std::size_t major = 0, minor = 0;  // amd_comgr_get_version (the API version: 2.4 in ROCm 5.2)
   dynlib lib;
 
-  std::string describe() const { return "comgr " + std::to_string(major) + "." + std::to_string(minor) + " (" + path + ")"; }
+  std::string describe() const {
+    return "comgr " + std::to_string(major) + "." + std::to_string(minor) + " (" + path + ")";
+  }
 
   // TRITONPACK_COMGR_LIBRARY, else libamd_comgr.so, .so.3, .so.2. nullptr with `why` (one line)
   // when none loads or one lacks an entry point.
   static std::unique_ptr<library> load(std::string& why) {
     const std::string forced = env::get(env::comgr_library);
-    const std::vector<std::string> names = forced.empty()
-                                               ? std::vector<std::string>{"libamd_comgr.so", "libamd_comgr.so.3", "libamd_comgr.so.2"}
-                                               : std::vector<std::string>{forced};
+    const std::vector<std::string> names =
+        forced.empty()
+            ? std::vector<std::string>{"libamd_comgr.so", "libamd_comgr.so.3", "libamd_comgr.so.2"}
+            : std::vector<std::string>{forced};
     auto c = std::make_unique<library>();
     std::string tried;
     c->lib = dynlib::open_first(names, tried);
     if (!c->lib) {
-      why = "no AMD comgr library (" + tried + ")" +
-            (forced.empty() ? "; install ROCm's comgr (libamd_comgr) or set TRITONPACK_COMGR_LIBRARY"
-                            : "; TRITONPACK_COMGR_LIBRARY names this path");
+      why =
+          "no AMD comgr library (" + tried + ")" +
+          (forced.empty() ? "; install ROCm's comgr (libamd_comgr) or set TRITONPACK_COMGR_LIBRARY"
+                          : "; TRITONPACK_COMGR_LIBRARY names this path");
       return nullptr;
     }
     c->path = c->lib.name();
     std::string missing;
-#define TRITONPACK_COMGR_RESOLVE(name, ret, params)                                   \
+#define TRITONPACK_COMGR_RESOLVE(name, ret, params)                          \
   c->fn.name = reinterpret_cast<decltype(c->fn.name)>(c->lib.symbol(#name)); \
   if (!c->fn.name) missing += std::string(missing.empty() ? "" : ", ") + #name;
     TRITONPACK_COMGR_API(TRITONPACK_COMGR_RESOLVE)
@@ -116,7 +134,8 @@ class library {
   std::string status(status_t s) const {
     const char* text = nullptr;
     fn.amd_comgr_status_string(s, &text);
-    return (text ? std::string(text) : std::string("status")) + " (" + std::to_string(static_cast<int>(s)) + ")";
+    return (text ? std::string(text) : std::string("status")) + " (" +
+           std::to_string(static_cast<int>(s)) + ")";
   }
 
   // Whether comgr lists `processor` ("gfx942") among its ISAs.
@@ -126,7 +145,8 @@ class library {
     const std::string want = isa_name(processor);
     for (std::size_t i = 0; i < n; ++i) {
       const char* name = nullptr;
-      if (fn.amd_comgr_get_isa_name(i, &name) == status_success && name && want == name) return true;
+      if (fn.amd_comgr_get_isa_name(i, &name) == status_success && name && want == name)
+        return true;
     }
     return false;
   }
@@ -135,8 +155,8 @@ class library {
   std::string newest_isa() const {
     std::size_t n = 0;
     const char* name = nullptr;
-    if (fn.amd_comgr_get_isa_count(&n) != status_success || n == 0 || fn.amd_comgr_get_isa_name(n - 1, &name) != status_success ||
-        !name)
+    if (fn.amd_comgr_get_isa_count(&n) != status_success || n == 0 ||
+        fn.amd_comgr_get_isa_name(n - 1, &name) != status_success || !name)
       return "?";
     const std::string s = name;
     return s.substr(s.rfind('-') + 1);
@@ -145,7 +165,8 @@ class library {
   // Compiles LLVM IR (text or bitcode) to a code object for `arch` ("gfx942:sramecc+:xnack-").
   // Returns the code object; on failure empty, with `why` one line: which step failed, comgr's
   // status and the first error line comgr's log holds (the IR parser's, for IR too new).
-  std::vector<std::uint8_t> compile(const std::vector<std::uint8_t>& ir, const std::string& arch, std::string& why) const {
+  std::vector<std::uint8_t> compile(const std::vector<std::uint8_t>& ir, const std::string& arch,
+                                    std::string& why) const {
     why.clear();
     struct handles {
       const api& fn;
@@ -160,7 +181,8 @@ class library {
       }
     } h{fn, {}, {}};
     auto fail = [&](const char* step, status_t s, const std::string& detail = std::string()) {
-      why = describe() + ": " + step + " failed: " + status(s) + (detail.empty() ? "" : ": " + detail);
+      why = describe() + ": " + step + " failed: " + status(s) +
+            (detail.empty() ? "" : ": " + detail);
       return std::vector<std::uint8_t>();
     };
     auto new_set = [&](data_set_t& s) {
@@ -173,24 +195,32 @@ class library {
     status_t r = fn.amd_comgr_create_data(kind_bc, &input);
     if (r != status_success) return fail("amd_comgr_create_data", r);
     h.data.push_back(input);
-    if ((r = fn.amd_comgr_set_data(input, ir.size(), reinterpret_cast<const char*>(ir.data()))) != status_success)
+    if ((r = fn.amd_comgr_set_data(input, ir.size(), reinterpret_cast<const char*>(ir.data()))) !=
+        status_success)
       return fail("amd_comgr_set_data", r);
-    if ((r = fn.amd_comgr_set_data_name(input, "kernel.ll")) != status_success) return fail("amd_comgr_set_data_name", r);
-    if ((r = new_set(in)) != status_success || (r = new_set(reloc)) != status_success || (r = new_set(exe)) != status_success)
+    if ((r = fn.amd_comgr_set_data_name(input, "kernel.ll")) != status_success)
+      return fail("amd_comgr_set_data_name", r);
+    if ((r = new_set(in)) != status_success || (r = new_set(reloc)) != status_success ||
+        (r = new_set(exe)) != status_success)
       return fail("amd_comgr_create_data_set", r);
-    if ((r = fn.amd_comgr_data_set_add(in, input)) != status_success) return fail("amd_comgr_data_set_add", r);
-    if ((r = fn.amd_comgr_create_action_info(&h.info)) != status_success) return fail("amd_comgr_create_action_info", r);
+    if ((r = fn.amd_comgr_data_set_add(in, input)) != status_success)
+      return fail("amd_comgr_data_set_add", r);
+    if ((r = fn.amd_comgr_create_action_info(&h.info)) != status_success)
+      return fail("amd_comgr_create_action_info", r);
     h.has_info = true;
-    if ((r = fn.amd_comgr_action_info_set_isa_name(h.info, isa_name(arch).c_str())) != status_success)
+    if ((r = fn.amd_comgr_action_info_set_isa_name(h.info, isa_name(arch).c_str())) !=
+        status_success)
       return fail("setting the ISA", r, "comgr does not accept " + isa_name(arch));
     const char* options[] = {"-O3"};
     if ((r = fn.amd_comgr_action_info_set_option_list(h.info, options, 1)) != status_success)
       return fail("amd_comgr_action_info_set_option_list", r);
     if ((r = fn.amd_comgr_action_info_set_logging(h.info, true)) != status_success)
       return fail("amd_comgr_action_info_set_logging", r);
-    if ((r = fn.amd_comgr_do_action(action_codegen_bc_to_relocatable, h.info, in, reloc)) != status_success)
+    if ((r = fn.amd_comgr_do_action(action_codegen_bc_to_relocatable, h.info, in, reloc)) !=
+        status_success)
       return fail("code generation from the LLVM IR", r, first_error_line(reloc, h.data));
-    if ((r = fn.amd_comgr_do_action(action_link_relocatable_to_executable, h.info, reloc, exe)) != status_success)
+    if ((r = fn.amd_comgr_do_action(action_link_relocatable_to_executable, h.info, reloc, exe)) !=
+        status_success)
       return fail("linking the code object", r, first_error_line(exe, h.data));
     std::vector<std::uint8_t> out = data_of(exe, kind_executable, h.data);
     if (out.empty()) why = describe() + ": the link produced no code object";
@@ -200,16 +230,19 @@ class library {
  private:
   // The bytes of the first datum of `kind` in `set` (empty if none); data handles go to `keep`
   // for release.
-  std::vector<std::uint8_t> data_of(data_set_t set, data_kind kind, std::vector<data_t>& keep) const {
+  std::vector<std::uint8_t> data_of(data_set_t set, data_kind kind,
+                                    std::vector<data_t>& keep) const {
     std::size_t count = 0;
-    if (fn.amd_comgr_action_data_count(set, kind, &count) != status_success || count == 0) return {};
+    if (fn.amd_comgr_action_data_count(set, kind, &count) != status_success || count == 0)
+      return {};
     data_t d{0};
     if (fn.amd_comgr_action_data_get_data(set, kind, 0, &d) != status_success) return {};
     keep.push_back(d);
     std::size_t size = 0;
     if (fn.amd_comgr_get_data(d, &size, nullptr) != status_success || size == 0) return {};
     std::vector<std::uint8_t> bytes(size);
-    if (fn.amd_comgr_get_data(d, &size, reinterpret_cast<char*>(bytes.data())) != status_success) return {};
+    if (fn.amd_comgr_get_data(d, &size, reinterpret_cast<char*>(bytes.data())) != status_success)
+      return {};
     bytes.resize(size);
     return bytes;
   }
@@ -227,7 +260,8 @@ class library {
       if (first.empty() && !line.empty()) first = line;
       // "/tmp/comgr-380e51/input/kernel.ll:7:71: error: ..." -> "kernel.ll:7:71: error: ..."
       const std::size_t input = line.find("kernel.ll:");
-      if (line.find("error") != std::string::npos) return input == std::string::npos ? line : line.substr(input);
+      if (line.find("error") != std::string::npos)
+        return input == std::string::npos ? line : line.substr(input);
       pos = end + 1;
     }
     return first;

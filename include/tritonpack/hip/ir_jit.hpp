@@ -15,10 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "tritonpack/version.hpp"
-#include "tritonpack/core/identify.hpp"
 #include "tritonpack/container/reader.hpp"
 #include "tritonpack/core/error.hpp"
+#include "tritonpack/core/identify.hpp"
 #include "tritonpack/core/log.hpp"
 #include "tritonpack/core/model.hpp"
 #include "tritonpack/hip/comgr.hpp"
@@ -27,6 +26,7 @@
 #include "tritonpack/runtime/load_plan.hpp"
 #include "tritonpack/select/arch.hpp"
 #include "tritonpack/select/image.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 namespace hip {
@@ -51,8 +51,8 @@ inline std::string comgr_cannot_target(const comgr_loaded& cg, const std::string
   const auto dev = parse_amd_arch(device_arch);
   const std::string processor = dev ? dev->processor : device_arch;
   if (!cg.lib->knows_processor(processor))
-    return cg.lib->describe() + " does not know " + processor + " (its newest ISA is " + cg.lib->newest_isa() +
-           "): it is older than this GPU";
+    return cg.lib->describe() + " does not know " + processor + " (its newest ISA is " +
+           cg.lib->newest_isa() + "): it is older than this GPU";
   return "";
 }
 
@@ -61,34 +61,40 @@ inline std::string comgr_cannot_target(const comgr_loaded& cg, const std::string
 // the log). `hip_version` keys the cache: comgr ships with ROCm, so a ROCm upgrade recompiles.
 // Throws error(no_image) with the selection report (every code object and why it does not run) and
 // one line saying why the IR could not be compiled.
-inline std::vector<std::uint8_t> compile_llir(const load_plan& p, const device_props& props, std::uint32_t hip_version,
-                                              std::string& how) {
+inline std::vector<std::uint8_t> compile_llir(const load_plan& p, const device_props& props,
+                                              std::uint32_t hip_version, std::string& how) {
   const image_info& im = *p.image;
   const comgr_loaded& cg = comgr_once();
   auto cannot = [&](const std::string& why) {
     const container_info& info = p.source->partial_info();
     const image_choice report = select_image(info, *p.variant, p.target, /*explain=*/true);
-    std::string msg = identify(*p.kernel) + " (variant " + std::to_string(p.variant_index) + ") has no image for " +
-                      props.describe() + " that can run: " + report.reason + "\n" + describe_choice(info, report, p.target) +
-                      "  llir " + im.arch + " cannot be JIT-compiled here: " + why;
+    std::string msg = identify(*p.kernel) + " (variant " + std::to_string(p.variant_index) +
+                      ") has no image for " + props.describe() + " that can run: " + report.reason +
+                      "\n" + describe_choice(info, report, p.target) + "  llir " + im.arch +
+                      " cannot be JIT-compiled here: " + why;
     log::line(msg);
     return error(errc::no_image, msg);
   };
   std::string why = comgr_cannot_target(cg, props.arch);
   if (!why.empty()) throw cannot(why);
   auto compile = [&] {
-    std::vector<std::uint8_t> code = cg.lib->compile(p.source->decode_image(p.image_index()), props.arch, why);
+    std::vector<std::uint8_t> code =
+        cg.lib->compile(p.source->decode_image(p.image_index()), props.arch, why);
     if (code.empty())
       throw cannot(why + (why.find("LLVM IR") != std::string::npos
-                              ? " (this comgr's LLVM is older than the LLVM 22 Triton 3.6 wrote the IR with; use the code objects)"
+                              ? " (this comgr's LLVM is older than the LLVM 22 Triton 3.6 wrote "
+                                "the IR with; use the code objects)"
                               : ""));
     return code;
   };
-  auto any_entry = [](const std::vector<std::uint8_t>&) { return std::string(); };  // hipModuleLoadData checks it
+  auto any_entry = [](const std::vector<std::uint8_t>&) {
+    return std::string();
+  };  // hipModuleLoadData checks it
   // The comgr version in the arch part of the key: two comgrs on one ROCm do not share entries.
-  const std::string key_arch = props.arch + "-comgr" + std::to_string(cg.lib->major) + "." + std::to_string(cg.lib->minor);
-  return jit_cache::get_or_compile(jit_cache::file_name(im.checksum, key_arch, hip_version), cg.lib->describe(), compile,
-                                   any_entry, how);
+  const std::string key_arch =
+      props.arch + "-comgr" + std::to_string(cg.lib->major) + "." + std::to_string(cg.lib->minor);
+  return jit_cache::get_or_compile(jit_cache::file_name(im.checksum, key_arch, hip_version),
+                                   cg.lib->describe(), compile, any_entry, how);
 }
 
 }  // namespace hip

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "tritonpack/version.hpp"
-#include "tritonpack/select/arch.hpp"
 #include "tritonpack/launch/params.hpp"
+#include "tritonpack/select/arch.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 namespace hip {
@@ -42,8 +42,8 @@ inline std::uint32_t block_size(const launch_info& li, const amd_arch& target, s
     return 0;
   }
   if (li.warp_size != wave) {
-    why = "its metadata says warp_size " + std::to_string(li.warp_size) + " but Triton compiles " + target.processor +
-          " with wavefront size " + std::to_string(wave);
+    why = "its metadata says warp_size " + std::to_string(li.warp_size) + " but Triton compiles " +
+          target.processor + " with wavefront size " + std::to_string(wave);
     return 0;
   }
   return (li.num_warps ? li.num_warps : 1) * wave;

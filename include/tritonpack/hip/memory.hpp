@@ -1,5 +1,5 @@
-// tritonpack/hip/memory.hpp — the memory and device API (runtime/memory.hpp, runtime/device_ops.hpp) on the HIP
-// runtime the run time has loaded.
+// tritonpack/hip/memory.hpp — the memory and device API (runtime/memory.hpp,
+// runtime/device_ops.hpp) on the HIP runtime the run time has loaded.
 //
 // The calling thread's device is HIP's current device (hipSetDevice / hipGetDevice), the one the
 // HIP backend's launches use, so an application's own hipSetDevice / hipMalloc interoperate with
@@ -11,12 +11,12 @@
 #include <cstdio>
 #include <string>
 
-#include "tritonpack/version.hpp"
-#include "tritonpack/runtime/device_ops.hpp"
 #include "tritonpack/core/env.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/hip/api.hpp"
 #include "tritonpack/hip/driver.hpp"
+#include "tritonpack/runtime/device_ops.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 namespace hip {
@@ -36,7 +36,10 @@ class hip_device_ops final : public device_ops {
     return s;
   }
 
-  void set_current(int ordinal) override { d_.check(d_.fn.hipSetDevice(ordinal), "set_device: hipSetDevice(" + std::to_string(ordinal) + ")"); }
+  void set_current(int ordinal) override {
+    d_.check(d_.fn.hipSetDevice(ordinal),
+             "set_device: hipSetDevice(" + std::to_string(ordinal) + ")");
+  }
 
   int current() override {
     int dev = 0;
@@ -49,8 +52,9 @@ class hip_device_ops final : public device_ops {
 
   memory_info memory() override {
     memory_info m;
-    call(d_.fn.hipMemGetInfo, "hipMemGetInfo", "device_memory_info", [&] { return "device_memory_info on " + where(); }, &m.free,
-         &m.total);
+    call(
+        d_.fn.hipMemGetInfo, "hipMemGetInfo", "device_memory_info",
+        [&] { return "device_memory_info on " + where(); }, &m.free, &m.total);
     return m;
   }
 
@@ -59,7 +63,8 @@ class hip_device_ops final : public device_ops {
     void* p = nullptr;
     const hipError_t r = d_.fn.hipMalloc(&p, bytes);
     if (r == hipSuccess) return p;
-    std::string msg = "device_malloc of " + detail::bytes_text(bytes) + " on " + where() + " failed: " + d_.status(r);
+    std::string msg = "device_malloc of " + detail::bytes_text(bytes) + " on " + where() +
+                      " failed: " + d_.status(r);
     if (r != hipErrorOutOfMemory) throw error(errc::driver_error, msg, r);
     std::size_t free = 0, total = 0;
     if (d_.fn.hipMemGetInfo && d_.fn.hipMemGetInfo(&free, &total) == hipSuccess)
@@ -68,29 +73,41 @@ class hip_device_ops final : public device_ops {
   }
 
   void free(void* ptr) override {
-    call(d_.fn.hipFree, "hipFree", "device_free", [&] { return "device_free(" + detail::address_text(ptr) + ")"; }, ptr);
+    call(
+        d_.fn.hipFree, "hipFree", "device_free",
+        [&] { return "device_free(" + detail::address_text(ptr) + ")"; }, ptr);
   }
 
   void copy(void* dst, const void* src, std::size_t bytes) override {
-    call(d_.fn.hipMemcpy, "hipMemcpy", "copy", [&] { return copy_text("copy", dst, src, bytes); }, dst, src, bytes,
-         int{hipMemcpyDefault});
+    call(
+        d_.fn.hipMemcpy, "hipMemcpy", "copy", [&] { return copy_text("copy", dst, src, bytes); },
+        dst, src, bytes, int{hipMemcpyDefault});
   }
 
   void copy_async(void* dst, const void* src, std::size_t bytes, stream_t stream) override {
-    call(d_.fn.hipMemcpyAsync, "hipMemcpyAsync", "copy_async",
-         [&] { return copy_text("copy_async", dst, src, bytes) + " on stream " + detail::address_text(stream); }, dst, src, bytes,
-         int{hipMemcpyDefault}, static_cast<hipStream_t>(stream));
+    call(
+        d_.fn.hipMemcpyAsync, "hipMemcpyAsync", "copy_async",
+        [&] {
+          return copy_text("copy_async", dst, src, bytes) + " on stream " +
+                 detail::address_text(stream);
+        },
+        dst, src, bytes, int{hipMemcpyDefault}, static_cast<hipStream_t>(stream));
   }
 
   void fill(void* dst, unsigned char value, std::size_t bytes) override {
-    call(d_.fn.hipMemset, "hipMemset", "memset_device", [&] { return fill_text("memset_device", dst, value, bytes); }, dst,
-         int{value}, bytes);
+    call(
+        d_.fn.hipMemset, "hipMemset", "memset_device",
+        [&] { return fill_text("memset_device", dst, value, bytes); }, dst, int{value}, bytes);
   }
 
   void fill_async(void* dst, unsigned char value, std::size_t bytes, stream_t stream) override {
-    call(d_.fn.hipMemsetAsync, "hipMemsetAsync", "memset_device_async",
-         [&] { return fill_text("memset_device_async", dst, value, bytes) + " on stream " + detail::address_text(stream); }, dst,
-         int{value}, bytes, static_cast<hipStream_t>(stream));
+    call(
+        d_.fn.hipMemsetAsync, "hipMemsetAsync", "memset_device_async",
+        [&] {
+          return fill_text("memset_device_async", dst, value, bytes) + " on stream " +
+                 detail::address_text(stream);
+        },
+        dst, int{value}, bytes, static_cast<hipStream_t>(stream));
   }
 
   // A failure here is usually an earlier kernel's or asynchronous copy's, reported late.
@@ -102,19 +119,25 @@ class hip_device_ops final : public device_ops {
 
   void synchronize(stream_t stream) override {
     const hipError_t r = d_.fn.hipStreamSynchronize(static_cast<hipStream_t>(stream));
-    if (r != hipSuccess) throw sync_failed(r, "synchronize(stream " + detail::address_text(stream) + ") on " + where());
+    if (r != hipSuccess)
+      throw sync_failed(r,
+                        "synchronize(stream " + detail::address_text(stream) + ") on " + where());
   }
 
   stream_t create_stream(bool non_blocking) override {
     hipStream_t s = nullptr;
-    call(d_.fn.hipStreamCreateWithFlags, "hipStreamCreateWithFlags", "create_stream",
-         [&] { return "create_stream on " + where(); }, &s, non_blocking ? unsigned{hipStreamNonBlocking} : 0u);
+    call(
+        d_.fn.hipStreamCreateWithFlags, "hipStreamCreateWithFlags", "create_stream",
+        [&] { return "create_stream on " + where(); }, &s,
+        non_blocking ? unsigned{hipStreamNonBlocking} : 0u);
     return s;
   }
 
   void destroy_stream(stream_t stream) override {
-    call(d_.fn.hipStreamDestroy, "hipStreamDestroy", "destroy_stream",
-         [&] { return "destroy_stream(" + detail::address_text(stream) + ")"; }, static_cast<hipStream_t>(stream));
+    call(
+        d_.fn.hipStreamDestroy, "hipStreamDestroy", "destroy_stream",
+        [&] { return "destroy_stream(" + detail::address_text(stream) + ")"; },
+        static_cast<hipStream_t>(stream));
   }
 
  private:
@@ -123,7 +146,8 @@ class hip_device_ops final : public device_ops {
   template <class F>
   void need(F* f, const char* entry, const char* call) const {
     if (!f)
-      throw error(errc::unsupported, std::string(call) + " needs " + entry + ", which the HIP runtime at " + d_.library + " (" +
+      throw error(errc::unsupported, std::string(call) + " needs " + entry +
+                                         ", which the HIP runtime at " + d_.library + " (" +
                                          d_.version_string() + ") lacks");
   }
 
@@ -133,7 +157,8 @@ class hip_device_ops final : public device_ops {
     need(f, entry, api_call);
     const hipError_t r = f(args...);
     if (r != hipSuccess)
-      throw error(r == hipErrorOutOfMemory ? errc::out_of_memory : errc::driver_error, what() + " failed: " + d_.status(r), r);
+      throw error(r == hipErrorOutOfMemory ? errc::out_of_memory : errc::driver_error,
+                  what() + " failed: " + d_.status(r), r);
   }
 
   // "device 0 (AMD Instinct MI300X)"; never throws (built while another error is reported).
@@ -146,21 +171,25 @@ class hip_device_ops final : public device_ops {
     }
   }
 
-  static std::string copy_text(const char* call, const void* dst, const void* src, std::size_t bytes) {
-    return std::string(call) + " of " + detail::bytes_text(bytes) + " from " + detail::address_text(src) + " to " +
-           detail::address_text(dst);
+  static std::string copy_text(const char* call, const void* dst, const void* src,
+                               std::size_t bytes) {
+    return std::string(call) + " of " + detail::bytes_text(bytes) + " from " +
+           detail::address_text(src) + " to " + detail::address_text(dst);
   }
 
-  static std::string fill_text(const char* call, const void* dst, unsigned char value, std::size_t bytes) {
+  static std::string fill_text(const char* call, const void* dst, unsigned char value,
+                               std::size_t bytes) {
     char v[8];
     std::snprintf(v, sizeof v, "0x%02x", value);
-    return std::string(call) + " of " + detail::bytes_text(bytes) + " to " + v + " at " + detail::address_text(dst);
+    return std::string(call) + " of " + detail::bytes_text(bytes) + " to " + v + " at " +
+           detail::address_text(dst);
   }
 
   error sync_failed(hipError_t r, const std::string& what) const {
     return error(r == hipErrorOutOfMemory ? errc::out_of_memory : errc::launch_failed,
                  what + " failed: " + d_.status(r) +
-                     " (the runtime reports here what failed in work queued earlier: a kernel or an asynchronous copy)",
+                     " (the runtime reports here what failed in work queued earlier: a kernel or "
+                     "an asynchronous copy)",
                  r);
   }
 

@@ -1,12 +1,12 @@
-// tritonpack/launch/config_launcher.hpp — how a generated function lets the run time launch config c of
-// a tuned kernel with that config's grid (tune/autotune.hpp, typed_api.hpp): a callback, type-erased so
-// the same call works in header-only and separate mode.
+// tritonpack/launch/config_launcher.hpp — how a generated function lets the run time launch config
+// c of a tuned kernel with that config's grid (tune/autotune.hpp, typed_api.hpp): a callback,
+// type-erased so the same call works in header-only and separate mode.
 #pragma once
 
 #include <cstddef>
 
-#include "tritonpack/version.hpp"
 #include "tritonpack/core/types.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 

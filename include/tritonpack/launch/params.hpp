@@ -18,13 +18,13 @@
 #include <type_traits>
 #include <vector>
 
-#include "tritonpack/version.hpp"
 #include "tritonpack/core/args.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/identify.hpp"
 #include "tritonpack/core/model.hpp"
-#include "tritonpack/launch/tensor_descriptor.hpp"
 #include "tritonpack/core/types.hpp"
+#include "tritonpack/launch/tensor_descriptor.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 
@@ -40,12 +40,12 @@ struct param_op {
 };
 
 struct param_plan {
-  std::vector<param_op> ops;                 // kernel_info::args order, folded ones absent
-  std::vector<std::uint32_t> param_sizes;    // every kernel parameter, scratch pointers included
-  std::vector<std::uint32_t> pass_args;      // fast path: args passed as is (when `simple`)
-  std::size_t param_count = 0;               // == param_sizes.size()
-  std::size_t storage_bytes = 0;             // descriptor expansion storage (128-aligned base)
-  bool simple = true;                        // no descriptors: params are the caller's pointers
+  std::vector<param_op> ops;               // kernel_info::args order, folded ones absent
+  std::vector<std::uint32_t> param_sizes;  // every kernel parameter, scratch pointers included
+  std::vector<std::uint32_t> pass_args;    // fast path: args passed as is (when `simple`)
+  std::size_t param_count = 0;             // == param_sizes.size()
+  std::size_t storage_bytes = 0;           // descriptor expansion storage (128-aligned base)
+  bool simple = true;                      // no descriptors: params are the caller's pointers
   bool uses_tma = false;
 };
 
@@ -57,8 +57,9 @@ inline std::size_t align_up(std::size_t v, std::size_t a) noexcept { return (v +
 
 // The layout of one descriptor's expansion in the storage (offsets relative to the op's start).
 struct descriptor_layout {
-  std::size_t map = 0, shape32 = 0, strides64 = 0;                                      // TMA
-  std::size_t base = 0, shape64 = 0, stridesA = 0, padding = 0, shape32b = 0, stridesB = 0;  // decomposed
+  std::size_t map = 0, shape32 = 0, strides64 = 0;  // TMA
+  std::size_t base = 0, shape64 = 0, stridesA = 0, padding = 0, shape32b = 0,
+              stridesB = 0;  // decomposed
   std::size_t size = 0;
   descriptor_layout(std::uint32_t r, bool tma) {
     if (tma) {
@@ -78,11 +79,13 @@ struct descriptor_layout {
   }
 };
 
-inline param_plan build_param_plan(const kernel_info& k, const variant_info& v, const launch_info& li) {
+inline param_plan build_param_plan(const kernel_info& k, const variant_info& v,
+                                   const launch_info& li) {
   param_plan p;
   if (v.specs.size() != k.args.size())
-    throw error(errc::bad_container, identify(k) + ": a variant has " + std::to_string(v.specs.size()) +
-                                         " argument specs for " + std::to_string(k.args.size()) + " arguments");
+    throw error(errc::bad_container, identify(k) + ": a variant has " +
+                                         std::to_string(v.specs.size()) + " argument specs for " +
+                                         std::to_string(k.args.size()) + " arguments");
   std::uint32_t desc_index = 0;
   std::size_t n_desc = 0;
   for (const auto& a : k.args)
@@ -90,13 +93,15 @@ inline param_plan build_param_plan(const kernel_info& k, const variant_info& v, 
   const bool have_meta = !li.tensordesc.empty();
   if (have_meta && li.tensordesc.size() != n_desc)
     throw error(errc::bad_container, identify(k) + ": the image has tensordesc_meta for " +
-                                         std::to_string(li.tensordesc.size()) + " descriptors but the kernel takes " +
+                                         std::to_string(li.tensordesc.size()) +
+                                         " descriptors but the kernel takes " +
                                          std::to_string(n_desc));
   for (std::uint32_t i = 0; i < k.args.size(); ++i) {
     const arg_type t = parse_arg_type(k.args[i].type);
     if (folded(v.specs[i])) {
       if (t.cls == arg_class::tensordesc)
-        throw error(errc::bad_container, identify(k) + ": descriptor argument '" + k.args[i].name + "' cannot be folded");
+        throw error(errc::bad_container, identify(k) + ": descriptor argument '" + k.args[i].name +
+                                             "' cannot be folded");
       continue;
     }
     param_op op;
@@ -148,16 +153,17 @@ namespace detail {
 // and outer strides of 16-byte multiples (no sign check), and the kernel (Triton's
 // RewriteTensorDescriptorToPointer pass) only uses them as signed multipliers, base + sum(i *
 // stride) masked by the shape, so a negative stride is a valid reversed view.
-inline void pack_shape_i32(const kernel_info& k, const param_op& op, const descriptor_view& d, unsigned char* dst,
-                           void** params, std::size_t& n) {
+inline void pack_shape_i32(const kernel_info& k, const param_op& op, const descriptor_view& d,
+                           unsigned char* dst, void** params, std::size_t& n) {
   constexpr std::int64_t max = std::numeric_limits<std::int32_t>::max();
   for (std::uint32_t r = 0; r < op.rank; ++r) {
     const std::int64_t v = d.shape[r];
     if (v < 0 || v > max)
-      throw error(errc::bad_argument, identify(k) + ": tensor descriptor argument '" + k.args[op.arg].name +
-                                          "': shape[" + std::to_string(r) + "] = " + std::to_string(v) +
-                                          (v < 0 ? " is negative" : " does not fit the kernel's i32 shape parameter") +
-                                          "; each dimension must be in 0.." + std::to_string(max));
+      throw error(errc::bad_argument,
+                  identify(k) + ": tensor descriptor argument '" + k.args[op.arg].name +
+                      "': shape[" + std::to_string(r) + "] = " + std::to_string(v) +
+                      (v < 0 ? " is negative" : " does not fit the kernel's i32 shape parameter") +
+                      "; each dimension must be in 0.." + std::to_string(max));
     const auto v32 = static_cast<std::int32_t>(v);
     std::memcpy(dst + 4 * r, &v32, 4);
     params[n++] = dst + 4 * r;
@@ -166,13 +172,14 @@ inline void pack_shape_i32(const kernel_info& k, const param_op& op, const descr
 }  // namespace detail
 
 // Encodes a CUtensorMap into 128 bytes; provided by the backend (cuTensorMapEncodeTiled).
-using tma_encoder = void (*)(void* self, const tma_encode_args& args, void* map128, const std::string& arg_name);
+using tma_encoder = void (*)(void* self, const tma_encode_args& args, void* map128,
+                             const std::string& arg_name);
 
 // Fills `params` (param_count entries) for one launch. `storage` must be 128-byte aligned and
 // hold plan.storage_bytes; `scratch` points to the two scratch pointer values.
-inline void assemble_params(const param_plan& plan, const kernel_info& k, const launch_info& li, const void* const* args,
-                            void** params, unsigned char* storage, void* const* scratch, tma_encoder encode,
-                            void* encoder_self) {
+inline void assemble_params(const param_plan& plan, const kernel_info& k, const launch_info& li,
+                            const void* const* args, void** params, unsigned char* storage,
+                            void* const* scratch, tma_encoder encode, void* encoder_self) {
   std::size_t n = 0;
   if (plan.simple) {
     for (std::uint32_t a : plan.pass_args) params[n++] = const_cast<void*>(args[a]);
@@ -190,9 +197,11 @@ inline void assemble_params(const param_plan& plan, const kernel_info& k, const 
         // Shapes first, so that a negative one gets the same message as in the decomposed form.
         detail::pack_shape_i32(k, op, d, s + L.shape32, params, n);
         try {
-          const tma_encode_args ea = make_tma_encode_args(d, li.tensordesc[op.meta], k.args[op.arg].name);
+          const tma_encode_args ea =
+              make_tma_encode_args(d, li.tensordesc[op.meta], k.args[op.arg].name);
           encode(encoder_self, ea, s + L.map, k.args[op.arg].name);
-        } catch (const error& e) {  // name the kernel too (the error path only: no string work per launch)
+        } catch (const error&
+                     e) {  // name the kernel too (the error path only: no string work per launch)
           throw e.with_context(identify(k));
         }
         for (std::uint32_t r = 0; r < op.rank; ++r) {
@@ -203,8 +212,9 @@ inline void assemble_params(const param_plan& plan, const kernel_info& k, const 
         // Triton's TensorDescriptor requires a contiguous innermost dimension in both forms (the
         // TMA form checks it in make_tma_encode_args).
         if (op.rank > 0 && d.strides[op.rank - 1] != 1)
-          throw error(errc::bad_argument, identify(k) + ": tensor descriptor argument '" + k.args[op.arg].name +
-                                              "': the innermost stride is " + std::to_string(d.strides[op.rank - 1]) +
+          throw error(errc::bad_argument, identify(k) + ": tensor descriptor argument '" +
+                                              k.args[op.arg].name + "': the innermost stride is " +
+                                              std::to_string(d.strides[op.rank - 1]) +
                                               ", it must be 1");
         std::memcpy(s + L.base, &d.base, 8);
         params[n++] = s + L.base;
@@ -234,9 +244,9 @@ inline void assemble_params(const param_plan& plan, const kernel_info& k, const 
 // Scratch sizing (docs/triton-abi.md §1): grid × num_ctas × per-program size, aligned.
 
 struct scratch_need {
-  std::uint64_t global_bytes = 0;   // 0: pass a null pointer
+  std::uint64_t global_bytes = 0;  // 0: pass a null pointer
   std::uint64_t profile_bytes = 0;
-  std::uint64_t profile_offset = 0; // profile region inside the same allocation
+  std::uint64_t profile_offset = 0;  // profile region inside the same allocation
   std::uint64_t total = 0;
   std::uint32_t align = 1;
 };
@@ -260,8 +270,9 @@ inline scratch_need compute_scratch(const launch_info& li, grid3 g) {
                   detail::mul_checked(programs, li.global_scratch_size, gb) &&
                   detail::mul_checked(programs, li.profile_scratch_size, pb);
   if (!ok)
-    throw error(errc::out_of_memory, "scratch memory for grid " + std::to_string(g.x) + "x" + std::to_string(g.y) + "x" +
-                                         std::to_string(g.z) + " exceeds 2^62 bytes");
+    throw error(errc::out_of_memory, "scratch memory for grid " + std::to_string(g.x) + "x" +
+                                         std::to_string(g.y) + "x" + std::to_string(g.z) +
+                                         " exceeds 2^62 bytes");
   const std::uint32_t ga = li.global_scratch_align ? li.global_scratch_align : 1;
   const std::uint32_t pa = li.profile_scratch_align ? li.profile_scratch_align : 1;
   s.global_bytes = gb;
@@ -339,7 +350,8 @@ host_arg describe_host_arg(const T& v) {
     h.what = "a tensor_descriptor";
   } else {
     static_assert(detail::always_false<T>::value,
-                  "tritonpack: unsupported kernel argument type (pass pointers, integers, bool, float, double, "
+                  "tritonpack: unsupported kernel argument type (pass pointers, integers, bool, "
+                  "float, double, "
                   "tritonpack::half, tritonpack::bfloat16 or tritonpack::tensor_descriptor)");
   }
   return h;

@@ -14,10 +14,10 @@
 #include <cstring>
 #include <string>
 
-#include "tritonpack/version.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/model.hpp"
 #include "tritonpack/core/types.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 
@@ -48,17 +48,17 @@ inline descriptor_view read_descriptor(const void* p, std::uint32_t rank) {
 // Arguments of cuTensorMapEncodeTiled for one descriptor, computed as Triton's
 // fillTMADescriptor does (NVDC L329–430).
 struct tma_encode_args {
-  int data_type = 0;             // CUtensorMapDataType
+  int data_type = 0;  // CUtensorMapDataType
   std::uint32_t rank = 0;
   std::uint64_t global_address = 0;
   std::uint64_t global_dim[5] = {};      // innermost first
   std::uint64_t global_strides[4] = {};  // bytes, rank-1 entries, innermost-but-one first
   std::uint32_t box_dim[5] = {};         // innermost first
   std::uint32_t element_strides[5] = {};
-  int interleave = 0;            // CU_TENSOR_MAP_INTERLEAVE_NONE
-  int swizzle = 0;               // CUtensorMapSwizzle, from the metadata
-  int l2_promotion = 2;          // CU_TENSOR_MAP_L2_PROMOTION_L2_128B
-  int oob_fill = 0;              // NONE, or NAN_REQUEST_ZERO_FMA (1) when padding is "nan"
+  int interleave = 0;    // CU_TENSOR_MAP_INTERLEAVE_NONE
+  int swizzle = 0;       // CUtensorMapSwizzle, from the metadata
+  int l2_promotion = 2;  // CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+  int oob_fill = 0;      // NONE, or NAN_REQUEST_ZERO_FMA (1) when padding is "nan"
 };
 
 // Triton's elem_type → CUtensorMapDataType: identity except 8→10, 9→8, 10→9 (NVD L603–607).
@@ -73,15 +73,17 @@ inline int tma_data_type(std::uint32_t triton_elem_type) noexcept {
 
 // `arg_name` only for messages. Throws bad_argument for descriptors TMA cannot express (the same
 // requirements the driver enforces, checked here so the message names the argument).
-inline tma_encode_args make_tma_encode_args(const descriptor_view& d, const tensordesc_meta& meta, const std::string& arg_name) {
+inline tma_encode_args make_tma_encode_args(const descriptor_view& d, const tensordesc_meta& meta,
+                                            const std::string& arg_name) {
   auto bad = [&](const std::string& what) {
     throw error(errc::bad_argument, "tensor descriptor argument '" + arg_name + "': " + what);
   };
   if (meta.block_size.size() != d.rank)
-    bad("the kernel's block has " + std::to_string(meta.block_size.size()) + " dimensions but the descriptor has rank " +
-        std::to_string(d.rank));
+    bad("the kernel's block has " + std::to_string(meta.block_size.size()) +
+        " dimensions but the descriptor has rank " + std::to_string(d.rank));
   if (d.rank == 0 || d.rank > 5) bad("rank " + std::to_string(d.rank) + " is outside 1..5");
-  if (d.strides[d.rank - 1] != 1) bad("the innermost stride is " + std::to_string(d.strides[d.rank - 1]) + ", it must be 1");
+  if (d.strides[d.rank - 1] != 1)
+    bad("the innermost stride is " + std::to_string(d.strides[d.rank - 1]) + ", it must be 1");
   if (d.base % 16 != 0) bad("the base address must be 16-byte aligned for TMA");
   tma_encode_args a;
   a.data_type = tma_data_type(meta.elem_type);
@@ -97,7 +99,8 @@ inline tma_encode_args make_tma_encode_args(const descriptor_view& d, const tens
   if (meta.fp4_padded) a.global_dim[0] *= 2;
   for (std::uint32_t i = 0; i + 1 < d.rank; ++i) {
     const std::uint32_t r = d.rank - 2 - i;  // strides[0..rank-2] reversed, in bytes
-    if (d.strides[r] <= 0) bad("strides[" + std::to_string(r) + "] is " + std::to_string(d.strides[r]));
+    if (d.strides[r] <= 0)
+      bad("strides[" + std::to_string(r) + "] is " + std::to_string(d.strides[r]));
     a.global_strides[i] = static_cast<std::uint64_t>(d.strides[r]) * meta.elem_size;
     if (a.global_strides[i] % 16 != 0)
       bad("strides[" + std::to_string(r) + "] × " + std::to_string(meta.elem_size) + " bytes = " +

@@ -1,5 +1,6 @@
-// tritonpack/runtime/backend.hpp — the backend-neutral core: what runtime/kernel.hpp and runtime/library.hpp need from a GPU
-// driver, so a HIP backend plugs in beside CUDA without touching them.
+// tritonpack/runtime/backend.hpp — the backend-neutral core: what runtime/kernel.hpp and
+// runtime/library.hpp need from a GPU driver, so a HIP backend plugs in beside CUDA without
+// touching them.
 //
 //   backend         process-wide, one per driver library; never destroyed (see core/dynlib.hpp and
 //                   "exit" below). Knows the calling thread's current context.
@@ -21,16 +22,16 @@
 #include <mutex>
 #include <string>
 
-#include "tritonpack/version.hpp"
-#include "tritonpack/select/arch.hpp"
 #include "tritonpack/container/reader.hpp"
-#include "tritonpack/runtime/device_ops.hpp"
 #include "tritonpack/core/env.hpp"
 #include "tritonpack/core/error.hpp"
-#include "tritonpack/launch/grid.hpp"
-#include "tritonpack/launch/params.hpp"
 #include "tritonpack/core/model.hpp"
 #include "tritonpack/core/types.hpp"
+#include "tritonpack/launch/grid.hpp"
+#include "tritonpack/launch/params.hpp"
+#include "tritonpack/runtime/device_ops.hpp"
+#include "tritonpack/select/arch.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 
@@ -38,15 +39,16 @@ TRITONPACK_BEGIN_NAMESPACE
 struct device_props {
   backend_kind backend = backend_kind::cuda;
   int ordinal = -1;
-  std::string name;                     // "NVIDIA H200"
-  std::string arch;                     // "sm_90", "gfx942:sramecc+:xnack-"
-  std::uint32_t driver_version = 0;     // cuDriverGetVersion form
-  std::uint32_t max_shared_optin = 0;   // bytes per block with the opt-in attribute
-  std::uint32_t max_shared_default = 0; // bytes per block without it (48 KB on NVIDIA)
+  std::string name;                      // "NVIDIA H200"
+  std::string arch;                      // "sm_90", "gfx942:sramecc+:xnack-"
+  std::uint32_t driver_version = 0;      // cuDriverGetVersion form
+  std::uint32_t max_shared_optin = 0;    // bytes per block with the opt-in attribute
+  std::uint32_t max_shared_default = 0;  // bytes per block without it (48 KB on NVIDIA)
   bool cluster_launch = false;
   bool cooperative_launch = false;
 
-  // "device 0 (NVIDIA H200, sm_90, driver CUDA 13.0)", "device 0 (AMD Instinct MI300X, gfx942:sramecc+:xnack-, HIP 6.2.41133)"
+  // "device 0 (NVIDIA H200, sm_90, driver CUDA 13.0)", "device 0 (AMD Instinct MI300X,
+  // gfx942:sramecc+:xnack-, HIP 6.2.41133)"
   std::string describe() const;
 };
 
@@ -74,7 +76,8 @@ class context_state {
   }
   // Selects, decodes and loads `variant` of kernel `kernel_index`. Thread-safe per call (the
   // caller serialises loads of one kernel).
-  virtual std::unique_ptr<loaded_function> load(const container& c, std::uint32_t kernel_index, std::uint32_t variant) = 0;
+  virtual std::unique_ptr<loaded_function> load(const container& c, std::uint32_t kernel_index,
+                                                std::uint32_t variant) = 0;
   // The hot path. Checks the grid against the backend's max_grid() first.
   virtual void launch(loaded_function& f, grid3 grid, stream_t stream, const void* const* args) = 0;
   // Unloads `f`'s module (the function object is destroyed by the caller afterwards).
@@ -108,11 +111,11 @@ class backend {
   // before anything else; errors about grids say it.
   virtual const grid_limits& max_grid() const noexcept = 0;
 
-  // Devices, memory, copies and streams (runtime/memory.hpp), on the same driver and contexts as launches:
-  // made on first use by `make` (runtime/memory.hpp's detail::make_device_ops), thread-safe. Not a virtual
-  // that makes them: a virtual's body is compiled in every translation unit that creates the
-  // backend (every one that launches a kernel), and with it all of device_ops' code; made here,
-  // only translation units that use runtime/memory.hpp pay for it.
+  // Devices, memory, copies and streams (runtime/memory.hpp), on the same driver and contexts as
+  // launches: made on first use by `make` (runtime/memory.hpp's detail::make_device_ops),
+  // thread-safe. Not a virtual that makes them: a virtual's body is compiled in every translation
+  // unit that creates the backend (every one that launches a kernel), and with it all of
+  // device_ops' code; made here, only translation units that use runtime/memory.hpp pay for it.
   device_ops& devices(std::unique_ptr<device_ops> (*make)(backend&)) {
     std::call_once(devices_once_, [&] { devices_ = make(*this); });
     return *devices_;
@@ -135,7 +138,9 @@ inline void register_exit_handler() {
 }  // namespace detail
 
 // True once exit() has started running atexit handlers registered after the driver was loaded.
-inline bool process_exiting() noexcept { return detail::exiting_flag().load(std::memory_order_relaxed); }
+inline bool process_exiting() noexcept {
+  return detail::exiting_flag().load(std::memory_order_relaxed);
+}
 
 // The process's backend, chosen once and held by the composition root (the top-level backends
 // header, which defines this function; tritonpack.hpp includes it). Throws the cached no_driver /
@@ -144,12 +149,13 @@ inline bool process_exiting() noexcept { return detail::exiting_flag().load(std:
 inline backend& get_backend();
 
 inline std::string device_props::describe() const {
-  std::string s = "device " + std::to_string(ordinal) + " (" + (name.empty() ? std::string("unnamed") : name) + ", " + arch;
+  std::string s = "device " + std::to_string(ordinal) + " (" +
+                  (name.empty() ? std::string("unnamed") : name) + ", " + arch;
   if (driver_version) {
     if (backend == backend_kind::cuda)
-      s += ", driver CUDA " + std::to_string(driver_version / 1000) + "." + std::to_string((driver_version % 1000) / 10);
-    else
-      s += ", HIP " + hip_version_string(driver_version);
+      s += ", driver CUDA " + std::to_string(driver_version / 1000) + "." +
+           std::to_string((driver_version % 1000) / 10);
+    else s += ", HIP " + hip_version_string(driver_version);
   }
   return s + ")";
 }

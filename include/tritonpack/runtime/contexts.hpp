@@ -5,8 +5,8 @@
 // of an append-only table, fronted by a thread-local cache of the last (table, context) pair, so a
 // launch after the first costs one driver call to read the current context and a compare.
 //
-// The backend comes from get_backend(), which the composition root (the top-level backends header) defines; this
-// layer only knows the neutral interface of runtime/backend.hpp.
+// The backend comes from get_backend(), which the composition root (the top-level backends header)
+// defines; this layer only knows the neutral interface of runtime/backend.hpp.
 #pragma once
 
 #include <array>
@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "tritonpack/version.hpp"
 #include "tritonpack/container/reader.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/runtime/backend.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 
@@ -127,7 +127,8 @@ class context_table {
       if (slots_[i].ctx == ctx) return &slots_[i];
     if (n == max_contexts)
       throw error(errc::unsupported, "library " + container_->partial_info().name + ": more than " +
-                                         std::to_string(max_contexts) + " CUDA contexts used with one library");
+                                         std::to_string(max_contexts) +
+                                         " CUDA contexts used with one library");
     context_slot& s = slots_[n];
     s.state = be.open_context(ctx);
     s.ctx = ctx;

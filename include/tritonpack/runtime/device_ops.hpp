@@ -1,7 +1,8 @@
-// tritonpack/runtime/device_ops.hpp — what the memory and device API (runtime/memory.hpp) needs from a backend:
-// devices, the calling thread's device, memory, copies, streams. The CUDA backend implements it in
-// cuda/memory.hpp; a HIP backend implements the same operations (and adds its case to runtime/memory.hpp's
-// detail::make_device_ops), so runtime/memory.hpp and the programs using it are identical on both vendors.
+// tritonpack/runtime/device_ops.hpp — what the memory and device API (runtime/memory.hpp) needs
+// from a backend: devices, the calling thread's device, memory, copies, streams. The CUDA backend
+// implements it in cuda/memory.hpp; a HIP backend implements the same operations (and adds its case
+// to runtime/memory.hpp's detail::make_device_ops), so runtime/memory.hpp and the programs using it
+// are identical on both vendors.
 //
 // Contract for implementations (runtime/memory.hpp checks the rest before calling):
 //   * "the calling thread's device" is the one kernel launches on this thread use;
@@ -17,9 +18,9 @@
 #include <cstring>
 #include <string>
 
-#include "tritonpack/version.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/types.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 
@@ -43,9 +44,10 @@ class device_ops {
   virtual void set_current(int ordinal) = 0;
   virtual int current() = 0;
 
-  virtual std::string name(int ordinal) = 0;   // "NVIDIA H200"
-  virtual std::string arch(int ordinal) = 0;   // "sm_90", "gfx942:sramecc+:xnack-": as selection sees it
-  virtual memory_info memory() = 0;            // of the calling thread's device
+  virtual std::string name(int ordinal) = 0;  // "NVIDIA H200"
+  virtual std::string arch(
+      int ordinal) = 0;              // "sm_90", "gfx942:sramecc+:xnack-": as selection sees it
+  virtual memory_info memory() = 0;  // of the calling thread's device
 
   // On the calling thread's device. Out of memory is errc::out_of_memory naming the size and the
   // device's free memory.
@@ -70,10 +72,16 @@ class device_ops {
   // For on-device tuning (tune/autotune.hpp): GPU timing with events, and whether a stream is being
   // captured into a graph (then nothing may be timed or synchronised on it). A backend without
   // them says so; tuning then falls back to the packed table or the first config.
-  virtual void* create_event() { throw error(errc::unsupported, "timing with events is not implemented for this backend"); }
-  virtual void record_event(void* /*event*/, stream_t /*stream*/) { throw error(errc::unsupported, "record_event"); }
+  virtual void* create_event() {
+    throw error(errc::unsupported, "timing with events is not implemented for this backend");
+  }
+  virtual void record_event(void* /*event*/, stream_t /*stream*/) {
+    throw error(errc::unsupported, "record_event");
+  }
   // Milliseconds between two recorded events; waits for `end` to complete.
-  virtual float elapsed_ms(void* /*start*/, void* /*end*/) { throw error(errc::unsupported, "elapsed_ms"); }
+  virtual float elapsed_ms(void* /*start*/, void* /*end*/) {
+    throw error(errc::unsupported, "elapsed_ms");
+  }
   virtual void destroy_event(void* /*event*/) noexcept {}
   virtual bool capturing(stream_t /*stream*/) { return false; }
 };
@@ -83,7 +91,8 @@ namespace detail {
 // "0x7f12a4000000"
 inline std::string address_text(const void* p) {
   char b[32];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(p)));
+  std::snprintf(b, sizeof b, "0x%llx",
+                static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(p)));
   return b;
 }
 
@@ -94,10 +103,8 @@ inline std::string size_text(std::size_t n) {
   int u = 0;
   while (v >= 1024.0 && u < 4) v /= 1024.0, ++u;
   char b[32];
-  if (u == 0)
-    std::snprintf(b, sizeof b, "%zu B", n);
-  else
-    std::snprintf(b, sizeof b, "%.1f %s", v, units[u]);
+  if (u == 0) std::snprintf(b, sizeof b, "%zu B", n);
+  else std::snprintf(b, sizeof b, "%.1f %s", v, units[u]);
   return b;
 }
 

@@ -3,7 +3,8 @@
 // Key: image checksum (XXH64 of the IR bytes) + device arch + driver version, so a driver upgrade
 // or another GPU never reuses a stale binary. One file per key, named after the key:
 //   <dir>/v2-<checksum hex>-<arch>-<driver>.bin
-//   = "TPJIT002" | u64 XXH64(file name) | u64 payload size | u64 XXH64(payload) | payload (the cubin)
+//   = "TPJIT002" | u64 XXH64(file name) | u64 payload size | u64 XXH64(payload) | payload (the
+//   cubin)
 // The file name in the header ties the content to its key: a file copied or renamed under another
 // key's name is refused rather than loaded as another kernel.
 // Writes go to a unique temporary file in the same directory and are renamed into place: rename
@@ -38,13 +39,13 @@
 #include <thread>
 #include <vector>
 
-#include "tritonpack/version.hpp"
 #include "tritonpack/container/byte_io.hpp"
 #include "tritonpack/container/checksum.hpp"
 #include "tritonpack/core/env.hpp"
 #include "tritonpack/core/load_stats.hpp"
 #include "tritonpack/core/log.hpp"
 #include "tritonpack/core/os_error.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 namespace jit_cache {
@@ -65,12 +66,14 @@ inline std::optional<std::string> directory() {
 }
 
 // File name of a key; arch characters other than [A-Za-z0-9_] (AMD's ':' and '+') become '_'.
-inline std::string file_name(std::uint64_t checksum, const std::string& arch, std::uint32_t driver_version) {
+inline std::string file_name(std::uint64_t checksum, const std::string& arch,
+                             std::uint32_t driver_version) {
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(checksum));
   std::string a = arch;
   for (char& c : a)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) c = '_';
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+      c = '_';
   return std::string("v2-") + hex + "-" + a + "-" + std::to_string(driver_version) + ".bin";
 }
 
@@ -94,7 +97,8 @@ inline bool make_dirs(const std::string& dir) {
 // Why a cache write failed (errno), and what the user can do about it.
 inline std::string write_failure(const std::string& what, const std::string& path, int err) {
   return "cannot " + what + " " + path + ": " + os_error::reason(err) +
-         "; set TRITONPACK_CACHE_DIR to a directory you may write to, or TRITONPACK_CACHE=0 to not cache";
+         "; set TRITONPACK_CACHE_DIR to a directory you may write to, or TRITONPACK_CACHE=0 to not "
+         "cache";
 }
 
 // The XXH64 of a path's last component: the key an entry's header must name.
@@ -122,8 +126,9 @@ struct fd_guard {
 // Why the directory holding the entries cannot be trusted, or "" when it can.
 inline std::string untrusted_directory(const std::string& dir, const struct stat& st) {
   if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))
-    return "its directory " + dir + " is writable by others without the sticky bit (mode " + octal_mode(st.st_mode) +
-           "), so another user could replace the file; chmod o-w or +t " + dir + ", or set TRITONPACK_CACHE_DIR";
+    return "its directory " + dir + " is writable by others without the sticky bit (mode " +
+           octal_mode(st.st_mode) + "), so another user could replace the file; chmod o-w or +t " +
+           dir + ", or set TRITONPACK_CACHE_DIR";
   return "";
 }
 
@@ -131,9 +136,11 @@ inline std::string untrusted_directory(const std::string& dir, const struct stat
 inline std::string untrusted_file(const struct stat& st) {
   if (!S_ISREG(st.st_mode)) return "not a regular file";
   if (st.st_uid != ::geteuid())
-    return "owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " + std::to_string(::geteuid()) + ")";
+    return "owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " +
+           std::to_string(::geteuid()) + ")";
   if (st.st_mode & (S_IWGRP | S_IWOTH))
-    return "writable by " + std::string(st.st_mode & S_IWOTH ? "others" : "its group") + " (mode " + octal_mode(st.st_mode) + ")";
+    return "writable by " + std::string(st.st_mode & S_IWOTH ? "others" : "its group") + " (mode " +
+           octal_mode(st.st_mode) + ")";
   return "";
 }
 }  // namespace detail
@@ -143,7 +150,9 @@ inline std::string untrusted_file(const struct stat& st) {
 inline std::optional<std::vector<std::uint8_t>> inspect(const std::string& path, std::string& why) {
   why.clear();
   const std::size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : path.substr(0, slash);
   const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
   detail::fd_guard dfd{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
   if (dfd.fd < 0) {
@@ -157,8 +166,10 @@ inline std::optional<std::vector<std::uint8_t>> inspect(const std::string& path,
   }
   why = detail::untrusted_directory(dir, st);
   if (!why.empty()) return std::nullopt;
-  // O_NOFOLLOW: a symbolic link is refused (ELOOP) rather than followed to a file someone else chose.
-  detail::fd_guard fd{::openat(dfd.fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)};
+  // O_NOFOLLOW: a symbolic link is refused (ELOOP) rather than followed to a file someone else
+  // chose.
+  detail::fd_guard fd{
+      ::openat(dfd.fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)};
   if (fd.fd < 0) {
     if (errno == ELOOP) why = "a symbolic link";
     else if (errno != ENOENT) why = "cannot open: " + os_error::reason(errno);
@@ -184,8 +195,8 @@ inline std::optional<std::vector<std::uint8_t>> inspect(const std::string& path,
     bytes.insert(bytes.end(), buf, buf + n);
   }
   if (bytes.size() < header_size) {
-    why = "truncated: " + std::to_string(bytes.size()) + " bytes, shorter than the " + std::to_string(header_size) +
-          "-byte header";
+    why = "truncated: " + std::to_string(bytes.size()) + " bytes, shorter than the " +
+          std::to_string(header_size) + "-byte header";
     return std::nullopt;
   }
   if (std::memcmp(bytes.data(), magic, 8) != 0) {
@@ -199,8 +210,8 @@ inline std::optional<std::vector<std::uint8_t>> inspect(const std::string& path,
   const std::uint64_t size = byte_io::load_u64(bytes.data() + 16);
   const std::uint64_t sum = byte_io::load_u64(bytes.data() + 24);
   if (size != bytes.size() - header_size) {
-    why = "truncated or padded: the header says " + std::to_string(size) + " payload bytes, the file has " +
-          std::to_string(bytes.size() - header_size);
+    why = "truncated or padded: the header says " + std::to_string(size) +
+          " payload bytes, the file has " + std::to_string(bytes.size() - header_size);
     return std::nullopt;
   }
   if (xxh64(bytes.data() + header_size, size) != sum) {
@@ -221,12 +232,13 @@ inline std::optional<std::vector<std::uint8_t>> read(const std::string& path) {
 
 // Atomically stores `payload` under `path` (directory created if needed). Returns "" on success,
 // otherwise why not (for the log).
-inline std::string write(const std::string& dir, const std::string& path, const std::vector<std::uint8_t>& payload) {
+inline std::string write(const std::string& dir, const std::string& path,
+                         const std::vector<std::uint8_t>& payload) {
   if (!make_dirs(dir)) return write_failure("create the directory", dir, errno);
   static std::atomic<unsigned> counter{0};
   const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
-                          std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id())) + "." +
-                          std::to_string(counter.fetch_add(1));
+                          std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id())) +
+                          "." + std::to_string(counter.fetch_add(1));
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) return write_failure("create", tmp, errno);
   std::uint8_t header[header_size];
@@ -256,20 +268,21 @@ inline std::string write(const std::string& dir, const std::string& path, const 
   }
   std::string why;
   if (!ok) why = write_failure("write", tmp, err);
-  else if (::rename(tmp.c_str(), path.c_str()) != 0) why = write_failure("rename " + tmp + " to", path, errno);
+  else if (::rename(tmp.c_str(), path.c_str()) != 0)
+    why = write_failure("rename " + tmp + " to", path, errno);
   if (!why.empty()) ::unlink(tmp.c_str());
   return why;
 }
 
 // The compiled code of one IR image, the same way for every backend: under key `file` (see
 // file_name()) from the cache when an intact, trusted entry is there and `usable(entry)` accepts it
-// ("" = accepted, else why not), otherwise from `compile()`, stored for next time. Counts the hit or
-// the compile (core/load_stats.hpp); `how` says which, for the log, `compiler` naming what
+// ("" = accepted, else why not), otherwise from `compile()`, stored for next time. Counts the hit
+// or the compile (core/load_stats.hpp); `how` says which, for the log, `compiler` naming what
 // compiled ("the CUDA driver's linker", "comgr 2.4 (/opt/rocm/lib/libamd_comgr.so.2)"). The cache
 // is an optimisation: a failed read or write never fails the load, it is logged.
 template <class Compile, class Usable>
-std::vector<std::uint8_t> get_or_compile(const std::string& file, const std::string& compiler, Compile&& compile,
-                                         Usable&& usable, std::string& how) {
+std::vector<std::uint8_t> get_or_compile(const std::string& file, const std::string& compiler,
+                                         Compile&& compile, Usable&& usable, std::string& how) {
   const auto dir = directory();
   const std::string path = dir ? *dir + "/" + file : std::string();
   if (dir) {

@@ -1,7 +1,7 @@
-// tritonpack/runtime/kernel.hpp — one kernel of a library: lazy per-context loading and the two ways in
-// (docs/runtime-api.md): launch_variant (generated typed functions) and launch (dynamic, checked).
-// The library (runtime/library.hpp) owns its kernels; a kernel reads the library's container and
-// per-context table (runtime/contexts.hpp), never the library itself.
+// tritonpack/runtime/kernel.hpp — one kernel of a library: lazy per-context loading and the two
+// ways in (docs/runtime-api.md): launch_variant (generated typed functions) and launch (dynamic,
+// checked). The library (runtime/library.hpp) owns its kernels; a kernel reads the library's
+// container and per-context table (runtime/contexts.hpp), never the library itself.
 //
 // Hot path after the first launch on a context: one driver call to read the current context, a
 // compare against a thread-local cache, one acquire load of the loaded function, the parameter
@@ -18,17 +18,17 @@
 #include <string_view>
 #include <vector>
 
-#include "tritonpack/version.hpp"
-#include "tritonpack/core/identify.hpp"
 #include "tritonpack/container/reader.hpp"
+#include "tritonpack/core/error.hpp"
+#include "tritonpack/core/identify.hpp"
+#include "tritonpack/core/model.hpp"
+#include "tritonpack/core/types.hpp"
+#include "tritonpack/launch/grid.hpp"
+#include "tritonpack/launch/params.hpp"
 #include "tritonpack/runtime/backend.hpp"
 #include "tritonpack/runtime/contexts.hpp"
 #include "tritonpack/select/variant.hpp"
-#include "tritonpack/core/error.hpp"
-#include "tritonpack/launch/grid.hpp"
-#include "tritonpack/launch/params.hpp"
-#include "tritonpack/core/model.hpp"
-#include "tritonpack/core/types.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 
@@ -57,7 +57,9 @@ class kernel {
   // Generated code: the grid from the values of its three expressions (launch/grid.hpp). A failed
   // value (a zero divisor, an overflow), a negative one or one beyond 32 bits throws
   // error(bad_argument) naming this kernel, the axis and its expression.
-  grid3 grid(grid_int x, grid_int y, grid_int z) const { return {grid_axis(0, x), grid_axis(1, y), grid_axis(2, z)}; }
+  grid3 grid(grid_int x, grid_int y, grid_int z) const {
+    return {grid_axis(0, x), grid_axis(1, y), grid_axis(2, z)};
+  }
 
   // Generated code, when no variant's predicates hold for `args` (one pointer per argument):
   // the error names, per variant, each failed predicate with the argument and its value.
@@ -76,7 +78,8 @@ class kernel {
 
   // The variant launch() would pick for these host values (exposed for tests and tools).
   std::size_t pick_variant(const host_arg* descs, std::size_t n) const;
-  void launch_checked(stream_t stream, grid3 grid, const void* const* args, const host_arg* descs, std::size_t n);
+  void launch_checked(stream_t stream, grid3 grid, const void* const* args, const host_arg* descs,
+                      std::size_t n);
 
   // The image a variant runs on the current device, loading it if needed (tools, logs, tests).
   const image_info& loaded_image(std::size_t variant);
@@ -86,7 +89,8 @@ class kernel {
 
  private:
   loaded_function* get_loaded(std::size_t variant, const context_slot& slot) {
-    loaded_function* f = loaded_[variant * max_contexts + slot.index].load(std::memory_order_acquire);
+    loaded_function* f =
+        loaded_[variant * max_contexts + slot.index].load(std::memory_order_acquire);
     return f ? f : load_slow(variant, slot);
   }
   loaded_function* load_slow(std::size_t variant, const context_slot& slot);
@@ -128,7 +132,8 @@ inline kernel::kernel(const tritonpack::container& c, context_table& contexts, s
       types_.push_back(parse_arg_type(a.type));
     } catch (const error& e) {
       types_.push_back(arg_type{});
-      if (type_error_.empty()) type_error_ = identify(info) + ", argument '" + a.name + "': " + e.message();
+      if (type_error_.empty())
+        type_error_ = identify(info) + ", argument '" + a.name + "': " + e.message();
     }
   }
 }
@@ -159,14 +164,17 @@ inline void kernel::preload() {
 
 inline const image_info& kernel::loaded_image(std::size_t variant) {
   if (variant >= info_->variants.size())
-    throw error(errc::bad_argument, identify(*info_) + ": variant " + std::to_string(variant) + " out of range");
+    throw error(errc::bad_argument,
+                identify(*info_) + ": variant " + std::to_string(variant) + " out of range");
   return *get_loaded(variant, contexts_->current_slot())->image;
 }
 
-inline void kernel::launch_variant(std::size_t variant, grid3 grid, stream_t stream, const void* const* args) {
+inline void kernel::launch_variant(std::size_t variant, grid3 grid, stream_t stream,
+                                   const void* const* args) {
   if (variant >= info_->variants.size())
-    throw error(errc::bad_argument, identify(*info_) + ": variant " + std::to_string(variant) + " out of range (" +
-                                        std::to_string(info_->variants.size()) + " variants)");
+    throw error(errc::bad_argument, identify(*info_) + ": variant " + std::to_string(variant) +
+                                        " out of range (" + std::to_string(info_->variants.size()) +
+                                        " variants)");
   if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;  // Triton skips empty grids too
   const context_slot& slot = contexts_->current_slot();
   loaded_function* f = get_loaded(variant, slot);
@@ -178,7 +186,8 @@ inline std::size_t kernel::pick_variant(const host_arg* descs, std::size_t n) co
   // No strings unless every variant fails: this runs on every dynamic launch.
   for (std::size_t v = 0; v < vs.size(); ++v) {
     bool ok = true;
-    for (std::size_t i = 0; i < n && ok; ++i) ok = spec_matches(vs[v].specs[i], types_[i], descs[i]);
+    for (std::size_t i = 0; i < n && ok; ++i)
+      ok = spec_matches(vs[v].specs[i], types_[i], descs[i]);
     if (ok) return v;
   }
   throw error(errc::bad_argument, no_variant_message(*info_, types_, descs));
@@ -186,40 +195,47 @@ inline std::size_t kernel::pick_variant(const host_arg* descs, std::size_t n) co
 
 TRITONPACK_COLD inline error kernel::no_variant_error(const void* const* args) const {
   std::vector<host_arg> values;
-  for (std::size_t i = 0; i < types_.size(); ++i) values.push_back(read_host_arg(types_[i], args[i]));
+  for (std::size_t i = 0; i < types_.size(); ++i)
+    values.push_back(read_host_arg(types_[i], args[i]));
   return error(errc::bad_argument, no_variant_message(*info_, types_, values.data()));
 }
 
 [[noreturn]] TRITONPACK_COLD inline void kernel::grid_failure(std::size_t d, grid_int v) const {
   const std::string& expr = info_->grid[d];
   std::string msg = identify(*info_) + ": grid " + "xyz"[d] + " = " + expr;
-  if (v.failed()) throw error(errc::bad_argument, msg + (expr.empty() ? "" : ": ") + v.failure_text());
+  if (v.failed())
+    throw error(errc::bad_argument, msg + (expr.empty() ? "" : ": ") + v.failure_text());
   msg += (expr.empty() ? "" : " = ") + std::to_string(v.value());
   if (v.value() < 0) throw error(errc::bad_argument, msg + " is negative");
   // Beyond what a grid3 holds: said against the driver's own limit when there is a driver.
   try {
     const grid_limits& lim = contexts_->get_backend_for_launch().max_grid();
-    msg += " is above the " + std::string(lim.driver) + " limit of " + std::to_string(d == 0 ? lim.x : d == 1 ? lim.y : lim.z);
+    msg += " is above the " + std::string(lim.driver) + " limit of " +
+           std::to_string(d == 0   ? lim.x
+                          : d == 1 ? lim.y
+                                   : lim.z);
   } catch (const error&) {
     msg += " does not fit a 32-bit grid dimension";
   }
   throw error(errc::bad_argument, msg);
 }
 
-inline void kernel::launch_checked(stream_t stream, grid3 grid, const void* const* args, const host_arg* descs, std::size_t n) {
+inline void kernel::launch_checked(stream_t stream, grid3 grid, const void* const* args,
+                                   const host_arg* descs, std::size_t n) {
   check_types();
   const auto& a = info_->args;
   if (n != a.size()) {
     std::string sig;
     for (const auto& x : a) sig += (sig.empty() ? "" : ", ") + x.name + ": " + x.type;
-    throw error(errc::bad_argument, identify(*info_) + " takes " + std::to_string(a.size()) + " arguments (" + sig +
-                                        ") but " + std::to_string(n) + " were passed");
+    throw error(errc::bad_argument, identify(*info_) + " takes " + std::to_string(a.size()) +
+                                        " arguments (" + sig + ") but " + std::to_string(n) +
+                                        " were passed");
   }
   for (std::size_t i = 0; i < n; ++i) {
     const std::string why = check_host_arg(types_[i], descs[i]);
     if (!why.empty())
-      throw error(errc::bad_argument, identify(*info_) + ": argument " + std::to_string(i) + " '" + a[i].name + "' (" +
-                                          a[i].type + ") " + why);
+      throw error(errc::bad_argument, identify(*info_) + ": argument " + std::to_string(i) + " '" +
+                                          a[i].name + "' (" + a[i].type + ") " + why);
   }
   launch_variant(pick_variant(descs, n), grid, stream, args);
 }

@@ -11,15 +11,15 @@
 #include <string>
 #include <vector>
 
-#include "tritonpack/version.hpp"
-#include "tritonpack/core/identify.hpp"
 #include "tritonpack/container/reader.hpp"
 #include "tritonpack/core/env.hpp"
+#include "tritonpack/core/identify.hpp"
 #include "tritonpack/core/log.hpp"
 #include "tritonpack/core/model.hpp"
 #include "tritonpack/launch/params.hpp"
 #include "tritonpack/runtime/backend.hpp"
 #include "tritonpack/select/image.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 
@@ -41,10 +41,10 @@ struct load_plan {
   const variant_info* variant = nullptr;
   std::uint32_t variant_index = 0;
   device_target target;
-  image_choice choice;                 // the image, whether it is JIT-compiled, and why
-  const image_info* image = nullptr;   // = &info.images[*choice.image]
+  image_choice choice;                // the image, whether it is JIT-compiled, and why
+  const image_info* image = nullptr;  // = &info.images[*choice.image]
   param_plan params;
-  std::string who;                     // "kernel NAME (sm_90a cubin)", for messages
+  std::string who;  // "kernel NAME (sm_90a cubin)", for messages
   std::chrono::steady_clock::time_point started;
 
   std::uint32_t image_index() const noexcept { return *choice.image; }
@@ -68,20 +68,23 @@ struct load_plan {
     f.plan = params;
   }
 
-  // "kernel NAME variant V on DEVICE: image [I] cubin sm_90a — REASON", the start of a load's log line.
+  // "kernel NAME variant V on DEVICE: image [I] cubin sm_90a — REASON", the start of a load's log
+  // line.
   std::string log_prefix(const device_props& props) const {
-    return identify(*kernel) + " variant " + std::to_string(variant_index) + " on " + props.describe() + ": image [" +
-           std::to_string(image_index()) + "] " + identify(*image) + " — " + choice.reason;
+    return identify(*kernel) + " variant " + std::to_string(variant_index) + " on " +
+           props.describe() + ": image [" + std::to_string(image_index()) + "] " +
+           identify(*image) + " — " + choice.reason;
   }
 };
 
 // Selects the image variant `variant` of kernel `kernel_index` runs on the device of `props`, and
 // plans its parameters. Throws what selection reports when no image runs (select_image_or_throw).
-inline load_plan plan_load(const container& c, std::uint32_t kernel_index, std::uint32_t variant, const device_props& props) {
+inline load_plan plan_load(const container& c, std::uint32_t kernel_index, std::uint32_t variant,
+                           const device_props& props) {
   load_plan p;
   p.started = std::chrono::steady_clock::now();
   p.source = &c;
-  p.kernel = &c.kernel(kernel_index);            // builds the kernel's model and its images
+  p.kernel = &c.kernel(kernel_index);             // builds the kernel's model and its images
   const container_info& info = c.partial_info();  // ... which is all selection reads
   p.variant = &p.kernel->variants.at(variant);
   p.variant_index = variant;

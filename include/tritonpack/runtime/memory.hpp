@@ -1,8 +1,8 @@
-// tritonpack/runtime/memory.hpp — the memory and device API (docs/runtime-api.md "Memory and devices"):
-// devices, the calling thread's device, allocation, copies, memset, synchronisation, streams and
-// the RAII `device_array<T>`, all through the driver the run time loads with dlopen. A program
-// moves its data without the CUDA or ROCm toolkit, and the same calls serve either vendor (the
-// backend implements runtime/device_ops.hpp).
+// tritonpack/runtime/memory.hpp — the memory and device API (docs/runtime-api.md "Memory and
+// devices"): devices, the calling thread's device, allocation, copies, memset, synchronisation,
+// streams and the RAII `device_array<T>`, all through the driver the run time loads with dlopen. A
+// program moves its data without the CUDA or ROCm toolkit, and the same calls serve either vendor
+// (the backend implements runtime/device_ops.hpp).
 //
 // The calling thread's device is the one its kernel launches use: set_device(i) makes device i's
 // primary context current (as cudaSetDevice does), and allocations, copies, streams and launches
@@ -23,33 +23,36 @@
 #include <utility>
 #include <vector>
 
-#include "tritonpack/version.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/types.hpp"
 #include "tritonpack/runtime/backend.hpp"
 #include "tritonpack/runtime/device_ops.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 namespace detail {
 
 // The backend's operations; throws the run time's no_driver / no_device diagnosis (the same as a
-// launch gives) when there is none. Defined by the composition root (the top-level backends header), which knows
-// each backend's implementation of device_ops.
+// launch gives) when there is none. Defined by the composition root (the top-level backends
+// header), which knows each backend's implementation of device_ops.
 inline device_ops& device_api();
 
 // `ordinal` when it names a device, else error(no_device) naming it and what exists.
 inline int checked_ordinal(device_ops& ops, int ordinal, const char* call) {
   const int n = ops.count();
   if (ordinal >= 0 && ordinal < n) return ordinal;
-  throw error(errc::no_device, std::string(call) + "(" + std::to_string(ordinal) + "): no such device; the " +
-                                   get_backend().describe() + " sees " + std::to_string(n) +
-                                   (n == 1 ? " GPU (ordinal 0)" : " GPUs (ordinals 0 to " + std::to_string(n - 1) + ")") +
-                                   ops.visibility_note());
+  throw error(
+      errc::no_device,
+      std::string(call) + "(" + std::to_string(ordinal) + "): no such device; the " +
+          get_backend().describe() + " sees " + std::to_string(n) +
+          (n == 1 ? " GPU (ordinal 0)" : " GPUs (ordinals 0 to " + std::to_string(n - 1) + ")") +
+          ops.visibility_note());
 }
 
 inline void check_pointer(const void* p, const char* role, const char* call, std::size_t bytes) {
   if (!p)
-    throw error(errc::bad_argument, std::string(call) + " of " + bytes_text(bytes) + ": the " + role + " pointer is null");
+    throw error(errc::bad_argument, std::string(call) + " of " + bytes_text(bytes) + ": the " +
+                                        role + " pointer is null");
 }
 
 }  // namespace detail
@@ -77,13 +80,16 @@ inline int get_device() { return detail::device_api().current(); }
 // "NVIDIA H200" of device `ordinal`; -1: this thread's device.
 inline std::string device_name(int ordinal = -1) {
   device_ops& ops = detail::device_api();
-  return ops.name(ordinal == -1 ? ops.current() : detail::checked_ordinal(ops, ordinal, "device_name"));
+  return ops.name(ordinal == -1 ? ops.current()
+                                : detail::checked_ordinal(ops, ordinal, "device_name"));
 }
 
-// "sm_90", "gfx942:sramecc+:xnack-": the architecture as image selection sees it; -1: this thread's device.
+// "sm_90", "gfx942:sramecc+:xnack-": the architecture as image selection sees it; -1: this thread's
+// device.
 inline std::string device_arch(int ordinal = -1) {
   device_ops& ops = detail::device_api();
-  return ops.arch(ordinal == -1 ? ops.current() : detail::checked_ordinal(ops, ordinal, "device_arch"));
+  return ops.arch(ordinal == -1 ? ops.current()
+                                : detail::checked_ordinal(ops, ordinal, "device_arch"));
 }
 
 // Free and total memory of this thread's device.
@@ -136,7 +142,8 @@ inline void memset_device(void* dst, unsigned char value, std::size_t bytes) {
   detail::device_api().fill(dst, value, bytes);
 }
 
-inline void memset_device_async(void* dst, unsigned char value, std::size_t bytes, stream_t stream) {
+inline void memset_device_async(void* dst, unsigned char value, std::size_t bytes,
+                                stream_t stream) {
   if (bytes == 0) return;
   detail::check_pointer(dst, "destination", "memset_device_async", bytes);
   detail::device_api().fill_async(dst, value, bytes, stream);
@@ -151,7 +158,9 @@ inline void synchronize(stream_t stream) { detail::device_api().synchronize(stre
 
 // A new stream on this thread's device. Blocking (the default) synchronises with the legacy
 // default stream, as cudaStreamCreate; `non_blocking` as cudaStreamNonBlocking.
-inline stream_t create_stream(bool non_blocking = false) { return detail::device_api().create_stream(non_blocking); }
+inline stream_t create_stream(bool non_blocking = false) {
+  return detail::device_api().create_stream(non_blocking);
+}
 
 // Destroys a stream from create_stream() once its queued work is done; nullptr is fine. Never
 // throws (destructors call it): a failure is printed on stderr.
@@ -170,18 +179,21 @@ inline void destroy_stream(stream_t stream) noexcept {
 // destructor. Move-only. T must be trivially copyable (its bytes are copied to and from the GPU).
 template <class T>
 class device_array {
-  static_assert(std::is_trivially_copyable<T>::value, "device_array<T>: T must be trivially copyable (its bytes are copied)");
+  static_assert(std::is_trivially_copyable<T>::value,
+                "device_array<T>: T must be trivially copyable (its bytes are copied)");
 
  public:
   device_array() = default;
   // Uninitialised.
-  explicit device_array(std::size_t count) : data_(static_cast<T*>(device_malloc(bytes_for(count)))), size_(count) {}
+  explicit device_array(std::size_t count)
+      : data_(static_cast<T*>(device_malloc(bytes_for(count)))), size_(count) {}
   // Allocated and uploaded.
   explicit device_array(const std::vector<T>& host) : device_array(host.size()) { upload(host); }
 
   device_array(const device_array&) = delete;
   device_array& operator=(const device_array&) = delete;
-  device_array(device_array&& other) noexcept : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+  device_array(device_array&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
   device_array& operator=(device_array&& other) noexcept {
     if (this != &other) {
       reset();
@@ -236,15 +248,16 @@ class device_array {
  private:
   static std::size_t bytes_for(std::size_t count) {
     if (count > std::numeric_limits<std::size_t>::max() / sizeof(T))
-      throw error(errc::bad_argument, "device_array of " + std::to_string(count) + " elements of " + std::to_string(sizeof(T)) +
-                                          " bytes: the size overflows");
+      throw error(errc::bad_argument, "device_array of " + std::to_string(count) + " elements of " +
+                                          std::to_string(sizeof(T)) + " bytes: the size overflows");
     return count * sizeof(T);
   }
   void check_count(std::size_t count, const char* call) const {
     if (count > size_)
-      throw error(errc::bad_argument, std::string("device_array::") + call + " of " + std::to_string(count) + " elements (" +
-                                          std::to_string(sizeof(T)) + " bytes each) but the array holds " +
-                                          std::to_string(size_));
+      throw error(errc::bad_argument,
+                  std::string("device_array::") + call + " of " + std::to_string(count) +
+                      " elements (" + std::to_string(sizeof(T)) +
+                      " bytes each) but the array holds " + std::to_string(size_));
   }
 
   T* data_ = nullptr;

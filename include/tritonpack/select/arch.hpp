@@ -1,4 +1,5 @@
-// tritonpack/select/arch.hpp — GPU architecture names, compatibility rules, and the driver → PTX ISA table.
+// tritonpack/select/arch.hpp — GPU architecture names, compatibility rules, and the driver → PTX
+// ISA table.
 //
 // Pure functions with no driver dependency: the run time, `tritonpack inspect --device` and the
 // no-GPU quickstart all decide with the same code. The rules (docs/runtime.md "Selection"):
@@ -67,12 +68,14 @@ inline std::uint32_t to_u32(std::string_view s) noexcept {
 // ("100" is 10.0, "120" is 12.0), as in every CUDA tool. Returns nullopt for anything else.
 inline std::optional<cuda_arch> parse_cuda_arch(std::string_view s) {
   detail::consume_prefix(s, "cuda:");
-  if (!detail::consume_prefix(s, "sm_") && !detail::consume_prefix(s, "compute_")) detail::consume_prefix(s, "sm");
+  if (!detail::consume_prefix(s, "sm_") && !detail::consume_prefix(s, "compute_"))
+    detail::consume_prefix(s, "sm");
   cuda_arch a;
   auto dot = s.find('.');
   if (dot != std::string_view::npos) {  // "9.0"
     std::string_view ma = s.substr(0, dot), mi = s.substr(dot + 1);
-    if (!detail::all_digits(ma) || !detail::all_digits(mi) || mi.size() != 1 || ma.size() > 2) return std::nullopt;
+    if (!detail::all_digits(ma) || !detail::all_digits(mi) || mi.size() != 1 || ma.size() > 2)
+      return std::nullopt;
     a.major = detail::to_u32(ma);
     a.minor = detail::to_u32(mi);
     return a.major == 0 ? std::nullopt : std::optional<cuda_arch>(a);
@@ -92,33 +95,41 @@ inline std::optional<cuda_arch> parse_cuda_arch(std::string_view s) {
 // Can a cubin built for `image` run on a device of compute capability `device` (suffix ignored)?
 // On refusal, `why` (when given) says which rule refused it; no string is built otherwise, as the
 // run time selects without explanations.
-inline bool cubin_runs_on(const cuda_arch& image, const cuda_arch& device, std::string* why = nullptr) {
+inline bool cubin_runs_on(const cuda_arch& image, const cuda_arch& device,
+                          std::string* why = nullptr) {
   const bool other_major = image.major != device.major;
   const bool newer = !other_major && image.minor > device.minor;
   const bool specific = image.suffix == 'a' && image.minor != device.minor;
   if (!other_major && !newer && !specific) return true;
   if (why) {
     const std::string dev = "sm_" + std::to_string(device.number());
-    *why = other_major ? "cubin for " + image.str() + " cannot run on " + dev + " (a cubin runs only on its own major version)"
-           : newer     ? "cubin for " + image.str() + " needs a newer GPU than " + dev
-                       : "cubin for " + image.str() + " uses architecture-specific features and runs only on exactly sm_" +
+    *why = other_major ? "cubin for " + image.str() + " cannot run on " + dev +
+                             " (a cubin runs only on its own major version)"
+           : newer ? "cubin for " + image.str() + " needs a newer GPU than " + dev
+                   : "cubin for " + image.str() +
+                         " uses architecture-specific features and runs only on exactly sm_" +
                          std::to_string(image.number());
   }
   return false;
 }
 
 // Can PTX whose `.target` is `image` be JIT-compiled for `device` (ignoring the ISA version)?
-inline bool ptx_targets(const cuda_arch& image, const cuda_arch& device, std::string* why = nullptr) {
+inline bool ptx_targets(const cuda_arch& image, const cuda_arch& device,
+                        std::string* why = nullptr) {
   const bool specific = image.suffix == 'a' && image.number() != device.number();
-  const bool family = !specific && image.suffix == 'f' && (image.major != device.major || image.minor > device.minor);
+  const bool family = !specific && image.suffix == 'f' &&
+                      (image.major != device.major || image.minor > device.minor);
   const bool newer = !specific && !family && image.number() > device.number();
   if (!specific && !family && !newer) return true;
   if (why) {
-    *why = specific ? "PTX for " + image.str() + " uses architecture-specific features and JIT-compiles only for exactly sm_" +
-                          std::to_string(image.number())
-           : family ? "PTX for " + image.str() + " is family-specific and needs sm_" + std::to_string(image.major) +
-                          "x with x >= " + std::to_string(image.minor)
-                    : "PTX for " + image.str() + " needs a newer GPU than sm_" + std::to_string(device.number());
+    *why = specific
+               ? "PTX for " + image.str() +
+                     " uses architecture-specific features and JIT-compiles only for exactly sm_" +
+                     std::to_string(image.number())
+           : family ? "PTX for " + image.str() + " is family-specific and needs sm_" +
+                          std::to_string(image.major) + "x with x >= " + std::to_string(image.minor)
+                    : "PTX for " + image.str() + " needs a newer GPU than sm_" +
+                          std::to_string(device.number());
   }
   return false;
 }
@@ -131,20 +142,19 @@ inline bool ptx_targets(const cuda_arch& image, const cuda_arch& device, std::st
 
 namespace detail {
 struct cuda_release {
-  std::uint32_t cuda;          // 12080
-  std::uint32_t ptx_isa;       // 87
-  const char* linux_driver;    // minimum Linux driver of the GA toolkit, "" when not recorded
+  std::uint32_t cuda;        // 12080
+  std::uint32_t ptx_isa;     // 87
+  const char* linux_driver;  // minimum Linux driver of the GA toolkit, "" when not recorded
 };
 // From the CUDA toolkit release notes and the PTX ISA document's release history.
 inline const std::vector<cuda_release>& cuda_releases() {
   static const std::vector<cuda_release> table = {
-      {10000, 63, "410.48"}, {10010, 64, "418.39"}, {10020, 65, "440.33"},
-      {11000, 70, "450.36"}, {11010, 71, "455.23"}, {11020, 72, "460.27"}, {11030, 73, "465.19"},
-      {11040, 74, "470.42"}, {11050, 75, "495.29"}, {11060, 76, "510.39"}, {11070, 77, "515.43"},
-      {11080, 78, "520.61"}, {12000, 80, "525.60"}, {12010, 81, "530.30"}, {12020, 82, "535.54"},
-      {12030, 83, "545.23"}, {12040, 84, "550.54"}, {12050, 85, "555.42"}, {12060, 85, "560.28"},
-      {12070, 86, "565.57"}, {12080, 87, "570.26"}, {12090, 88, "575.51"}, {13000, 90, "580.65"},
-      {13010, 91, ""},
+      {10000, 63, "410.48"}, {10010, 64, "418.39"}, {10020, 65, "440.33"}, {11000, 70, "450.36"},
+      {11010, 71, "455.23"}, {11020, 72, "460.27"}, {11030, 73, "465.19"}, {11040, 74, "470.42"},
+      {11050, 75, "495.29"}, {11060, 76, "510.39"}, {11070, 77, "515.43"}, {11080, 78, "520.61"},
+      {12000, 80, "525.60"}, {12010, 81, "530.30"}, {12020, 82, "535.54"}, {12030, 83, "545.23"},
+      {12040, 84, "550.54"}, {12050, 85, "555.42"}, {12060, 85, "560.28"}, {12070, 86, "565.57"},
+      {12080, 87, "570.26"}, {12090, 88, "575.51"}, {13000, 90, "580.65"}, {13010, 91, ""},
   };
   return table;
 }
@@ -181,10 +191,13 @@ inline std::string cuda_version_string(std::uint32_t v) {
 }
 // "6.2.41133" for a HIP_VERSION-form number (major * 10000000 + minor * 100000 + patch).
 inline std::string hip_version_string(std::uint32_t v) {
-  return std::to_string(v / 10000000) + "." + std::to_string((v / 100000) % 100) + "." + std::to_string(v % 100000);
+  return std::to_string(v / 10000000) + "." + std::to_string((v / 100000) % 100) + "." +
+         std::to_string(v % 100000);
 }
 // "8.7" for 87.
-inline std::string ptx_isa_string(std::uint32_t isa) { return std::to_string(isa / 10) + "." + std::to_string(isa % 10); }
+inline std::string ptx_isa_string(std::uint32_t isa) {
+  return std::to_string(isa / 10) + "." + std::to_string(isa % 10);
+}
 
 // "CUDA 12.8 (Linux driver >= 570.26)" — what a user must install to JIT PTX ISA `isa`.
 inline std::string driver_needed_for_ptx_isa(std::uint32_t isa) {
@@ -192,7 +205,8 @@ inline std::string driver_needed_for_ptx_isa(std::uint32_t isa) {
   if (cuda == 0) return "a driver newer than any tritonpack knows";
   std::string s = "a driver supporting CUDA " + cuda_version_string(cuda);
   for (const auto& r : detail::cuda_releases())
-    if (r.cuda == cuda && r.linux_driver[0]) s += std::string(" (Linux driver >= ") + r.linux_driver + ")";
+    if (r.cuda == cuda && r.linux_driver[0])
+      s += std::string(" (Linux driver >= ") + r.linux_driver + ")";
   return s;
 }
 
@@ -238,16 +252,20 @@ inline std::optional<amd_arch> parse_amd_arch(std::string_view s) {
 
 // Can a code object for `image` run on `device`? The device's name comes from gcnArchName, which
 // lists the features actually in effect.
-inline bool hsaco_runs_on(const amd_arch& image, const amd_arch& device, std::string* why = nullptr) {
+inline bool hsaco_runs_on(const amd_arch& image, const amd_arch& device,
+                          std::string* why = nullptr) {
   if (image.processor != device.processor) {
-    if (why) *why = "code object for " + image.str() + " cannot run on " + device.str() + " (different gfx processor)";
+    if (why)
+      *why = "code object for " + image.str() + " cannot run on " + device.str() +
+             " (different gfx processor)";
     return false;
   }
   for (const auto& f : image.features) {
     const auto* d = device.feature(f.first);
     if (!d || d->second != f.second) {
       if (why)
-        *why = "code object for " + image.str() + " requires " + f.first + (f.second ? "+" : "-") + " but the device has " +
+        *why = "code object for " + image.str() + " requires " + f.first + (f.second ? "+" : "-") +
+               " but the device has " +
                (d ? f.first + (d->second ? "+" : "-") : f.first + " unsupported/unreported");
       return false;
     }

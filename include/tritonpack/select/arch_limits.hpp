@@ -1,10 +1,10 @@
-// tritonpack/select/arch_limits.hpp — what one block (AMD: workgroup) may use on each GPU architecture,
-// and whether an image's launch stays within it.
+// tritonpack/select/arch_limits.hpp — what one block (AMD: workgroup) may use on each GPU
+// architecture, and whether an image's launch stays within it.
 //
-// Pure and driver-free, like select/arch.hpp: the packer refuses an image that cannot run on its own
-// target and warns about the GPUs it would be the fallback for, selection refuses it on a GPU that
-// cannot run it (and moves on to the next image), and `tritonpack inspect --device` says the same.
-// Without this, such an image packs silently and fails only at launch, on the GPU node.
+// Pure and driver-free, like select/arch.hpp: the packer refuses an image that cannot run on its
+// own target and warns about the GPUs it would be the fallback for, selection refuses it on a GPU
+// that cannot run it (and moves on to the next image), and `tritonpack inspect --device` says the
+// same. Without this, such an image packs silently and fails only at launch, on the GPU node.
 //
 // Checked, from each image's Triton metadata (launch_info):
 //   shared memory per block   `shared` (Triton allocates all of it dynamically) against the
@@ -27,9 +27,9 @@
 #include <string_view>
 #include <vector>
 
-#include "tritonpack/version.hpp"
-#include "tritonpack/select/arch.hpp"
 #include "tritonpack/core/model.hpp"
+#include "tritonpack/select/arch.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 
@@ -55,17 +55,17 @@ struct cuda_limits_row {
 inline const std::vector<cuda_limits_row>& cuda_limits_table() {
   constexpr std::uint32_t KB = 1024;
   static const std::vector<cuda_limits_row> table = {
-      {75, {64 * KB, 1024}},   // Turing
-      {80, {163 * KB, 1024}},  // A100
-      {86, {99 * KB, 1024}},   // Ampere GeForce / RTX A-series
-      {87, {163 * KB, 1024}},  // Jetson Orin
-      {89, {99 * KB, 1024}},   // Ada
-      {90, {227 * KB, 1024}},  // Hopper
-      {100, {227 * KB, 1024}}, // B200
-      {103, {227 * KB, 1024}}, // B300
-      {110, {227 * KB, 1024}}, // Thor (11.0, CUDA 12.x called it 10.1)
-      {120, {99 * KB, 1024}},  // Blackwell GeForce / RTX PRO
-      {121, {99 * KB, 1024}},  // DGX Spark
+      {75, {64 * KB, 1024}},    // Turing
+      {80, {163 * KB, 1024}},   // A100
+      {86, {99 * KB, 1024}},    // Ampere GeForce / RTX A-series
+      {87, {163 * KB, 1024}},   // Jetson Orin
+      {89, {99 * KB, 1024}},    // Ada
+      {90, {227 * KB, 1024}},   // Hopper
+      {100, {227 * KB, 1024}},  // B200
+      {103, {227 * KB, 1024}},  // B300
+      {110, {227 * KB, 1024}},  // Thor (11.0, CUDA 12.x called it 10.1)
+      {120, {99 * KB, 1024}},   // Blackwell GeForce / RTX PRO
+      {121, {99 * KB, 1024}},   // DGX Spark
   };
   return table;
 }
@@ -85,20 +85,16 @@ struct amd_limits_row {
 inline const std::vector<amd_limits_row>& amd_limits_table() {
   constexpr std::uint32_t KB = 1024;
   static const std::vector<amd_limits_row> table = {
-      {"gfx908", {64 * KB, 1024}},   // CDNA1 (MI100)
-      {"gfx90a", {64 * KB, 1024}},   // CDNA2 (MI200)
-      {"gfx940", {64 * KB, 1024}},   // CDNA3 (MI300)
-      {"gfx941", {64 * KB, 1024}},
-      {"gfx942", {64 * KB, 1024}},
+      {"gfx908", {64 * KB, 1024}},  // CDNA1 (MI100)
+      {"gfx90a", {64 * KB, 1024}},  // CDNA2 (MI200)
+      {"gfx940", {64 * KB, 1024}},  // CDNA3 (MI300)
+      {"gfx941", {64 * KB, 1024}},  {"gfx942", {64 * KB, 1024}},
       {"gfx950", {160 * KB, 1024}},  // CDNA4 (MI350)
       {"gfx1030", {64 * KB, 1024}},  // RDNA2
       {"gfx1100", {64 * KB, 1024}},  // RDNA3
-      {"gfx1101", {64 * KB, 1024}},
-      {"gfx1102", {64 * KB, 1024}},
-      {"gfx1103", {64 * KB, 1024}},
-      {"gfx1150", {64 * KB, 1024}},  // RDNA3.5
-      {"gfx1151", {64 * KB, 1024}},
-      {"gfx1200", {64 * KB, 1024}},  // RDNA4
+      {"gfx1101", {64 * KB, 1024}}, {"gfx1102", {64 * KB, 1024}},
+      {"gfx1103", {64 * KB, 1024}}, {"gfx1150", {64 * KB, 1024}},  // RDNA3.5
+      {"gfx1151", {64 * KB, 1024}}, {"gfx1200", {64 * KB, 1024}},  // RDNA4
       {"gfx1201", {64 * KB, 1024}},
   };
   return table;
@@ -164,15 +160,18 @@ struct limit_excess {
 // Every limit `L` exceeds, shared memory first; empty when it fits.
 inline std::vector<limit_excess> excesses(const launch_info& L, const block_limits& lim) {
   std::vector<limit_excess> out;
-  if (L.shared > lim.shared_bytes) out.push_back({limit_kind::shared_memory, L.shared, lim.shared_bytes});
-  if (block_threads(L) > lim.threads) out.push_back({limit_kind::threads, block_threads(L), lim.threads});
+  if (L.shared > lim.shared_bytes)
+    out.push_back({limit_kind::shared_memory, L.shared, lim.shared_bytes});
+  if (block_threads(L) > lim.threads)
+    out.push_back({limit_kind::threads, block_threads(L), lim.threads});
   return out;
 }
 
 namespace detail {
 // "160 KB" for whole kilobytes (every table value), else "163841 bytes".
 inline std::string byte_amount(std::uint64_t bytes) {
-  return bytes % 1024 == 0 ? std::to_string(bytes / 1024) + " KB" : std::to_string(bytes) + " bytes";
+  return bytes % 1024 == 0 ? std::to_string(bytes / 1024) + " KB"
+                           : std::to_string(bytes) + " bytes";
 }
 }  // namespace detail
 
@@ -180,9 +179,11 @@ inline std::string byte_amount(std::uint64_t bytes) {
 // "2048 threads per block (64 warps of 32)" ("per workgroup", "wavefronts" on AMD).
 inline std::string need_text(const limit_excess& e, backend_kind backend, const launch_info& L) {
   const bool hip = backend == backend_kind::hip;
-  if (e.what == limit_kind::shared_memory) return detail::byte_amount(e.need) + (hip ? " of shared memory (LDS)" : " of shared memory");
-  return std::to_string(e.need) + (hip ? " threads per workgroup (" : " threads per block (") + std::to_string(L.num_warps) +
-         (hip ? " wavefronts of " : " warps of ") + std::to_string(L.warp_size) + ")";
+  if (e.what == limit_kind::shared_memory)
+    return detail::byte_amount(e.need) + (hip ? " of shared memory (LDS)" : " of shared memory");
+  return std::to_string(e.need) + (hip ? " threads per workgroup (" : " threads per block (") +
+         std::to_string(L.num_warps) + (hip ? " wavefronts of " : " warps of ") +
+         std::to_string(L.warp_size) + ")";
 }
 
 // What the GPU allows, in the unit of need_text: "99 KB", "1024". When the need is not whole
@@ -190,13 +191,15 @@ inline std::string need_text(const limit_excess& e, backend_kind backend, const 
 inline std::string allowed_text(const limit_excess& e) {
   if (e.what == limit_kind::threads) return std::to_string(e.allowed);
   std::string s = detail::byte_amount(e.allowed);
-  if (e.need % 1024 != 0 && e.allowed % 1024 == 0) s += " (" + std::to_string(e.allowed) + " bytes)";
+  if (e.need % 1024 != 0 && e.allowed % 1024 == 0)
+    s += " (" + std::to_string(e.allowed) + " bytes)";
   return s;
 }
 
 // "needs 160 KB of shared memory, the GPU allows 99 KB" (every excess, joined by "; "), the
 // reason selection gives for refusing an image.
-inline std::string excess_reason(const std::vector<limit_excess>& ex, backend_kind backend, const launch_info& L) {
+inline std::string excess_reason(const std::vector<limit_excess>& ex, backend_kind backend,
+                                 const launch_info& L) {
   std::string s;
   for (const auto& e : ex) {
     if (!s.empty()) s += "; ";

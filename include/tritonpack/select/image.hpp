@@ -18,8 +18,8 @@
 //           where comgr can (hip/ir_jit.hpp); `jit` says so, as for PTX.
 //   force_ir skips every binary image.
 //   Both: an image whose block needs more than the device allows (shared memory, threads;
-//   select/arch_limits.hpp) is refused with what it needs and what the GPU allows, and the next one in
-//   the order above is tried.
+//   select/arch_limits.hpp) is refused with what it needs and what the GPU allows, and the next one
+//   in the order above is tried.
 #pragma once
 
 #include <algorithm>
@@ -29,29 +29,30 @@
 #include <string_view>
 #include <vector>
 
-#include "tritonpack/version.hpp"
-#include "tritonpack/core/identify.hpp"
-#include "tritonpack/select/arch.hpp"
-#include "tritonpack/select/arch_limits.hpp"
 #include "tritonpack/core/error.hpp"
+#include "tritonpack/core/identify.hpp"
 #include "tritonpack/core/log.hpp"
 #include "tritonpack/core/model.hpp"
+#include "tritonpack/select/arch.hpp"
+#include "tritonpack/select/arch_limits.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 
 // The GPU a selection is made for.
 struct device_target {
   backend_kind backend = backend_kind::cuda;
-  std::string arch;                 // "sm_90", "gfx942:sramecc+:xnack-"
-  std::uint32_t driver_version = 0; // cuDriverGetVersion() form (12080); 0 = unknown: PTX not filtered
-  bool force_ir = false;            // skip binaries (TRITONPACK_FORCE_IR=1)
+  std::string arch;  // "sm_90", "gfx942:sramecc+:xnack-"
+  std::uint32_t driver_version =
+      0;                  // cuDriverGetVersion() form (12080); 0 = unknown: PTX not filtered
+  bool force_ir = false;  // skip binaries (TRITONPACK_FORCE_IR=1)
   // "kind:arch" ("ptx:sm_80", "cubin:sm_90a", "hsaco:gfx942"): only images of exactly that kind
   // and arch are considered (TRITONPACK_FORCE_IMAGE, see parse_forced_image); the usual rules
   // still decide whether it can run, so a forced image is never one the GPU cannot run.
   std::string force_image;
-  // What one block may use on this GPU. Unset: the limits of `arch` from select/arch_limits.hpp (none
-  // for an arch the tables do not know). The packer sets them to the maximum to ask which image
-  // a GPU would pick were it not for its limits.
+  // What one block may use on this GPU. Unset: the limits of `arch` from select/arch_limits.hpp
+  // (none for an arch the tables do not know). The packer sets them to the maximum to ask which
+  // image a GPU would pick were it not for its limits.
   std::optional<block_limits> limits;
 };
 
@@ -79,10 +80,11 @@ inline device_target parse_device_target(std::string_view text) {
       }
     }
   }
-  throw error(errc::bad_argument,
-              "unrecognised device '" + std::string(text) +
-                  "': expected an NVIDIA compute capability (sm_90, 90, 9.0, cuda:90) or an AMD gfx target "
-                  "(gfx942, hip:gfx90a:xnack-)");
+  throw error(
+      errc::bad_argument,
+      "unrecognised device '" + std::string(text) +
+          "': expected an NVIDIA compute capability (sm_90, 90, 9.0, cuda:90) or an AMD gfx target "
+          "(gfx942, hip:gfx90a:xnack-)");
 }
 
 // One image of the variant that was not chosen, and why.
@@ -92,9 +94,9 @@ struct image_verdict {
 };
 
 enum class selection_failure : std::uint8_t {
-  none = 0,         // an image was chosen
-  no_image = 1,     // nothing fits this device
-  ptx_too_new = 2,  // only PTX fits the device, and every such PTX needs a newer driver
+  none = 0,            // an image was chosen
+  no_image = 1,        // nothing fits this device
+  ptx_too_new = 2,     // only PTX fits the device, and every such PTX needs a newer driver
   exceeds_limits = 3,  // images target the device, but each needs more than it allows (shared
                        // memory, threads per block): a smaller config is needed, not a new target
 };
@@ -106,7 +108,8 @@ struct image_choice {
                                        // for a choice made without `explain`
   std::vector<image_verdict> refused;  // every other image of the variant (with `explain`)
   selection_failure failure = selection_failure::none;
-  std::uint32_t needed_ptx_isa = 0;    // ptx_too_new: the lowest ISA among the PTX that fit the device
+  std::uint32_t needed_ptx_isa =
+      0;  // ptx_too_new: the lowest ISA among the PTX that fit the device
 };
 
 namespace detail {
@@ -139,8 +142,9 @@ struct explainer {
 // what the GPU (`dev_name()`) allows; remembers the first such image for the failure summary.
 // No known limits (`lim` unset): nothing is refused.
 template <class DevName>
-bool refuse_over_limits(const image_info& im, std::uint32_t idx, const std::optional<block_limits>& lim,
-                        const explainer& x, std::optional<std::uint32_t>& first_over, DevName&& dev_name) {
+bool refuse_over_limits(const image_info& im, std::uint32_t idx,
+                        const std::optional<block_limits>& lim, const explainer& x,
+                        std::optional<std::uint32_t>& first_over, DevName&& dev_name) {
   if (!lim || fits(im.launch, *lim)) return false;
   if (!first_over) first_over = idx;
   x.refuse(idx, [&] {
@@ -151,17 +155,21 @@ bool refuse_over_limits(const image_info& im, std::uint32_t idx, const std::opti
 }
 
 // Why nothing was chosen when an image was refused only for the device's limits.
-inline std::string over_limits_summary(const image_info& im, const block_limits& lim, const std::string& dev) {
+inline std::string over_limits_summary(const image_info& im, const block_limits& lim,
+                                       const std::string& dev) {
   return "no image of this variant fits " + dev + ": " + identify(im) + " " +
          excess_reason(excesses(im.launch, lim), im.backend, im.launch) +
-         "; pack a config that needs less for this GPU (fewer stages, smaller blocks or fewer warps)";
+         "; pack a config that needs less for this GPU (fewer stages, smaller blocks or fewer "
+         "warps)";
 }
 
 inline void select_cuda(const container_info& c, const variant_info& v, const device_target& dev,
                         image_choice& out, const explainer& x) {
   std::vector<candidate> cands;
   auto d = parse_cuda_arch(dev.arch);
-  if (!d) throw error(errc::bad_argument, "device arch '" + dev.arch + "' is not an NVIDIA compute capability");
+  if (!d)
+    throw error(errc::bad_argument,
+                "device arch '" + dev.arch + "' is not an NVIDIA compute capability");
   auto dev_name = [&] { return "sm_" + std::to_string(d->number()); };
   const std::optional<block_limits> lim = dev.limits ? dev.limits : cuda_block_limits(*d);
   std::optional<std::uint32_t> first_over;
@@ -179,7 +187,8 @@ inline void select_cuda(const container_info& c, const variant_info& v, const de
     std::string why;
     if (im.backend != backend_kind::cuda) {
       x.refuse(idx, [&] {
-        return std::string(backend_name(im.backend)) + " " + identify(im) + ": not for an NVIDIA GPU";
+        return std::string(backend_name(im.backend)) + " " + identify(im) +
+               ": not for an NVIDIA GPU";
       });
       continue;
     }
@@ -190,7 +199,9 @@ inline void select_cuda(const container_info& c, const variant_info& v, const de
     }
     if (im.kind == image_kind::cubin) {
       if (dev.force_ir) {
-        x.refuse(idx, [&] { return "cubin " + im.arch + ": skipped, the IR path is forced (TRITONPACK_FORCE_IR)"; });
+        x.refuse(idx, [&] {
+          return "cubin " + im.arch + ": skipped, the IR path is forced (TRITONPACK_FORCE_IR)";
+        });
         continue;
       }
       if (!cubin_runs_on(*a, *d, x.on ? &why : nullptr)) {
@@ -200,10 +211,15 @@ inline void select_cuda(const container_info& c, const variant_info& v, const de
       if (refuse_over_limits(im, idx, lim, x, first_over, dev_name)) continue;
       const bool exact = a->minor == d->minor;
       // Exact: prefer `a` (score 2) over plain (1). Lower minor: highest minor first.
-      cands.push_back({idx, exact ? 0 : 1, exact ? (a->suffix == 'a' ? 2u : a->suffix == 'f' ? 0u : 1u) : a->minor,
+      cands.push_back({idx, exact ? 0 : 1,
+                       exact ? (a->suffix == 'a'   ? 2u
+                                : a->suffix == 'f' ? 0u
+                                                   : 1u)
+                             : a->minor,
                        x.reason([&] {
                          return exact ? "exact cubin " + im.arch + " for " + dev_name()
-                                      : "cubin " + im.arch + " runs on " + dev_name() + " (same major, lower minor); no exact cubin";
+                                      : "cubin " + im.arch + " runs on " + dev_name() +
+                                            " (same major, lower minor); no exact cubin";
                        })});
     } else if (im.kind == image_kind::ptx) {
       if (!ptx_targets(*a, *d, x.on ? &why : nullptr)) {
@@ -213,20 +229,25 @@ inline void select_cuda(const container_info& c, const variant_info& v, const de
       if (refuse_over_limits(im, idx, lim, x, first_over, dev_name)) continue;
       if (max_isa != 0 && im.ptx_version > max_isa) {
         any_too_new = true;
-        if (lowest_too_new_isa == 0 || im.ptx_version < lowest_too_new_isa) lowest_too_new_isa = im.ptx_version;
+        if (lowest_too_new_isa == 0 || im.ptx_version < lowest_too_new_isa)
+          lowest_too_new_isa = im.ptx_version;
         x.refuse(idx, [&] {
-          return "PTX " + im.arch + " has ISA " + ptx_isa_string(im.ptx_version) + " but the driver (CUDA " +
-                 cuda_version_string(dev.driver_version) + ") accepts at most ISA " + ptx_isa_string(max_isa) + "; it needs " +
+          return "PTX " + im.arch + " has ISA " + ptx_isa_string(im.ptx_version) +
+                 " but the driver (CUDA " + cuda_version_string(dev.driver_version) +
+                 ") accepts at most ISA " + ptx_isa_string(max_isa) + "; it needs " +
                  driver_needed_for_ptx_isa(im.ptx_version);
         });
         continue;
       }
       // Highest target first; at equal target an `a` PTX (exact arch, more features), then the
       // higher ISA.
-      const std::uint32_t score = a->number() * 10000 + (a->suffix == 'a' ? 2000u : 0u) + im.ptx_version;
+      const std::uint32_t score =
+          a->number() * 10000 + (a->suffix == 'a' ? 2000u : 0u) + im.ptx_version;
       cands.push_back({idx, 2, score, x.reason([&] {
-                         return "PTX " + im.arch + " (ISA " + ptx_isa_string(im.ptx_version) + "), JIT-compiled for " + dev_name() +
-                                (dev.force_ir ? " (IR path forced)" : "; no cubin runs on this GPU");
+                         return "PTX " + im.arch + " (ISA " + ptx_isa_string(im.ptx_version) +
+                                "), JIT-compiled for " + dev_name() +
+                                (dev.force_ir ? " (IR path forced)"
+                                              : "; no cubin runs on this GPU");
                        })});
     } else {
       x.refuse(idx, [&] { return identify(im) + ": not a CUDA image kind"; });
@@ -239,7 +260,8 @@ inline void select_cuda(const container_info& c, const variant_info& v, const de
   for (const auto& k : cands) {
     if (&k == best) continue;
     x.refuse(k.image, [&] {
-      return "usable, but " + c.images[best->image].arch + " " + image_kind_name(c.images[best->image].kind) + " is preferred";
+      return "usable, but " + c.images[best->image].arch + " " +
+             image_kind_name(c.images[best->image].kind) + " is preferred";
     });
   }
   if (best) {
@@ -251,8 +273,9 @@ inline void select_cuda(const container_info& c, const variant_info& v, const de
   if (any_too_new) {
     out.failure = selection_failure::ptx_too_new;
     out.needed_ptx_isa = lowest_too_new_isa;
-    out.reason = "no cubin runs on " + dev_name() + ", and the PTX needs ISA " + ptx_isa_string(lowest_too_new_isa) +
-                 " which this driver (CUDA " + cuda_version_string(dev.driver_version) + ") cannot JIT-compile: install " +
+    out.reason = "no cubin runs on " + dev_name() + ", and the PTX needs ISA " +
+                 ptx_isa_string(lowest_too_new_isa) + " which this driver (CUDA " +
+                 cuda_version_string(dev.driver_version) + ") cannot JIT-compile: install " +
                  driver_needed_for_ptx_isa(lowest_too_new_isa);
   } else if (first_over) {
     out.failure = selection_failure::exceeds_limits;
@@ -260,15 +283,16 @@ inline void select_cuda(const container_info& c, const variant_info& v, const de
   } else {
     out.failure = selection_failure::no_image;
     out.reason = "no image of this variant runs on " + dev_name() +
-                 (dev.force_ir ? " with the IR path forced" : "") + "; repack with a target for " + dev_name() +
-                 " or include PTX (mode ir or both)";
+                 (dev.force_ir ? " with the IR path forced" : "") + "; repack with a target for " +
+                 dev_name() + " or include PTX (mode ir or both)";
   }
 }
 
-inline void select_hip(const container_info& c, const variant_info& v, const device_target& dev, image_choice& out,
-                       const explainer& x) {
+inline void select_hip(const container_info& c, const variant_info& v, const device_target& dev,
+                       image_choice& out, const explainer& x) {
   auto d = parse_amd_arch(dev.arch);
-  if (!d) throw error(errc::bad_argument, "device arch '" + dev.arch + "' is not an AMD gfx target");
+  if (!d)
+    throw error(errc::bad_argument, "device arch '" + dev.arch + "' is not an AMD gfx target");
   const std::optional<block_limits> lim = dev.limits ? dev.limits : amd_block_limits(*d);
   std::optional<std::uint32_t> first_over;
   auto dev_name = [&] { return d->processor; };
@@ -295,7 +319,8 @@ inline void select_hip(const container_info& c, const variant_info& v, const dev
       x.refuse(idx, [&] {
         return "llir " + im.arch +
                (a->processor == d->processor
-                    ? ": not a code object; compiled through comgr only when no code object runs, and only by a comgr as new "
+                    ? ": not a code object; compiled through comgr only when no code object runs, "
+                      "and only by a comgr as new "
                       "as the LLVM 22 Triton 3.6 wrote it with"
                     : ": LLVM IR for another gfx processor");
       });
@@ -306,7 +331,9 @@ inline void select_hip(const container_info& c, const variant_info& v, const dev
       continue;
     }
     if (dev.force_ir) {
-      x.refuse(idx, [&] { return "hsaco " + im.arch + ": skipped, the IR path is forced (TRITONPACK_FORCE_IR)"; });
+      x.refuse(idx, [&] {
+        return "hsaco " + im.arch + ": skipped, the IR path is forced (TRITONPACK_FORCE_IR)";
+      });
       continue;
     }
     std::string why;
@@ -322,7 +349,9 @@ inline void select_hip(const container_info& c, const variant_info& v, const dev
   for (const auto& k : cands)
     if (!best || k.score > best->score) best = &k;
   for (const auto& k : cands)
-    if (&k != best) x.refuse(k.image, [&] { return "usable, but " + c.images[best->image].arch + " is more specific"; });
+    if (&k != best)
+      x.refuse(k.image,
+               [&] { return "usable, but " + c.images[best->image].arch + " is more specific"; });
   if (best) {
     out.image = best->image;
     out.reason = best->reason;
@@ -333,7 +362,8 @@ inline void select_hip(const container_info& c, const variant_info& v, const dev
     out.reason = over_limits_summary(c.images[*first_over], *lim, d->processor);
     return;
   }
-  const std::string none_runs = "no code object of this variant runs on " + d->str() + (dev.force_ir ? " with the IR path forced" : "");
+  const std::string none_runs = "no code object of this variant runs on " + d->str() +
+                                (dev.force_ir ? " with the IR path forced" : "");
   // No code object runs: the LLVM IR built for this exact processor, if the variant has one, is the
   // choice, JIT-compiled through comgr (hip/ir_jit.hpp), as PTX is on NVIDIA. IR is not portable
   // across gfx processors: it names its target CPU and features.
@@ -349,7 +379,8 @@ inline void select_hip(const container_info& c, const variant_info& v, const dev
       out.refused.erase(std::remove_if(out.refused.begin(), out.refused.end(),
                                        [&](const image_verdict& r) { return r.image == idx; }),
                         out.refused.end());
-      out.reason = none_runs + ", so its LLVM IR for " + d->processor + ", JIT-compiled through comgr";
+      out.reason =
+          none_runs + ", so its LLVM IR for " + d->processor + ", JIT-compiled through comgr";
     }
     return;
   }
@@ -368,9 +399,12 @@ inline std::string parse_forced_image(const std::string& value) {
   const std::string kind = value.substr(0, colon);
   if (colon == std::string::npos || colon + 1 == value.size() ||
       (kind != "cubin" && kind != "ptx" && kind != "hsaco" && kind != "llir"))
-    throw error(errc::bad_argument, "TRITONPACK_FORCE_IMAGE=\"" + value +
-                                        "\" is not recognised: write KIND:ARCH with KIND cubin, ptx, hsaco or llir and the "
-                                        "image's arch as `tritonpack inspect` lists it (ptx:sm_80, cubin:sm_90a, hsaco:gfx942)");
+    throw error(
+        errc::bad_argument,
+        "TRITONPACK_FORCE_IMAGE=\"" + value +
+            "\" is not recognised: write KIND:ARCH with KIND cubin, ptx, hsaco or llir and the "
+            "image's arch as `tritonpack inspect` lists it (ptx:sm_80, cubin:sm_90a, "
+            "hsaco:gfx942)");
   return value;
 }
 
@@ -390,17 +424,19 @@ inline image_choice select_image(const container_info& container, const variant_
     forced.images.clear();
     for (std::uint32_t idx : variant.images) {
       const bool known = idx < container.images.size();
-      if (known && image_kind_name(container.images[idx].kind) + (":" + container.images[idx].arch) == device.force_image)
+      if (known &&
+          image_kind_name(container.images[idx].kind) + (":" + container.images[idx].arch) ==
+              device.force_image)
         forced.images.push_back(idx);
       else
-        x.refuse(idx, [&] { return "skipped: TRITONPACK_FORCE_IMAGE=" + device.force_image + " selects another image"; });
+        x.refuse(idx, [&] {
+          return "skipped: TRITONPACK_FORCE_IMAGE=" + device.force_image + " selects another image";
+        });
     }
     v = &forced;
   }
-  if (device.backend == backend_kind::cuda)
-    detail::select_cuda(container, *v, device, out, x);
-  else
-    detail::select_hip(container, *v, device, out, x);
+  if (device.backend == backend_kind::cuda) detail::select_cuda(container, *v, device, out, x);
+  else detail::select_hip(container, *v, device, out, x);
   if (!out.image && !device.force_image.empty() && explain)
     out.reason += " (TRITONPACK_FORCE_IMAGE=" + device.force_image + " allows only that image)";
   return out;
@@ -408,12 +444,14 @@ inline image_choice select_image(const container_info& container, const variant_
 
 // A multi-line report for error messages, logs and `inspect`: the device, the choice, and every
 // refused image with its reason. `indent` prefixes each line.
-inline std::string describe_choice(const container_info& container, const image_choice& choice, const device_target& device,
-                                   std::string_view indent = "  ") {
+inline std::string describe_choice(const container_info& container, const image_choice& choice,
+                                   const device_target& device, std::string_view indent = "  ") {
   std::string s;
-  s += std::string(indent) + "device: " + backend_name(device.backend) + " " + device.arch + ", driver " +
-       (device.driver_version ? (device.backend == backend_kind::cuda ? "CUDA " + cuda_version_string(device.driver_version)
-                                                                       : "HIP " + hip_version_string(device.driver_version))
+  s += std::string(indent) + "device: " + backend_name(device.backend) + " " + device.arch +
+       ", driver " +
+       (device.driver_version ? (device.backend == backend_kind::cuda
+                                     ? "CUDA " + cuda_version_string(device.driver_version)
+                                     : "HIP " + hip_version_string(device.driver_version))
                               : std::string("version unknown")) +
        (device.force_ir ? ", IR path forced" : "") +
        (device.force_image.empty() ? "" : ", image forced to " + device.force_image) + "\n";
@@ -430,7 +468,8 @@ inline std::string describe_choice(const container_info& container, const image_
       const auto& im = container.images[r.image];
       label = std::string(backend_name(im.backend)) + " " + identify(im);
     }
-    s += std::string(indent) + "refused: [" + std::to_string(r.image) + "] " + label + " — " + r.reason + "\n";
+    s += std::string(indent) + "refused: [" + std::to_string(r.image) + "] " + label + " — " +
+         r.reason + "\n";
   }
   return s;
 }
@@ -439,8 +478,9 @@ inline std::string describe_choice(const container_info& container, const image_
 // `device_text` in messages), or the error both backends give when there is none: the reason,
 // every image's verdict, logged under TRITONPACK_LOG and thrown (ptx_too_new, unsupported for an
 // image beyond the GPU's limits, else no_image). Explains only on failure or when logging.
-inline image_choice select_image_or_throw(const container_info& info, const kernel_info& k, std::uint32_t variant,
-                                          const device_target& device, const std::string& device_text) {
+inline image_choice select_image_or_throw(const container_info& info, const kernel_info& k,
+                                          std::uint32_t variant, const device_target& device,
+                                          const std::string& device_text) {
   const variant_info& v = k.variants.at(variant);
   image_choice choice = select_image(info, v, device, /*explain=*/log::enabled());
   if (choice.image) return choice;
@@ -448,8 +488,9 @@ inline image_choice select_image_or_throw(const container_info& info, const kern
   const errc code = choice.failure == selection_failure::ptx_too_new      ? errc::ptx_too_new
                     : choice.failure == selection_failure::exceeds_limits ? errc::unsupported
                                                                           : errc::no_image;
-  std::string msg = identify(k) + " (variant " + std::to_string(variant) + ") has no image for " + device_text +
-                    ": " + choice.reason + "\n" + describe_choice(info, choice, device);
+  std::string msg = identify(k) + " (variant " + std::to_string(variant) + ") has no image for " +
+                    device_text + ": " + choice.reason + "\n" +
+                    describe_choice(info, choice, device);
   if (!msg.empty() && msg.back() == '\n') msg.pop_back();
   log::line(msg);
   throw error(code, msg);

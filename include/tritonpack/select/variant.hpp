@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "tritonpack/version.hpp"
 #include "tritonpack/core/args.hpp"
 #include "tritonpack/core/identify.hpp"
 #include "tritonpack/core/model.hpp"
 #include "tritonpack/core/types.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 
@@ -133,16 +133,22 @@ inline std::string host_value_text(const arg_type& t, const host_arg& h) {
 
 // Why argument `name` with value `h` fails `s`: "x = 0x7f3a00000004 is not 16-byte aligned",
 // "n = 1000003 is not a multiple of 16", "BLOCK_N = 3, this variant needs 4".
-inline std::string spec_failure_text(const arg_spec& s, const arg_type& t, const host_arg& h, const std::string& name) {
+inline std::string spec_failure_text(const arg_spec& s, const arg_type& t, const host_arg& h,
+                                     const std::string& name) {
   const bool addr = t.cls == arg_class::pointer || t.cls == arg_class::tensordesc;
-  const std::string shown = (t.cls == arg_class::tensordesc ? name + ".base" : name) + " = " + host_value_text(t, h);
+  const std::string shown =
+      (t.cls == arg_class::tensordesc ? name + ".base" : name) + " = " + host_value_text(t, h);
   switch (s.kind) {
     case spec_kind::none: return {};
-    case spec_kind::divisible_16: return shown + (addr ? " is not 16-byte aligned" : " is not a multiple of 16");
+    case spec_kind::divisible_16:
+      return shown + (addr ? " is not 16-byte aligned" : " is not a multiple of 16");
     case spec_kind::equal_1: return shown + ", this variant needs 1";
     case spec_kind::constexpr_value: {
       const std::string& v = s.value;
-      const std::string want = v == "True" ? "true" : v == "False" ? "false" : v == "None" ? "nullptr" : v;
+      const std::string want = v == "True"    ? "true"
+                               : v == "False" ? "false"
+                               : v == "None"  ? "nullptr"
+                                              : v;
       return shown + ", this variant needs " + want;
     }
   }
@@ -151,7 +157,8 @@ inline std::string spec_failure_text(const arg_spec& s, const arg_type& t, const
 
 // "kernel k: no variant accepts these arguments:" then, per variant (one per distinct
 // specialisation: autotuning configs share theirs), each predicate the values fail.
-inline std::string no_variant_message(const kernel_info& k, const std::vector<arg_type>& types, const host_arg* values) {
+inline std::string no_variant_message(const kernel_info& k, const std::vector<arg_type>& types,
+                                      const host_arg* values) {
   std::string msg = identify(k) + ": no variant accepts these arguments:";
   for (std::size_t v = 0; v < k.variants.size(); ++v) {
     const std::vector<arg_spec>& specs = k.variants[v].specs;
@@ -159,16 +166,20 @@ inline std::string no_variant_message(const kernel_info& k, const std::vector<ar
     for (std::size_t e = 0; e < v && !repeated; ++e) {
       repeated = k.variants[e].specs.size() == specs.size();
       for (std::size_t i = 0; i < specs.size() && repeated; ++i)
-        repeated = k.variants[e].specs[i].kind == specs[i].kind && k.variants[e].specs[i].value == specs[i].value;
+        repeated = k.variants[e].specs[i].kind == specs[i].kind &&
+                   k.variants[e].specs[i].value == specs[i].value;
     }
     if (repeated) continue;
     std::string why;
     for (std::size_t i = 0; i < specs.size() && i < k.args.size(); ++i)
       if (!spec_matches(specs[i], types[i], values[i]))
-        why += (why.empty() ? "" : "; ") + spec_failure_text(specs[i], types[i], values[i], k.args[i].name);
+        why += (why.empty() ? "" : "; ") +
+               spec_failure_text(specs[i], types[i], values[i], k.args[i].name);
     msg += "\n  variant " + std::to_string(v) + ": " + why;
   }
-  return msg + "\n  (a signature without these specialisations in the kernel's spec would accept any value)";
+  return msg +
+         "\n  (a signature without these specialisations in the kernel's spec would accept any "
+         "value)";
 }
 
 TRITONPACK_END_NAMESPACE

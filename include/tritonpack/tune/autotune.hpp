@@ -35,36 +35,37 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 
-#include "tritonpack/version.hpp"
-#include "tritonpack/launch/config_launcher.hpp"
 #include "tritonpack/core/env.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/identify.hpp"
+#include "tritonpack/core/log.hpp"
+#include "tritonpack/launch/config_launcher.hpp"
 #include "tritonpack/launch/grid.hpp"
 #include "tritonpack/runtime/jit_cache.hpp"
 #include "tritonpack/runtime/kernel.hpp"
-#include "tritonpack/core/log.hpp"
 #include "tritonpack/runtime/memory.hpp"
 #include "tritonpack/tune/tuning.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 
 namespace autotune {
 
-constexpr const char* env_mode = "TRITONPACK_AUTOTUNE";          // 1: tune every tuned kernel; 0: read-only
-constexpr const char* env_budget = "TRITONPACK_TUNE_BUDGET_MS";  // time for one entry's trials (default 1000)
+constexpr const char* env_mode = "TRITONPACK_AUTOTUNE";  // 1: tune every tuned kernel; 0: read-only
+constexpr const char* env_budget =
+    "TRITONPACK_TUNE_BUDGET_MS";  // time for one entry's trials (default 1000)
 
 // Counts for tests and benchmarks: how much tuning this process did.
 struct counters {
-  std::atomic<std::uint64_t> tunings{0};        // entries tuned by this process
-  std::atomic<std::uint64_t> trial_launches{0}; // launches made while tuning (warm-ups included)
-  std::atomic<std::uint64_t> decisions{0};      // slow-path decisions (memo misses)
+  std::atomic<std::uint64_t> tunings{0};         // entries tuned by this process
+  std::atomic<std::uint64_t> trial_launches{0};  // launches made while tuning (warm-ups included)
+  std::atomic<std::uint64_t> decisions{0};       // slow-path decisions (memo misses)
 };
 inline counters& stats() {
   static counters c;
@@ -77,7 +78,8 @@ inline int mode() {
   if (v.empty()) return 0;
   if (v == "1" || v == "true" || v == "yes" || v == "on") return 1;
   if (v == "0" || v == "false" || v == "no" || v == "off") return -1;
-  env::warn_unrecognised(env_mode, raw, "1 (tune on first use) or 0 (read-only)", "tuning as each kernel's spec says");
+  env::warn_unrecognised(env_mode, raw, "1 (tune on first use) or 0 (read-only)",
+                         "tuning as each kernel's spec says");
   return 0;
 }
 
@@ -108,7 +110,9 @@ struct trial_plan {
 };
 
 // "BLOCK_M=128, BLOCK_N=64, num_warps 4, num_stages 3": how logs name config c of a group.
-inline std::string config_text(const kernel_info& k, std::size_t variant) { return tuning::config_text(k.variants.at(variant).config); }
+inline std::string config_text(const kernel_info& k, std::size_t variant) {
+  return tuning::config_text(k.variants.at(variant).config);
+}
 
 namespace detail {
 
@@ -156,8 +160,10 @@ inline void put_back(device_ops& ops, const std::vector<protected_buffer>& bufs,
 // one event pair per run, median per config; `plan` says how many rounds) and returns the
 // per-config medians in ns (tuning::not_measured for a config that cannot run). The
 // declared buffers are put back before every run and after the last one.
-inline std::vector<std::uint64_t> time_configs(const kernel_info& k, std::size_t group_first, std::uint32_t configs,
-                                               std::vector<protected_buffer>& bufs, stream_t stream, const config_launcher& run,
+inline std::vector<std::uint64_t> time_configs(const kernel_info& k, std::size_t group_first,
+                                               std::uint32_t configs,
+                                               std::vector<protected_buffer>& bufs, stream_t stream,
+                                               const config_launcher& run,
                                                const trial_plan& plan = trial_plan::from_env()) {
   device_ops& ops = tritonpack::detail::device_api();
   counters& st = stats();
@@ -169,8 +175,7 @@ inline std::vector<std::uint64_t> time_configs(const kernel_info& k, std::size_t
     std::vector<void*> events;
     ~scratch() {
       for (void* e : events) ops.destroy_event(e);
-      for (void* p : ptrs)
-        try {
+      for (void* p : ptrs) try {
           ops.free(p);
         } catch (const error&) {
         }
@@ -194,8 +199,8 @@ inline std::vector<std::uint64_t> time_configs(const kernel_info& k, std::size_t
       st.trial_launches.fetch_add(1, std::memory_order_relaxed);
       run(c, stream);
     } catch (const error& e) {
-      log::line("tuning " + k.name + ": config " + std::to_string(c) + " (" + config_text(k, group_first + c) +
-                ") cannot run here: " + e.message());
+      log::line("tuning " + k.name + ": config " + std::to_string(c) + " (" +
+                config_text(k, group_first + c) + ") cannot run here: " + e.message());
       return -1;
     }
     ops.record_event(s.events[1], stream);
@@ -211,7 +216,8 @@ inline std::vector<std::uint64_t> time_configs(const kernel_info& k, std::size_t
     if (usable[c]) sum_ms += std::max(ms, 0.001);
   }
   const double fit = sum_ms > 0 ? plan.budget_ms / sum_ms : plan.min_rounds;
-  const int rounds = std::max(plan.min_rounds, std::min(plan.max_rounds, static_cast<int>(std::min(fit, 1e6))));
+  const int rounds =
+      std::max(plan.min_rounds, std::min(plan.max_rounds, static_cast<int>(std::min(fit, 1e6))));
   std::vector<std::vector<std::uint64_t>> samples(configs);
   for (int r = 0; r < rounds; ++r)
     for (std::uint32_t c = 0; c < configs; ++c)
@@ -242,8 +248,8 @@ struct file_lock {
   }
 };
 
-inline bool read_persisted(const std::string& path, const std::vector<std::int64_t>& bucket, std::uint32_t configs,
-                           tuning::record& r) {
+inline bool read_persisted(const std::string& path, const std::vector<std::int64_t>& bucket,
+                           std::uint32_t configs, tuning::record& r) {
   std::string why;
   const auto payload = jit_cache::inspect(path, why);
   if (!payload) {
@@ -258,13 +264,16 @@ inline bool read_persisted(const std::string& path, const std::vector<std::int64
 }
 
 // The slow path: steps 2 to 7 of the file comment. `why` says which step chose and on what.
-inline std::uint32_t decide(kernel& kn, const context_slot& slot, std::size_t group_first, const std::vector<std::int64_t>& bucket,
-                            std::vector<protected_buffer>& bufs, stream_t stream, const config_launcher& run, std::string& why) {
+inline std::uint32_t decide(kernel& kn, const context_slot& slot, std::size_t group_first,
+                            const std::vector<std::int64_t>& bucket,
+                            std::vector<protected_buffer>& bufs, stream_t stream,
+                            const config_launcher& run, std::string& why) {
   const kernel_info& k = kn.info();
   const kernel_tuning& t = k.tuning;
   const device_props& dev = slot.state->props();
   const memo_key key{&kn, &slot, group_first, bucket};
-  std::lock_guard<std::mutex> lock(memo_mutex());  // one decision at a time: a tuning run owns the GPU
+  std::lock_guard<std::mutex> lock(
+      memo_mutex());  // one decision at a time: a tuning run owns the GPU
   auto found = memo().find(key);
   if (found != memo().end()) return why = "chosen earlier", found->second;
   stats().decisions.fetch_add(1, std::memory_order_relaxed);
@@ -276,11 +285,13 @@ inline std::uint32_t decide(kernel& kn, const context_slot& slot, std::size_t gr
   const std::optional<std::string> cache = jit_cache::directory();
   std::string dir, path;
   if (cache) {
-    dir = tuning::entry_dir(*cache, dev.name, dev.arch, dev.driver_version, kn.container().tables_checksum());
+    dir = tuning::entry_dir(*cache, dev.name, dev.arch, dev.driver_version,
+                            kn.container().tables_checksum());
     path = dir + "/" + tuning::entry_file(k.name, group_first, bucket);
   }
   tuning::record r;
-  if (!path.empty() && read_persisted(path, bucket, t.config_count, r)) return why = "tuned on this GPU earlier (" + path + ")", remember(r.config);
+  if (!path.empty() && read_persisted(path, bucket, t.config_count, r))
+    return why = "tuned on this GPU earlier (" + path + ")", remember(r.config);
 
   const tuning::table_pick table = tuning::lookup_table(t, dev.name, dev.arch, bucket);
   if (table.exact) return why = table.why, remember(table.config);
@@ -290,7 +301,8 @@ inline std::uint32_t decide(kernel& kn, const context_slot& slot, std::size_t gr
   device_ops* ops = nullptr;
   std::string no_tuning;
   if (!allowed) {
-    no_tuning = m < 0 ? "TRITONPACK_AUTOTUNE=0 (read-only)" : "tuning not enabled (tune.on_first_use or TRITONPACK_AUTOTUNE=1)";
+    no_tuning = m < 0 ? "TRITONPACK_AUTOTUNE=0 (read-only)"
+                      : "tuning not enabled (tune.on_first_use or TRITONPACK_AUTOTUNE=1)";
   } else {
     try {
       ops = &tritonpack::detail::device_api();
@@ -323,17 +335,21 @@ inline std::uint32_t decide(kernel& kn, const context_slot& slot, std::size_t gr
     stats().tunings.fetch_add(1, std::memory_order_relaxed);
     std::string times;
     for (std::uint64_t ns : r.times_ns)
-      times += (times.empty() ? "" : " ") + (ns == tuning::not_measured ? std::string("-") : std::to_string(ns / 1000.0).substr(0, 7));
+      times += (times.empty() ? "" : " ") + (ns == tuning::not_measured
+                                                 ? std::string("-")
+                                                 : std::to_string(ns / 1000.0).substr(0, 7));
     why = "tuned now in " + log::ms_since(t0) + " (medians us: " + times + ")";
     if (!path.empty()) {
       const std::string text = tuning::encode(r);
-      const std::string failed = jit_cache::write(dir, path, std::vector<std::uint8_t>(text.begin(), text.end()));
+      const std::string failed =
+          jit_cache::write(dir, path, std::vector<std::uint8_t>(text.begin(), text.end()));
       why += failed.empty() ? ", saved to " + path : ", not saved: " + failed;
     }
     return remember(r.config);
   }
   if (table.found) return why = table.why + "; " + no_tuning, remember(table.config);
-  return why = "first config (no tuning result for this GPU and bucket; " + no_tuning + ")", remember(0);
+  return why = "first config (no tuning result for this GPU and bucket; " + no_tuning + ")",
+         remember(0);
 }
 
 }  // namespace detail
@@ -342,8 +358,9 @@ inline std::uint32_t decide(kernel& kn, const context_slot& slot, std::size_t gr
 // variant `group_first` for these key values and launches it through `run`. `buffers` /
 // `buffer_bytes`: the kernel's reset_to_zero and restore arguments, in the order of its
 // tune_args, with their sizes in bytes for this call.
-inline void launch_tuned(kernel& kn, std::size_t group_first, const std::int64_t* key, std::size_t key_count, void* const* buffers,
-                         const grid_int* buffer_bytes, std::size_t buffer_count, stream_t stream, const config_launcher& run) {
+inline void launch_tuned(kernel& kn, std::size_t group_first, const std::int64_t* key,
+                         std::size_t key_count, void* const* buffers, const grid_int* buffer_bytes,
+                         std::size_t buffer_count, stream_t stream, const config_launcher& run) {
   const context_slot& slot = kn.current_slot();
   // Steady state: the same call as this thread's last one.
   struct last_call {
@@ -357,8 +374,8 @@ inline void launch_tuned(kernel& kn, std::size_t group_first, const std::int64_t
   };
   static thread_local last_call last;
   const unsigned gen = detail::generation().load(std::memory_order_relaxed);
-  if (last.generation == gen && last.k == &kn && last.slot == &slot && last.group == group_first && last.n == key_count && key_count <= 6 &&
-      std::equal(key, key + key_count, last.key)) {
+  if (last.generation == gen && last.k == &kn && last.slot == &slot && last.group == group_first &&
+      last.n == key_count && key_count <= 6 && std::equal(key, key + key_count, last.key)) {
     run(last.config, stream);
     return;
   }
@@ -375,23 +392,27 @@ inline void launch_tuned(kernel& kn, std::size_t group_first, const std::int64_t
     } else if (bi < buffer_count) {
       const grid_int b = buffer_bytes[bi];
       if (b.failed() || b.value() < 0)
-        throw error(errc::bad_argument, identify(k) + ": the byte size of " + k.args.at(a.arg).name + " (" + a.bytes +
-                                            ") is " + (b.failed() ? b.failure_text() : std::to_string(b.value())));
+        throw error(errc::bad_argument,
+                    identify(k) + ": the byte size of " + k.args.at(a.arg).name + " (" + a.bytes +
+                        ") is " + (b.failed() ? b.failure_text() : std::to_string(b.value())));
       bufs.push_back({a.role, buffers[bi], static_cast<std::size_t>(b.value())});
       ++bi;
     }
   }
   if (ki != key_count || bi != buffer_count || group_first + t.config_count > k.variants.size())
-    throw error(errc::bad_argument, identify(k) + ": the generated function passes " + std::to_string(key_count) + " keys and " +
-                                        std::to_string(buffer_count) + " buffers for group " + std::to_string(group_first) +
-                                        ", the container declares " + std::to_string(ki) + " and " + std::to_string(bi) +
-                                        ": the header and its container do not belong together; pack again");
+    throw error(errc::bad_argument,
+                identify(k) + ": the generated function passes " + std::to_string(key_count) +
+                    " keys and " + std::to_string(buffer_count) + " buffers for group " +
+                    std::to_string(group_first) + ", the container declares " + std::to_string(ki) +
+                    " and " + std::to_string(bi) +
+                    ": the header and its container do not belong together; pack again");
   std::string why;
   const std::uint32_t c = detail::decide(kn, slot, group_first, bucket, bufs, stream, run, why);
   if (why != "chosen earlier")
-    log::line(identify(k) + " (variants " + std::to_string(group_first) + ".." + std::to_string(group_first + t.config_count - 1) +
-              ", bucket " + tuning::bucket_text(bucket) + ") on " + slot.state->props().describe() + ": config " + std::to_string(c) +
-              " (" + config_text(k, group_first + c) + "), " + why);
+    log::line(identify(k) + " (variants " + std::to_string(group_first) + ".." +
+              std::to_string(group_first + t.config_count - 1) + ", bucket " +
+              tuning::bucket_text(bucket) + ") on " + slot.state->props().describe() + ": config " +
+              std::to_string(c) + " (" + config_text(k, group_first + c) + "), " + why);
   if (key_count <= 6) {
     last.k = &kn;
     last.slot = &slot;

@@ -2,8 +2,8 @@
 // (docs/runtime.md "Choosing a config"): key bucketing, the packed table's lookup order, the
 // winner of a set of timings, and the record a tuning result is persisted as.
 //
-// tune/autotune.hpp drives these per launch; everything here is a pure function of its inputs so the
-// CPU tests pin each rule directly.
+// tune/autotune.hpp drives these per launch; everything here is a pure function of its inputs so
+// the CPU tests pin each rule directly.
 #pragma once
 
 #include <cerrno>
@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "tritonpack/version.hpp"
 #include "tritonpack/core/model.hpp"
+#include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 namespace tuning {
@@ -34,11 +34,13 @@ inline std::int64_t bucket_of(std::int64_t v, bucket_rule rule) noexcept {
   return b;
 }
 
-// "BLOCK_M=128, BLOCK_N=64, num_warps 4, num_stages 3": how logs and `tritonpack tune` name a config.
+// "BLOCK_M=128, BLOCK_N=64, num_warps 4, num_stages 3": how logs and `tritonpack tune` name a
+// config.
 inline std::string config_text(const kernel_config& c) {
   std::string s;
   for (const auto& [n, v] : c.constexprs) s += n + "=" + v + ", ";
-  return s + "num_warps " + std::to_string(c.num_warps) + ", num_stages " + std::to_string(c.num_stages);
+  return s + "num_warps " + std::to_string(c.num_warps) + ", num_stages " +
+         std::to_string(c.num_stages);
 }
 
 // "1024x1024x64": how logs and cache file names show a bucket.
@@ -53,10 +55,12 @@ inline std::string bucket_text(const std::vector<std::int64_t>& b) {
 
 // How far apart two buckets are: the sum over keys of |log2 a - log2 b| (a size twice as large is
 // one step away whatever its magnitude); values below 1 count as 1.
-inline double bucket_distance(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b) {
+inline double bucket_distance(const std::vector<std::int64_t>& a,
+                              const std::vector<std::int64_t>& b) {
   double d = 0;
   for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    const double x = static_cast<double>(a[i] < 1 ? 1 : a[i]), y = static_cast<double>(b[i] < 1 ? 1 : b[i]);
+    const double x = static_cast<double>(a[i] < 1 ? 1 : a[i]),
+                 y = static_cast<double>(b[i] < 1 ? 1 : b[i]);
     double r = x > y ? x / y : y / x;
     while (r >= 2) {
       d += 1;
@@ -70,17 +74,17 @@ inline double bucket_distance(const std::vector<std::int64_t>& a, const std::vec
 // What the packed table says for this GPU and bucket.
 struct table_pick {
   bool found = false;
-  bool exact = false;      // this GPU's name and this very bucket
+  bool exact = false;  // this GPU's name and this very bucket
   std::uint32_t config = 0;
   std::size_t row = 0;
-  std::string why;         // "packed table: NVIDIA H200, bucket 1024x1024x64"
+  std::string why;  // "packed table: NVIDIA H200, bucket 1024x1024x64"
 };
 
 // The table's lookup order (docs/runtime.md): rows for this GPU's name, else rows for its arch
 // ("sm_90"); among those, the row of this bucket, else the nearest bucket (bucket_distance; the
 // first row on ties). Rows whose key count differs from the bucket's are never used.
-inline table_pick lookup_table(const kernel_tuning& t, const std::string& gpu_name, const std::string& arch,
-                               const std::vector<std::int64_t>& bucket) {
+inline table_pick lookup_table(const kernel_tuning& t, const std::string& gpu_name,
+                               const std::string& arch, const std::vector<std::int64_t>& bucket) {
   table_pick best;
   for (int pass = 0; pass < 2 && !best.found; ++pass) {
     const std::string& device = pass == 0 ? gpu_name : arch;
@@ -88,7 +92,8 @@ inline table_pick lookup_table(const kernel_tuning& t, const std::string& gpu_na
     double best_d = 0;
     for (std::size_t r = 0; r < t.table.size(); ++r) {
       const tune_entry& e = t.table[r];
-      if (e.device != device || e.bucket.size() != bucket.size() || e.config >= t.config_count) continue;
+      if (e.device != device || e.bucket.size() != bucket.size() || e.config >= t.config_count)
+        continue;
       const double d = bucket_distance(e.bucket, bucket);
       if (!best.found || d < best_d) {
         best.found = true;
@@ -99,8 +104,9 @@ inline table_pick lookup_table(const kernel_tuning& t, const std::string& gpu_na
       }
     }
     if (best.found)
-      best.why = "packed table: " + std::string(pass == 0 ? "this GPU (" : "same arch (") + device + "), " +
-                 (best_d == 0 ? "bucket " : "nearest bucket ") + bucket_text(t.table[best.row].bucket);
+      best.why = "packed table: " + std::string(pass == 0 ? "this GPU (" : "same arch (") + device +
+                 "), " + (best_d == 0 ? "bucket " : "nearest bucket ") +
+                 bucket_text(t.table[best.row].bucket);
   }
   return best;
 }
@@ -115,7 +121,8 @@ inline std::uint32_t fastest(const std::vector<std::uint64_t>& times_ns, double 
   if (best == not_measured) return 0;
   const double limit = static_cast<double>(best) * (1.0 + tie);
   for (std::size_t c = 0; c < times_ns.size(); ++c)
-    if (times_ns[c] != not_measured && static_cast<double>(times_ns[c]) <= limit) return static_cast<std::uint32_t>(c);
+    if (times_ns[c] != not_measured && static_cast<double>(times_ns[c]) <= limit)
+      return static_cast<std::uint32_t>(c);
   return 0;
 }
 
@@ -143,15 +150,16 @@ inline std::string encode(const record& r) {
   std::string s = "tritonpack-tune 1\nbucket";
   for (std::int64_t b : r.bucket) s += " " + std::to_string(b);
   s += "\nconfig " + std::to_string(r.config) + "\ntimes_ns";
-  for (std::uint64_t t : r.times_ns) s += t == not_measured ? std::string(" -") : " " + std::to_string(t);
+  for (std::uint64_t t : r.times_ns)
+    s += t == not_measured ? std::string(" -") : " " + std::to_string(t);
   return s + "\n";
 }
 
 // Parses a payload written by encode() for a kernel with `config_count` configs and the key
 // bucket `bucket`. False, with `why` saying what is wrong, for anything else: the caller then
 // treats the entry as absent (and a tuning run rewrites it).
-inline bool decode(const std::string& text, const std::vector<std::int64_t>& bucket, std::uint32_t config_count, record& out,
-                   std::string& why) {
+inline bool decode(const std::string& text, const std::vector<std::int64_t>& bucket,
+                   std::uint32_t config_count, record& out, std::string& why) {
   std::vector<std::string> lines;
   std::size_t p = 0;
   while (p < text.size()) {
@@ -167,14 +175,16 @@ inline bool decode(const std::string& text, const std::vector<std::int64_t>& buc
     why = "not a tuning record of version 1 (expected 4 lines starting \"tritonpack-tune 1\")";
     return false;
   }
-  auto numbers = [&](const std::string& line, const char* head, bool allow_dash, std::vector<std::uint64_t>& vals) {
+  auto numbers = [&](const std::string& line, const char* head, bool allow_dash,
+                     std::vector<std::uint64_t>& vals) {
     const std::string h = head;
     if (line.compare(0, h.size(), h) != 0) return false;
     std::size_t i = h.size();
     while (i < line.size()) {
       if (line[i] != ' ') return false;
       ++i;
-      if (allow_dash && i < line.size() && line[i] == '-' && (i + 1 == line.size() || line[i + 1] == ' ')) {
+      if (allow_dash && i < line.size() && line[i] == '-' &&
+          (i + 1 == line.size() || line[i + 1] == ' ')) {
         vals.push_back(not_measured);
         ++i;
         continue;
@@ -190,7 +200,8 @@ inline bool decode(const std::string& text, const std::vector<std::int64_t>& buc
     return true;
   };
   std::vector<std::uint64_t> b, c, t;
-  if (!numbers(lines[1], "bucket", false, b) || !numbers(lines[2], "config", false, c) || !numbers(lines[3], "times_ns", true, t)) {
+  if (!numbers(lines[1], "bucket", false, b) || !numbers(lines[2], "config", false, c) ||
+      !numbers(lines[3], "times_ns", true, t)) {
     why = "a line is not \"bucket N...\", \"config N\" or \"times_ns N|-...\"";
     return false;
   }
@@ -200,7 +211,8 @@ inline bool decode(const std::string& text, const std::vector<std::int64_t>& buc
     return false;
   }
   if (c.size() != 1 || c[0] >= config_count || t.size() != config_count) {
-    why = "its config or its number of times does not fit this kernel's " + std::to_string(config_count) + " configs";
+    why = "its config or its number of times does not fit this kernel's " +
+          std::to_string(config_count) + " configs";
     return false;
   }
   out.config = static_cast<std::uint32_t>(c[0]);
@@ -211,7 +223,8 @@ inline bool decode(const std::string& text, const std::vector<std::int64_t>& buc
 // Characters of a name other than [A-Za-z0-9_.-] become '_' (GPU names have spaces).
 inline std::string file_safe(std::string s) {
   for (char& ch : s)
-    if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == '-'))
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+          ch == '_' || ch == '.' || ch == '-'))
       ch = '_';
   return s;
 }
@@ -219,15 +232,20 @@ inline std::string file_safe(std::string s) {
 // Where a result is persisted: per GPU name + arch + driver (another GPU or driver never reuses
 // it), per container (its tables checksum: another build of the kernels never reuses it), per
 // kernel, specialisation group and bucket.
-//   <cache dir>/tune-v1/<GPU name>-<arch>-drv<driver>/<checksum>/<kernel>-g<first variant>-<bucket>.tune
-inline std::string entry_dir(const std::string& cache_dir, const std::string& gpu_name, const std::string& arch,
-                             std::uint32_t driver, std::uint64_t container_checksum) {
+//   <cache dir>/tune-v1/<GPU name>-<arch>-drv<driver>/<checksum>/<kernel>-g<first
+//   variant>-<bucket>.tune
+inline std::string entry_dir(const std::string& cache_dir, const std::string& gpu_name,
+                             const std::string& arch, std::uint32_t driver,
+                             std::uint64_t container_checksum) {
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(container_checksum));
-  return cache_dir + "/tune-v1/" + file_safe(gpu_name) + "-" + file_safe(arch) + "-drv" + std::to_string(driver) + "/" + hex;
+  return cache_dir + "/tune-v1/" + file_safe(gpu_name) + "-" + file_safe(arch) + "-drv" +
+         std::to_string(driver) + "/" + hex;
 }
-inline std::string entry_file(const std::string& kernel, std::size_t group_first, const std::vector<std::int64_t>& bucket) {
-  return file_safe(kernel) + "-g" + std::to_string(group_first) + "-" + bucket_text(bucket) + ".tune";
+inline std::string entry_file(const std::string& kernel, std::size_t group_first,
+                              const std::vector<std::int64_t>& bucket) {
+  return file_safe(kernel) + "-g" + std::to_string(group_first) + "-" + bucket_text(bucket) +
+         ".tune";
 }
 
 }  // namespace tuning

@@ -19,7 +19,7 @@ constexpr std::uint16_t em_amdgpu = 224;  // EM_AMDGPU
 struct elf_target {
   std::uint16_t machine = 0;  // e_machine
   std::uint8_t abi_version = 0;
-  std::uint32_t flags = 0;    // e_flags
+  std::uint32_t flags = 0;  // e_flags
   // CUDA: SM number (90) and whether it is an arch-specific ("a") build.
   unsigned sm = 0;
   bool arch_specific = false;
@@ -44,7 +44,7 @@ std::string elf_label_mismatch(const elf_target& t, std::string_view label);
 
 struct ptx_module {
   unsigned version_major = 0, version_minor = 0;  // .version 8.7
-  std::string target;                              // first word after .target: "sm_90a"
+  std::string target;                             // first word after .target: "sm_90a"
   struct entry {
     std::string name;
     unsigned params = 0;  // number of .param declarations

@@ -14,7 +14,8 @@ namespace tritonpack::pack {
 
 // The whole of `path`. `expected` names what it should be ("a manifest file (manifest.json)"), for
 // the message when it is a directory. Throws error(io_error) naming the path and the reason.
-std::vector<std::uint8_t> read_file(const std::filesystem::path& path, const std::string& expected = "a file");
+std::vector<std::uint8_t> read_file(const std::filesystem::path& path,
+                                    const std::string& expected = "a file");
 
 // Writes `path` through `path`.tmp and a rename. On failure throws error(io_error) with the
 // reason and `remedy` (what the user can do, e.g. "choose another output directory (-o)"), and

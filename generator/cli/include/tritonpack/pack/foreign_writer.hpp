@@ -26,7 +26,8 @@ languages parse_languages(std::string_view list);
 // kernel named last_error, a C name the run time's C API declares, a Fortran name over 63
 // characters, a kernel whose name is another's interface name), or whose kernel takes an argument
 // the C API cannot pass (a tensor descriptor), naming the kernel and what to do.
-void check_foreign_names(std::string_view library, const container_info& info, const languages& langs);
+void check_foreign_names(std::string_view library, const container_info& info,
+                         const languages& langs);
 
 // The texts of NAME.h, NAME_c.cpp and NAME.f90 (options.namespace_name is NAME).
 std::string write_c_header(const container_info& info, const header_options& options);

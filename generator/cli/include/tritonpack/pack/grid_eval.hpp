@@ -27,6 +27,7 @@ using name_lookup = std::function<std::optional<grid_int>(const std::string& nam
 // failed grid_int (its failure_text() says which operation), so the caller can name what it was
 // evaluating.
 grid_int evaluate_grid_expr(const grid_expr& expr, const name_lookup& lookup);
-grid_int evaluate_grid_expr(std::string_view expr, const name_lookup& lookup);  // parses, then evaluates
+grid_int evaluate_grid_expr(std::string_view expr,
+                            const name_lookup& lookup);  // parses, then evaluates
 
 }  // namespace tritonpack::pack

@@ -42,7 +42,9 @@ struct grid_expr {
   grid_node root;
 
   // The source text of `n` as written ("(BLOCK - 64)").
-  std::string_view source(const grid_node& n) const { return std::string_view(text).substr(n.begin, n.end - n.begin); }
+  std::string_view source(const grid_node& n) const {
+    return std::string_view(text).substr(n.begin, n.end - n.begin);
+  }
   // Throws error(bad_argument): `grid expression "TEXT": WHY at column C`, C the 1-based column
   // where `n` starts. For what a reader of the tree finds wrong (an unknown name).
   [[noreturn]] void fail_at(const grid_node& n, const std::string& why) const;

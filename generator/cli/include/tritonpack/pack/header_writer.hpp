@@ -13,8 +13,9 @@
 namespace tritonpack::pack {
 
 struct header_options {
-  std::string namespace_name;          // the library name: the header's namespace
-  std::size_t bytes_per_line = 4096;   // container bytes per string-literal line (bench/header_compile)
+  std::string namespace_name;  // the library name: the header's namespace
+  std::size_t bytes_per_line =
+      4096;  // container bytes per string-literal line (bench/header_compile)
   std::string generator = "tritonpack pack";  // named in the header's first comment
 };
 
@@ -33,8 +34,8 @@ std::string cpp_name(const std::string& python_name);
 
 // Appends `head` (ending in its opening bracket) + items joined by ", " + `tail` to `out`, wrapping
 // at 100 columns with continuation lines aligned after the bracket (clang-format's BinPack style).
-void emit_list(std::string& out, const std::string& indent, const std::string& head, const std::vector<std::string>& items,
-               const std::string& tail);
+void emit_list(std::string& out, const std::string& indent, const std::string& head,
+               const std::vector<std::string>& items, const std::string& tail);
 
 // A variant's specialisation as the header's comments show it: "*fp32:16, i32:16, 1024".
 std::string spec_text(const kernel_info& k, const variant_info& v);
@@ -44,25 +45,26 @@ std::string spec_text(const kernel_info& k, const variant_info& v);
 // and the Fortran module repeat it, so every language's user reads the same description.
 std::vector<std::string> kernel_comment(const container_info& info, const kernel_info& k);
 
-// Translates a grid expression (parsed by parse_grid_expr, the grammar's one parser) over the kernel's integer arguments and the variant's integer
-// constexprs (name, value) into C++ for kernel::grid. Run-time values go through
+// Translates a grid expression (parsed by parse_grid_expr, the grammar's one parser) over the
+// kernel's integer arguments and the variant's integer constexprs (name, value) into C++ for
+// kernel::grid. Run-time values go through
 // ::tritonpack::grid_int, whose arithmetic reports a zero divisor or an overflow (`cdiv(n, BLOCK)`
 // → `::tritonpack::cdiv(::tritonpack::grid_int{n}, BLOCK)`); constant parts are evaluated here,
 // and a constant zero divisor, an overflow, or a constant negative or over-32-bit result throws
 // error(bad_argument) naming the expression, as does a syntax error or an unknown name (with its
 // column). `int_args` lists the integer argument names with their Triton types.
-std::string translate_grid_expr(const grid_expr& expr,
-                                const std::vector<std::pair<std::string, std::string>>& int_args,
-                                const std::vector<std::pair<std::string, std::int64_t>>& constexprs);
-std::string translate_grid_expr(std::string_view expr,
-                                const std::vector<std::pair<std::string, std::string>>& int_args,
-                                const std::vector<std::pair<std::string, std::int64_t>>& constexprs);
+std::string translate_grid_expr(
+    const grid_expr& expr, const std::vector<std::pair<std::string, std::string>>& int_args,
+    const std::vector<std::pair<std::string, std::int64_t>>& constexprs);
+std::string translate_grid_expr(
+    std::string_view expr, const std::vector<std::pair<std::string, std::string>>& int_args,
+    const std::vector<std::pair<std::string, std::int64_t>>& constexprs);
 
 // The container bytes as C++ string-literal lines ("\211TPK\r\n..."), `bytes_per_line` each, and
 // back: decode_string_literals reads every "..." literal in `text` (as the header holds them) and
 // returns the concatenated bytes, for `tritonpack inspect NAME.hpp`.
-std::string encode_string_literals(const std::uint8_t* data, std::size_t size, std::size_t bytes_per_line,
-                                   std::string_view indent);
+std::string encode_string_literals(const std::uint8_t* data, std::size_t size,
+                                   std::size_t bytes_per_line, std::string_view indent);
 std::vector<std::uint8_t> decode_string_literals(std::string_view text);
 
 }  // namespace tritonpack::pack

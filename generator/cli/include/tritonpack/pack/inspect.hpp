@@ -11,11 +11,11 @@
 namespace tritonpack::pack {
 
 struct inspect_options {
-  std::string file;     // shown in the report
-  std::string source;   // what the file was ("generated header", ...)
-  std::string device;   // "sm_90", "gfx942"; empty: no selection
+  std::string file;    // shown in the report
+  std::string source;  // what the file was ("generated header", ...)
+  std::string device;  // "sm_90", "gfx942"; empty: no selection
   bool json = false;
-  bool quick = false;   // skip decoding the frames (the header and tables are validated regardless)
+  bool quick = false;  // skip decoding the frames (the header and tables are validated regardless)
 };
 
 struct inspect_result {

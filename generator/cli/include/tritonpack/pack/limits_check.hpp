@@ -1,6 +1,6 @@
 // tritonpack/pack/limits_check.hpp — images whose block needs more than a GPU allows (shared
-// memory, threads per block; include/tritonpack/select/arch_limits.hpp), found when packing rather than
-// at launch on the GPU node.
+// memory, threads per block; include/tritonpack/select/arch_limits.hpp), found when packing rather
+// than at launch on the GPU node.
 #pragma once
 
 #include <string>

@@ -30,7 +30,8 @@ struct loaded_manifest {
   std::vector<std::string> image_files;                // manifest-relative path of each image
   pack_mode mode = pack_mode::both;                    // after narrowing
   std::string generator;                               // the manifest's `generator`
-  // Images that run on their own target but not on every GPU that would pick them (limits_check.hpp).
+  // Images that run on their own target but not on every GPU that would pick them
+  // (limits_check.hpp).
   std::vector<std::string> warnings;
 };
 
@@ -41,6 +42,7 @@ struct loaded_manifest {
 // Image order (which decides how frames group them, docs/format.md "Size"): kernel by kernel,
 // CUDA before HIP, and within a backend binaries before IR, so a kernel's cubins sit at the
 // front of its frame. A file named by several variants is packed once.
-loaded_manifest load_manifest(const std::filesystem::path& manifest_path, const load_options& options = {});
+loaded_manifest load_manifest(const std::filesystem::path& manifest_path,
+                              const load_options& options = {});
 
 }  // namespace tritonpack::pack

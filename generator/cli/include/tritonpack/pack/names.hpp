@@ -36,12 +36,14 @@ const std::map<std::string, std::string, std::less<>>& reserved_names();
 bool breaks_cpp_identifier(std::string_view name);
 
 struct kernel_name_clash {
-  std::size_t kernel = 0;  // index of the kernel whose name clashes with an earlier one's or the library's
+  std::size_t kernel =
+      0;  // index of the kernel whose name clashes with an earlier one's or the library's
   std::string why;
 };
 // The first kernel name (each valid on its own) that cannot live next to the earlier ones in
 // library `library` (same name, same name but for case, the library's own name), or none.
-std::optional<kernel_name_clash> kernel_names_clash(std::string_view library, const std::vector<std::string>& kernels);
+std::optional<kernel_name_clash> kernel_names_clash(std::string_view library,
+                                                    const std::vector<std::string>& kernels);
 
 // Throws error(bad_argument) naming the first name of `info` (its library name `library`, then
 // each kernel's) that breaks the rule, with a suggested valid name.

@@ -27,21 +27,23 @@ struct tune_options {
   double budget_ms = 200.0;     // --budget-ms: timed rounds per problem fill about this long
   int min_rounds = 5;           // --rounds N sets both: exactly N rounds
   int max_rounds = 50;
-  std::uint64_t seed = 1;       // of the random inputs
+  std::uint64_t seed = 1;  // of the random inputs
 };
 
 struct tune_summary {
-  std::size_t problems = 0;     // in the sizes file (after --kernel)
-  std::size_t tuned = 0;        // timed now
-  std::size_t skipped = 0;      // rows already in the table (resume), or a bucket timed earlier in this run
-  std::size_t failed = 0;       // no config could run
+  std::size_t problems = 0;  // in the sizes file (after --kernel)
+  std::size_t tuned = 0;     // timed now
+  std::size_t skipped =
+      0;  // rows already in the table (resume), or a bucket timed earlier in this run
+  std::size_t failed = 0;  // no config could run
 };
 
 // Runs the problems of `requests` on the container `bytes` (which must outlive the call) and
 // writes `opt.table`. `progress` gets one line per problem; `live` draws a progress bar there
 // too (a terminal). Throws error(no_driver / no_device) with "tune needs a GPU" when
 // there is none, error(bad_argument) for a table that cannot be resumed (never overwritten).
-tune_summary run_tune(const std::vector<std::uint8_t>& bytes, const std::vector<tune_request>& requests, const tune_options& opt,
+tune_summary run_tune(const std::vector<std::uint8_t>& bytes,
+                      const std::vector<tune_request>& requests, const tune_options& opt,
                       std::ostream& progress, bool live);
 
 // Checks that the table at `path` (if it exists) can be resumed for the container `info`: valid

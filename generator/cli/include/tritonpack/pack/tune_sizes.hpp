@@ -13,20 +13,20 @@
 #include <string>
 #include <vector>
 
-#include "tritonpack/launch/grid.hpp"
 #include "tritonpack/core/model.hpp"
+#include "tritonpack/launch/grid.hpp"
 
 namespace tritonpack::pack {
 
 // One problem of one kernel, every argument resolved.
 struct tune_problem {
-  std::size_t index = 0;                        // in the kernel's "problems" list
-  std::map<std::string, std::int64_t> values;   // every named integer: the arguments and "let" names
-  std::vector<std::int64_t> ints;               // per kernel argument: integer / boolean value
-  std::vector<double> floats;                   // per kernel argument: float scalar value
-  std::vector<std::uint64_t> bytes;             // per kernel argument: pointer buffer size (0 otherwise)
-  std::array<std::string, 3> grid;              // the kernel's grid expressions, else the problem's
-  std::string label;                            // "M=4096 N=4096 K=64": the key values (or "problem 3")
+  std::size_t index = 0;                       // in the kernel's "problems" list
+  std::map<std::string, std::int64_t> values;  // every named integer: the arguments and "let" names
+  std::vector<std::int64_t> ints;              // per kernel argument: integer / boolean value
+  std::vector<double> floats;                  // per kernel argument: float scalar value
+  std::vector<std::uint64_t> bytes;  // per kernel argument: pointer buffer size (0 otherwise)
+  std::array<std::string, 3> grid;   // the kernel's grid expressions, else the problem's
+  std::string label;                 // "M=4096 N=4096 K=64": the key values (or "problem 3")
 };
 
 struct tune_request {
@@ -38,10 +38,12 @@ struct tune_request {
 // `only_kernel` when not empty. Any missing, unknown, negative, non-integer or out-of-range value
 // is error(bad_argument) naming the file, the kernel, the problem and the field, and saying what
 // to write.
-std::vector<tune_request> load_tune_sizes(const std::filesystem::path& file, const container_info& info,
+std::vector<tune_request> load_tune_sizes(const std::filesystem::path& file,
+                                          const container_info& info,
                                           const std::string& only_kernel = {});
 // The same from the file's text (tests).
-std::vector<tune_request> parse_tune_sizes(const std::string& text, const std::string& file, const container_info& info,
+std::vector<tune_request> parse_tune_sizes(const std::string& text, const std::string& file,
+                                           const container_info& info,
                                            const std::string& only_kernel = {});
 
 // The grid of config `variant` of the kernel for a problem: its grid expressions over the

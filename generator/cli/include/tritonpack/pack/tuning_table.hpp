@@ -22,6 +22,7 @@ namespace tritonpack::pack {
 void apply_tuning_table(container_info& info, const std::filesystem::path& file);
 // The same from the table's text; `file` names it in messages (`tritonpack tune` checks the table
 // it resumes with this).
-void apply_tuning_table_text(container_info& info, const std::string& text, const std::string& file);
+void apply_tuning_table_text(container_info& info, const std::string& text,
+                             const std::string& file);
 
 }  // namespace tritonpack::pack
