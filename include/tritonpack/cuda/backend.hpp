@@ -1,6 +1,6 @@
-// tritonpack/cuda/backend.hpp — the NVIDIA backend: per-context state, image loading (cubin, or PTX
-// through the JIT and its disk cache), and Triton's launch (docs/triton-abi.md §2). The driver and
-// its primary contexts are in cuda/driver.hpp, the memory and device API in cuda/memory.hpp.
+// tritonpack/cuda/backend.hpp — the NVIDIA backend: the driver (cuda/driver.hpp, with the devices'
+// primary contexts) and a context per (library, CUDA context) (cuda/context.hpp: loading through
+// cuda/loading.hpp, Triton's launch). The memory and device API is cuda/memory.hpp.
 #pragma once
 
 #include <memory>
@@ -8,8 +8,6 @@
 
 #include "tritonpack/cuda/context.hpp"
 #include "tritonpack/cuda/driver.hpp"
-#include "tritonpack/cuda/launching.hpp"
-#include "tritonpack/cuda/loading.hpp"
 #include "tritonpack/runtime/backend.hpp"
 #include "tritonpack/version.hpp"
 

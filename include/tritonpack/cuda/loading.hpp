@@ -1,26 +1,58 @@
-// tritonpack/cuda/loading.hpp — how a CUDA context gets a kernel's function: selection, the
-// image's decode, the cubin load or the PTX JIT (with its disk cache), the ABI check.
+// tritonpack/cuda/loading.hpp — how the NVIDIA backend turns a load plan into a function it can
+// launch: the plan checked against the device, the cubin loaded or the PTX JIT-compiled (through
+// the disk cache, runtime/jit_cache.hpp), the launch attributes, and the ABI check.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tritonpack/core/env.hpp"
 #include "tritonpack/core/identify.hpp"
-#include "tritonpack/cuda/context.hpp"
+#include "tritonpack/core/load_stats.hpp"
+#include "tritonpack/core/log.hpp"
+#include "tritonpack/cuda/api.hpp"
+#include "tritonpack/cuda/driver.hpp"
+#include "tritonpack/runtime/backend.hpp"
+#include "tritonpack/runtime/jit_cache.hpp"
+#include "tritonpack/runtime/load_plan.hpp"
+#include "tritonpack/select/arch.hpp"
 #include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
 namespace cuda {
 
-inline CUmodule context::jit_ptx(std::vector<std::uint8_t> ptx, const image_info& im,
-                                 const kernel_info& k, std::string& how) {
+// ---------------------------------------------------------------------------------------------
+// One loaded variant.
+
+class function final : public loaded_function {
+ public:
+  CUmodule module = nullptr;
+  CUfunction fn = nullptr;
+  CUcontext ctx = nullptr;
+  unsigned block = 0;
+  unsigned shared = 0;
+  unsigned num_ctas = 1;
+  unsigned attr_count = 0;
+  CUlaunchAttribute attrs[4] = {};
+};
+
+// `ptx` JIT-compiled for the device of `props` (its arch keys the cache), through the cache when
+// the driver has the linker API and a cache directory is set.
+inline CUmodule jit_ptx(const driver& d, const device_props& props, std::vector<std::uint8_t> ptx,
+                        const image_info& im, const kernel_info& k, std::string& how) {
   // The driver reads PTX as a NUL-terminated string.
   if (ptx.empty() || ptx.back() != 0) ptx.push_back(0);
   char info_log[8192] = {}, error_log[8192] = {};
   auto too_new = [&](CUresult r) {
     return error(errc::ptx_too_new,
-                 identify(k) + ": the driver (" + d_.version_string() + ") refused the PTX for " +
+                 identify(k) + ": the driver (" + d.version_string() + ") refused the PTX for " +
                      im.arch + " because it needs PTX ISA " + ptx_isa_string(im.ptx_version) +
-                     " (" + d_.status(r) + "). Install " +
+                     " (" + d.status(r) + "). Install " +
                      driver_needed_for_ptx_isa(im.ptx_version) + ", or repack with cubins for " +
-                     props_.arch,
+                     props.arch,
                  r);
   };
   auto failed = [&](CUresult r, const char* call) {
@@ -29,8 +61,8 @@ inline CUmodule context::jit_ptx(std::vector<std::uint8_t> ptx, const image_info
     if (log_text.empty()) log_text = info_log;
     return error(errc::jit_failed,
                  identify(k) + ": JIT compilation of the PTX for " + im.arch + " (ISA " +
-                     ptx_isa_string(im.ptx_version) + ") on " + props().describe() + " failed in " +
-                     call + ": " + d_.status(r) +
+                     ptx_isa_string(im.ptx_version) + ") on " + props.describe() + " failed in " +
+                     call + ": " + d.status(r) +
                      (log_text.empty() ? std::string() : "\nJIT log:\n" + log_text),
                  r);
   };
@@ -42,46 +74,46 @@ inline CUmodule context::jit_ptx(std::vector<std::uint8_t> ptx, const image_info
       reinterpret_cast<void*>(static_cast<std::uintptr_t>(0))};
 
   const bool can_link =
-      d_.fn.cuLinkCreate && d_.fn.cuLinkAddData && d_.fn.cuLinkComplete && d_.fn.cuLinkDestroy;
+      d.fn.cuLinkCreate && d.fn.cuLinkAddData && d.fn.cuLinkComplete && d.fn.cuLinkDestroy;
   if (can_link && jit_cache::directory()) {
     CUmodule m = nullptr;
     // A cached cubin is used when the driver loads it.
     auto loads = [&](const std::vector<std::uint8_t>& cubin) {
-      const CUresult r = d_.fn.cuModuleLoadData(&m, cubin.data());
+      const CUresult r = d.fn.cuModuleLoadData(&m, cubin.data());
       if (r == CUDA_SUCCESS) return std::string();
       m = nullptr;
-      return d_.status(r);
+      return d.status(r);
     };
     // Compiled through the linker: unlike cuModuleLoadDataEx it hands back the cubin to cache.
     auto link_ptx = [&] {
       CUlinkState link = nullptr;
-      CUresult r = d_.fn.cuLinkCreate(5, opts, vals, &link);
+      CUresult r = d.fn.cuLinkCreate(5, opts, vals, &link);
       if (r != CUDA_SUCCESS) throw failed(r, "cuLinkCreate");
       struct link_guard {
         const driver& d;
         CUlinkState s;
         ~link_guard() { d.fn.cuLinkDestroy(s); }
-      } guard{d_, link};
-      r = d_.fn.cuLinkAddData(link, CU_JIT_INPUT_PTX, ptx.data(), ptx.size(), k.name.c_str(), 0,
-                              nullptr, nullptr);
+      } guard{d, link};
+      r = d.fn.cuLinkAddData(link, CU_JIT_INPUT_PTX, ptx.data(), ptx.size(), k.name.c_str(), 0,
+                             nullptr, nullptr);
       if (r != CUDA_SUCCESS) throw failed(r, "cuLinkAddData");
       void* cubin = nullptr;
       std::size_t cubin_size = 0;
-      r = d_.fn.cuLinkComplete(link, &cubin, &cubin_size);
+      r = d.fn.cuLinkComplete(link, &cubin, &cubin_size);
       if (r != CUDA_SUCCESS) throw failed(r, "cuLinkComplete");
       return std::vector<std::uint8_t>(static_cast<std::uint8_t*>(cubin),
                                        static_cast<std::uint8_t*>(cubin) + cubin_size);
     };
     const std::vector<std::uint8_t> cubin =
-        jit_cache::get_or_compile(jit_cache::file_name(im.checksum, props_.arch, d_.version),
+        jit_cache::get_or_compile(jit_cache::file_name(im.checksum, props.arch, d.version),
                                   "the CUDA driver's linker", link_ptx, loads, how);
     if (!m)
-      d_.check(d_.fn.cuModuleLoadData(&m, cubin.data()),
-               identify(k) + ": cuModuleLoadData of the JIT-compiled cubin");
+      d.check(d.fn.cuModuleLoadData(&m, cubin.data()),
+              identify(k) + ": cuModuleLoadData of the JIT-compiled cubin");
     return m;
   }
   CUmodule m = nullptr;
-  const CUresult r = d_.fn.cuModuleLoadDataEx(&m, ptx.data(), 5, opts, vals);
+  const CUresult r = d.fn.cuModuleLoadDataEx(&m, ptx.data(), 5, opts, vals);
   if (r != CUDA_SUCCESS) throw failed(r, "cuModuleLoadDataEx");
   detail::count_load(&detail::image_load_counters::jit_compiled);
   how = can_link ? "JIT-compiled (cuModuleLoadDataEx; TRITONPACK_CACHE=0 or no cache directory)"
@@ -89,17 +121,19 @@ inline CUmodule context::jit_ptx(std::vector<std::uint8_t> ptx, const image_info
   return m;
 }
 
-inline CUmodule context::load_module(const std::vector<std::uint8_t>& bytes, const image_info& im,
-                                     const kernel_info& k, bool jit, std::string& how) {
-  if (jit) return jit_ptx(bytes, im, k, how);
+// The module of image `im` (`bytes`): a cubin loaded, or PTX JIT-compiled (`jit`).
+inline CUmodule load_module(const driver& d, const device_props& props,
+                            const std::vector<std::uint8_t>& bytes, const image_info& im,
+                            const kernel_info& k, bool jit, std::string& how) {
+  if (jit) return jit_ptx(d, props, bytes, im, k, how);
   CUmodule m = nullptr;
-  const CUresult r = d_.fn.cuModuleLoadData(&m, bytes.data());
+  const CUresult r = d.fn.cuModuleLoadData(&m, bytes.data());
   if (r != CUDA_SUCCESS) {
     errc code = r == CUDA_ERROR_OUT_OF_MEMORY ? errc::out_of_memory : errc::driver_error;
     if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE) code = errc::no_image;
     throw error(code,
                 identify(k) + ": cuModuleLoadData of the cubin for " + im.arch + " on " +
-                    props().describe() + " failed: " + d_.status(r),
+                    props.describe() + " failed: " + d.status(r),
                 r);
   }
   detail::count_load(&detail::image_load_counters::binaries);
@@ -118,12 +152,12 @@ inline bool abi_verified(const std::string& triton_version) {
 // Compares the compiled kernel's parameter list with what the plan passes (cuFuncGetParamInfo,
 // CUDA 12.4+): catches a Triton ABI change before it corrupts a launch. Run for JIT-compiled PTX,
 // for cubins of a Triton version not verified above, and always under TRITONPACK_VERIFY_ABI=1.
-inline void context::check_abi(const function& f, const kernel_info& k) const {
-  if (!d_.fn.cuFuncGetParamInfo) return;
+inline void check_abi(const driver& d, const function& f, const kernel_info& k) {
+  if (!d.fn.cuFuncGetParamInfo) return;
   std::vector<std::size_t> sizes;
   for (std::size_t i = 0; i < 4096; ++i) {
     std::size_t off = 0, size = 0;
-    const CUresult r = d_.fn.cuFuncGetParamInfo(f.fn, i, &off, &size);
+    const CUresult r = d.fn.cuFuncGetParamInfo(f.fn, i, &off, &size);
     if (r == CUDA_ERROR_INVALID_VALUE) break;  // past the last parameter
     if (r != CUDA_SUCCESS) return;             // not supported for this function: skip the check
     sizes.push_back(size);
@@ -145,45 +179,51 @@ inline void context::check_abi(const function& f, const kernel_info& k) const {
   }
 }
 
-inline std::unique_ptr<loaded_function> context::load(const container& c,
-                                                      std::uint32_t kernel_index,
-                                                      std::uint32_t variant) {
-  const load_plan p = plan_load(c, kernel_index, variant, props());
+// Every NVIDIA GPU since Fermi gives a block 48 KB of shared memory without the opt-in
+// attribute, and every one allows at least that with it: only kernels above it need the
+// device's limits.
+inline constexpr std::uint32_t default_shared_bytes = 48 * 1024;
+
+// The function `p` plans, loaded in context `ctx` of the device of `props` (which is current):
+// the plan checked against the device, the module loaded (cubin) or JIT-compiled (PTX), the
+// function's launch attributes set, its parameters checked against the plan where needed.
+inline std::unique_ptr<function> load_function(const driver& d, const device_props& props,
+                                               CUcontext ctx, const load_plan& p) {
   const kernel_info& k = *p.kernel;
   auto f = std::make_unique<function>();
   p.fill(*f);
   const launch_info& li = p.launch();
   f->needs_scratch = li.global_scratch_size > 0 || li.profile_scratch_size > 0;
-  f->ctx = ctx_;
+  f->ctx = ctx;
 
   // Static checks before touching the driver, so their messages are not masked by load errors.
   // Selection has already refused images beyond the shared memory and block size of the archs
   // select/arch_limits.hpp knows; these compare the driver's own numbers, for a GPU the tables do
   // not.
   const std::string& who = p.who;
-  if (li.shared > default_shared_bytes && li.shared > props().max_shared_optin)
+  if (li.shared > default_shared_bytes && li.shared > props.max_shared_optin)
     throw error(errc::unsupported,
                 who + " needs " + std::to_string(li.shared) +
-                    " bytes of shared memory per block but " + props().describe() +
-                    " allows at most " + std::to_string(props().max_shared_optin) +
+                    " bytes of shared memory per block but " + props.describe() +
+                    " allows at most " + std::to_string(props.max_shared_optin) +
                     " (with opt-in); choose a config with fewer stages or smaller blocks");
   if (li.tmem_size > 512)
     throw error(errc::unsupported, who + " needs " + std::to_string(li.tmem_size) +
                                        " tensor-memory columns (at most 512)");
   const unsigned num_ctas = li.num_ctas ? li.num_ctas : 1;
   const bool need_ex = num_ctas > 1 || li.launch_cooperative_grid || li.launch_pdl;
-  if (need_ex && !d_.fn.cuLaunchKernelEx)
+  if (need_ex && !d.fn.cuLaunchKernelEx)
     throw error(errc::unsupported, who +
                                        " needs cuLaunchKernelEx (clusters, cooperative or PDL "
                                        "launch), which the driver lacks");
-  if (num_ctas > 1 && !props().cluster_launch)
+  if (num_ctas > 1 && !props.cluster_launch)
     throw error(errc::unsupported, who + " uses clusters of " + std::to_string(num_ctas) +
-                                       " CTAs; " + props().describe() +
+                                       " CTAs; " + props.describe() +
                                        " does not support cluster launch");
-  if (li.launch_cooperative_grid && !props().cooperative_launch)
-    throw error(errc::unsupported, who + " needs a cooperative launch, which " +
-                                       props().describe() + " does not support");
-  if (f->plan.uses_tma && !d_.fn.cuTensorMapEncodeTiled)
+  if (li.launch_cooperative_grid && !props.cooperative_launch)
+    throw error(errc::unsupported, who + " needs a cooperative launch, which " + props.describe() +
+                                       " does not support");
+  if (f->plan.uses_tma && !d.fn.cuTensorMapEncodeTiled)
     throw error(errc::unsupported,
                 who + " takes TMA tensor descriptors; the driver lacks cuTensorMapEncodeTiled");
   const std::uint64_t block =
@@ -195,18 +235,18 @@ inline std::unique_ptr<loaded_function> context::load(const container& c,
   std::string decode_time, how;
   const std::vector<std::uint8_t> bytes = p.decode(decode_time);
   const auto t2 = std::chrono::steady_clock::now();
-  f->module = load_module(bytes, *f->image, k, f->jit, how);
+  f->module = load_module(d, props, bytes, *f->image, k, f->jit, how);
   struct module_guard {  // unload on any failure below
     const driver& d;
     function* f;
     ~module_guard() {
       if (f) d.fn.cuModuleUnload(f->module);
     }
-  } guard{d_, f.get()};
+  } guard{d, f.get()};
   const std::string load_time = log::enabled() ? log::ms_since(t2) : std::string();
 
-  d_.check(d_.fn.cuModuleGetFunction(&f->fn, f->module, li.entry.c_str()),
-           who + ": cuModuleGetFunction(\"" + li.entry + "\")");
+  d.check(d.fn.cuModuleGetFunction(&f->fn, f->module, li.entry.c_str()),
+          who + ": cuModuleGetFunction(\"" + li.entry + "\")");
   // The compiled function's own thread limit (.maxntid) is not queried here: a block above it
   // fails the launch, and launch() then asks the driver why (launch_error).
   f->block = static_cast<unsigned>(block);
@@ -214,20 +254,19 @@ inline std::unique_ptr<loaded_function> context::load(const container& c,
   f->num_ctas = num_ctas;
   // Shared memory above the default 48 KB needs the opt-in attribute, sized as Triton does:
   // the device's opt-in limit minus the function's static shared memory.
-  if (li.shared > default_shared_bytes && li.shared > props().max_shared_default) {
+  if (li.shared > default_shared_bytes && li.shared > props.max_shared_default) {
     int static_shared = 0;
-    d_.check(d_.fn.cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f->fn),
-             who + ": cuFuncGetAttribute(SHARED_SIZE_BYTES)");
-    d_.check(d_.fn.cuFuncSetCacheConfig(f->fn, CU_FUNC_CACHE_PREFER_SHARED),
-             who + ": cuFuncSetCacheConfig(PREFER_SHARED)");
-    d_.check(d_.fn.cuFuncSetAttribute(f->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                      static_cast<int>(props().max_shared_optin) - static_shared),
-             who + ": cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+    d.check(d.fn.cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f->fn),
+            who + ": cuFuncGetAttribute(SHARED_SIZE_BYTES)");
+    d.check(d.fn.cuFuncSetCacheConfig(f->fn, CU_FUNC_CACHE_PREFER_SHARED),
+            who + ": cuFuncSetCacheConfig(PREFER_SHARED)");
+    d.check(d.fn.cuFuncSetAttribute(f->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                    static_cast<int>(props.max_shared_optin) - static_shared),
+            who + ": cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
   }
   if (num_ctas == 16)
-    d_.check(
-        d_.fn.cuFuncSetAttribute(f->fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
-        who + ": cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)");
+    d.check(d.fn.cuFuncSetAttribute(f->fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+            who + ": cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)");
   if (li.launch_pdl) {
     f->attrs[f->attr_count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
     f->attrs[f->attr_count++].value.programmaticStreamSerializationAllowed = 1;
@@ -245,11 +284,11 @@ inline std::unique_ptr<loaded_function> context::load(const container& c,
     f->attrs[f->attr_count++].value.clusterSchedulingPolicyPreference =
         CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
   }
-  if (f->jit || !abi_verified(li.triton_version) || env::flag(env::verify_abi)) check_abi(*f, k);
+  if (f->jit || !abi_verified(li.triton_version) || env::flag(env::verify_abi)) check_abi(d, *f, k);
   guard.f = nullptr;
   if (log::enabled())
-    log::line(p.log_prefix(props()) + "; " + how + "; decode " + decode_time + ", load " +
-              load_time + ", total " + log::ms_since(p.started));
+    log::line(p.log_prefix(props) + "; " + how + "; decode " + decode_time + ", load " + load_time +
+              ", total " + log::ms_since(p.started));
   return f;
 }
 
