@@ -57,7 +57,7 @@ TEST_CASE("error codes: the C header's enum is the code table") {
   const std::string h = read_source("include/tritonpack/c/tritonpack.h");
   const std::size_t b = h.find("enum tritonpack_status {"), e = h.find("};", b);
   REQUIRE(b != std::string::npos);
-  const constants c = scan(h.substr(b, e - b), std::regex(R"((TRITONPACK_\w+) = (\d+))"));
+  const constants c = scan(h.substr(b, e - b), std::regex(R"((TRITONPACK_\w+)\s*=\s*(\d+))"));
   CHECK(listed(c) == listed(from_table()));
 }
 

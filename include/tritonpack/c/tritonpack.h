@@ -27,26 +27,26 @@ extern "C" {
 /* Error codes: stable values (new codes are only ever added at the end). One per entry of the
  * code table TRITONPACK_ERROR_CODES (include/tritonpack/core/error_codes.hpp, which tests check
  * this enum against) plus INTERNAL; docs/c-fortran.md has the table. */
+/* One code a line, each with its meaning beside it. */
+/* clang-format off */
 enum tritonpack_status {
   TRITONPACK_SUCCESS = 0,
-  TRITONPACK_ERROR_BAD_CONTAINER =
-      1, /* container bytes malformed, truncated, or of an unknown format */
-  TRITONPACK_ERROR_BAD_ARGUMENT =
-      2, /* a bad value passed by the caller; no variant accepts the call */
-  TRITONPACK_ERROR_NOT_FOUND = 3,   /* no kernel (or variant) of that name in the container */
-  TRITONPACK_ERROR_NO_DRIVER = 4,   /* neither libcuda nor libamdhip64 could be loaded */
-  TRITONPACK_ERROR_NO_DEVICE = 5,   /* the driver reports no GPU, or the ordinal is out of range */
-  TRITONPACK_ERROR_NO_IMAGE = 6,    /* the library holds no image this GPU can run */
-  TRITONPACK_ERROR_PTX_TOO_NEW = 7, /* every PTX needs a newer ISA than the driver accepts */
-  TRITONPACK_ERROR_JIT_FAILED = 8,  /* the driver refused to JIT-compile an IR image */
+  TRITONPACK_ERROR_BAD_CONTAINER = 1, /* container bytes malformed, truncated, or of an unknown format */
+  TRITONPACK_ERROR_BAD_ARGUMENT = 2,  /* a bad value passed by the caller; no variant accepts the call */
+  TRITONPACK_ERROR_NOT_FOUND = 3,     /* no kernel (or variant) of that name in the container */
+  TRITONPACK_ERROR_NO_DRIVER = 4,     /* neither libcuda nor libamdhip64 could be loaded */
+  TRITONPACK_ERROR_NO_DEVICE = 5,     /* the driver reports no GPU, or the ordinal is out of range */
+  TRITONPACK_ERROR_NO_IMAGE = 6,      /* the library holds no image this GPU can run */
+  TRITONPACK_ERROR_PTX_TOO_NEW = 7,   /* every PTX needs a newer ISA than the driver accepts */
+  TRITONPACK_ERROR_JIT_FAILED = 8,    /* the driver refused to JIT-compile an IR image */
   TRITONPACK_ERROR_OUT_OF_MEMORY = 9, /* a device (or host) allocation failed */
-  TRITONPACK_ERROR_LAUNCH_FAILED =
-      10, /* the launch (or the kernel, seen at a synchronisation) failed */
+  TRITONPACK_ERROR_LAUNCH_FAILED = 10, /* the launch (or the kernel, seen at a synchronisation) failed */
   TRITONPACK_ERROR_DRIVER_ERROR = 11, /* any other driver call failed */
   TRITONPACK_ERROR_IO_ERROR = 12,     /* reading or writing a file (the JIT cache) failed */
   TRITONPACK_ERROR_UNSUPPORTED = 13,  /* valid, but not supported on this backend or device */
-  TRITONPACK_ERROR_INTERNAL = 14 /* an unexpected failure inside the run time (a bug: report it) */
+  TRITONPACK_ERROR_INTERNAL = 14      /* an unexpected failure inside the run time (a bug: report it) */
 };
+/* clang-format on */
 
 /* The calling thread's message for its last failed call of this API ("" if none failed yet).
  * Valid until the thread's next failing call; successful calls leave it unchanged. */
