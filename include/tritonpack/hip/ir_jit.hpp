@@ -25,7 +25,6 @@
 #include "tritonpack/runtime/jit_cache.hpp"
 #include "tritonpack/runtime/load_plan.hpp"
 #include "tritonpack/select/arch.hpp"
-#include "tritonpack/select/image.hpp"
 #include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
@@ -66,12 +65,10 @@ inline std::vector<std::uint8_t> compile_llir(const load_plan& p, const device_p
   const image_info& im = *p.image;
   const comgr_loaded& cg = comgr_once();
   auto cannot = [&](const std::string& why) {
-    const container_info& info = p.source->partial_info();
-    const image_choice report = select_image(info, *p.variant, p.target, /*explain=*/true);
-    std::string msg = identify(*p.kernel) + " (variant " + std::to_string(p.variant_index) +
-                      ") has no image for " + props.describe() + " that can run: " + report.reason +
-                      "\n" + describe_choice(info, report, p.target) + "  llir " + im.arch +
-                      " cannot be JIT-compiled here: " + why;
+    const std::string msg = identify(*p.kernel) + " (variant " + std::to_string(p.variant_index) +
+                            ") has no image for " + props.describe() +
+                            " that can run: " + p.selection_report() + "  llir " + im.arch +
+                            " cannot be JIT-compiled here: " + why;
     log::line(msg);
     return error(errc::no_image, msg);
   };

@@ -58,6 +58,15 @@ struct load_plan {
     return bytes;
   }
 
+  // Why this image: the selection's reason, then every image of the variant with its verdict
+  // (describe_choice's lines), for an error about the chosen image, e.g. an IR that cannot be
+  // compiled here. Selects again, explaining: only failure paths call this.
+  std::string selection_report() const {
+    const container_info& info = source->partial_info();
+    const image_choice full = select_image(info, *variant, target, /*explain=*/true);
+    return full.reason + "\n" + describe_choice(info, full, target);
+  }
+
   // Copies the plan into the backend's loaded function.
   void fill(loaded_function& f) const {
     f.kernel = kernel;
