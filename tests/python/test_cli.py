@@ -109,6 +109,15 @@ def test_python_dash_m_and_version():
     assert r.returncode == 0 and r.stdout.strip() == f"tritonpack-compile {__version__}"
 
 
+def _without_triton_facts(manifest):
+    m = dict(manifest, triton_version=None)
+    m["kernels"] = [dict(k, variants=[dict(v, images=[dict(i, ptx_version=None) if "ptx_version" in i else i
+                                                     for i in v["images"]])
+                                      for v in k["variants"]])
+                    for k in manifest["kernels"]]
+    return m
+
+
 @pytest.mark.slow
 def test_committed_fixtures_are_what_the_front_end_makes(tmp_path, shared_cache):
     """tests/data/artifacts must be regenerated (scripts/regen-artifacts.sh test-data) when the front end, the
@@ -122,6 +131,10 @@ def test_committed_fixtures_are_what_the_front_end_makes(tmp_path, shared_cache)
     assert rc == 0
     fresh = json.loads((d / "artifacts" / "manifest.json").read_text())
     committed = json.loads((DATA / "artifacts" / "manifest.json").read_text())
+    if fresh["triton_version"] != committed["triton_version"]:
+        # Made with another Triton: what that Triton reports (its version, the PTX ISA of its
+        # ptxas) differs; everything the front end decides must not.
+        fresh, committed = _without_triton_facts(fresh), _without_triton_facts(committed)
     assert fresh == committed, "run scripts/regen-artifacts.sh test-data and commit tests/data/artifacts"
     # the binaries themselves: same sizes (contents embed the source path, which differs here)
     for k in committed["kernels"]:

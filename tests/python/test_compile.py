@@ -223,7 +223,7 @@ def test_hip_feature_suffix(sdir, shared_cache):
         signatures = ["*fp32, *fp32, *fp32, i32, fp32, 128"]
     """)
     outcome, log = run(spec, sdir / "out", shared_cache)
-    assert "gfx90a:xnack-: Triton 3.6 emits feature-neutral code objects" in log
+    assert "gfx90a:xnack-: Triton emits feature-neutral code objects" in log
     (img,) = outcome.manifest["kernels"][0]["variants"][0]["images"]
     assert img["arch"] == "gfx90a"
     data = (sdir / "out" / img["file"]).read_bytes()

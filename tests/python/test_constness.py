@@ -157,7 +157,7 @@ def test_real_kernels(name, sig, cx, expect, target, tmp_path, monkeypatch):
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
     k = triton.compile(ASTSource(fn=getattr(spec_kernels, name), signature=sig, constexprs=cx),
-                       target=GPUTarget(*target))
+                       target=GPUTarget(*target), options={"enable_fp_fusion": True})
     flags = stored_args(k.asm["ttir"], k.metadata.name)
     params = [p for p, t in sig.items() if t != "constexpr"]
     got = {p: f for p, f in zip(params, flags) if p in expect}

@@ -5,7 +5,7 @@ import pytest
 
 from conftest import DATA, write_spec
 from tritonpack_compile.errors import SpecError
-from tritonpack_compile.frontend import prepare
+from tritonpack_compile.frontend import prepare, triton_version
 from tritonpack_compile.spec import load_spec
 
 HERE = DATA.parent / "python"
@@ -20,7 +20,7 @@ def sdir(tmp_path):
 
 def bind(spec_path, cache=None):
     spec = load_spec(spec_path)
-    kernels, _ = prepare(spec, "3.6.0", cache)
+    kernels, _ = prepare(spec, triton_version(), cache)
     return spec, kernels
 
 

@@ -89,9 +89,13 @@ FACTS = {
         "llvm_cpus": ["sm_75", "sm_80", "sm_86", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_110a"],
         "ptxas": {"path": "/t/ptxas", "version": "12.8", "gpu_names": ["sm_75", "sm_80", "sm_86", "sm_90a"]},
         "ptxas_blackwell": {"path": "/t/ptxas-blackwell", "version": "12.9", "gpu_names": ["sm_100a"]},
+        "ptxas_from": [[10, "ptxas"], [100, "ptxas_blackwell"]],
     },
     "hip": {"llvm_cpus": ["gfx906", "gfx908", "gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1251",
-                          "gfx9-generic", "tahiti"]},
+                          "gfx9-generic", "tahiti"],
+            "amd_probe": {"gfx906": "unsupported target: 'gfx906'", "gfx908": None, "gfx90a": None, "gfx942": None,
+                          "gfx950": None, "gfx1030": None, "gfx1100": None,
+                          "gfx1251": "unsupported target: 'gfx1251'"}},
 }
 
 
@@ -113,6 +117,47 @@ def test_buildable_lists():
 ])
 def test_unbuildable_says_why_and_what_instead(text, message):
     assert message in unbuildable(parse_target(text), FACTS, "3.6.0")
+
+
+def test_ptxas_is_the_one_triton_runs():
+    """The ptxas named is the one the facts say Triton runs for the capability (3.9: the newer
+    one from capability 90 on)."""
+    facts = {"cuda": dict(FACTS["cuda"], ptxas_from=[[10, "ptxas"], [90, "ptxas_blackwell"]])}
+    assert "its ptxas-blackwell (CUDA 12.9, /t/ptxas-blackwell) does not know sm_90a" in \
+        unbuildable(parse_target("sm_90"), facts, "3.9.0")
+    assert unbuildable(parse_target("sm_100"), facts, "3.9.0") is None
+    assert unbuildable(parse_target("sm_80"), facts, "3.9.0") is None
+
+
+def test_amd_processor_that_crashes_the_compiler():
+    facts = {"hip": dict(FACTS["hip"], amd_probe=dict(FACTS["hip"]["amd_probe"],
+                                                      gfx1100="the compiler process died (killed by SIGABRT)"))}
+    assert ("cannot compile for gfx1100: its AMD backend cannot compile a test kernel for gfx1100 (the compiler "
+            "process died (killed by SIGABRT))") in unbuildable(parse_target("gfx1100"), facts, "3.8.0")
+
+
+def test_amd_probe_goes_on_after_a_dead_child(monkeypatch):
+    """A probe child that dies (LLVM aborts) fails the processor it was compiling; a new child
+    goes on with the next ones."""
+    import subprocess
+    from tritonpack_compile import toolchain
+    calls = []
+
+    def fake_run(cmd, **kw):
+        names = cmd[cmd.index("hip-probe") + 1:]
+        calls.append(names)
+        out = []
+        for n in names:
+            out.append(f"try {n}")
+            if n == "gfx1154":
+                return subprocess.CompletedProcess(cmd, -6, "\n".join(out) + "\n", "LLVM ERROR: Cannot select: store\n")
+            out.append(f"ok {n}" if n != "gfx906" else f"fail {n} unsupported target: 'gfx906'")
+        return subprocess.CompletedProcess(cmd, 0, "\n".join(out) + "\n", "")
+    monkeypatch.setattr(toolchain.subprocess, "run", fake_run)
+    got = toolchain._probe_amd(["gfx906", "gfx942", "gfx1154", "gfx1200"])
+    assert calls == [["gfx906", "gfx942", "gfx1154", "gfx1200"], ["gfx1200"]]
+    assert got == {"gfx906": "unsupported target: 'gfx906'", "gfx942": None, "gfx1200": None,
+                   "gfx1154": "the compiler process died (killed by SIGABRT: LLVM ERROR: Cannot select: store)"}
 
 
 @pytest.mark.parametrize("text", ["sm_80", "90", "sm_100a", "gfx942", "gfx90a:xnack-", "gfx1100"])
@@ -150,7 +195,7 @@ def test_the_installed_tritons_tools(tmp_path):
     cuda = buildable_targets("cuda", facts["cuda"])
     assert {"sm_75", "sm_80", "sm_90", "sm_100", "sm_120"} <= set(cuda)
     assert {"gfx90a", "gfx942", "gfx950", "gfx1100"} <= set(buildable_targets("hip", facts["hip"]))
-    assert "cannot compile for sm_999" in unbuildable(parse_target("sm_999"), facts, "3.6.0")
+    assert "cannot compile for sm_999" in unbuildable(parse_target("sm_999"), facts, triton_version())
     # cached: the second call asks no tool
     assert toolchain_facts(["cuda", "hip"], triton_version(), tmp_path) == facts
     assert len(list((tmp_path / "toolchain").glob("*.json"))) == 2
@@ -180,14 +225,16 @@ for n in sys.argv[1:]:
 
 @pytest.mark.slow
 def test_amd_family_rule_matches_the_installed_triton(tmp_path):
-    """targets.py restates which gfx names Triton's AMD backend compiles for (the rule is inside
-    libtriton); compile at each boundary of it so a new Triton that moves one fails here."""
+    """toolchain.py asks Triton's AMD backend which gfx names it compiles for (the rule is inside
+    libtriton and differs between versions): an independent compile at the boundaries of the
+    supported versions' rules agrees."""
     from tritonpack_compile.frontend import triton_version
     from tritonpack_compile.toolchain import toolchain_facts
     import subprocess
     import sys
     names = ["gfx906", "gfx908", "gfx909", "gfx90a", "gfx90c", "gfx942", "gfx950", "gfx1010", "gfx1013", "gfx1030",
-             "gfx1036", "gfx1100", "gfx1103", "gfx1150", "gfx1153", "gfx1200", "gfx1201", "gfx1250", "gfx1251"]
+             "gfx1036", "gfx1100", "gfx1103", "gfx1150", "gfx1153", "gfx1170", "gfx1171", "gfx1200", "gfx1201",
+             "gfx1250", "gfx1251"]
     facts = toolchain_facts(["hip"], triton_version(), tmp_path)
     probe = tmp_path / "probe.py"  # @triton.jit needs its source in a file
     probe.write_text(AMD_PROBE)
@@ -195,4 +242,4 @@ def test_amd_family_rule_matches_the_installed_triton(tmp_path):
     compiled = dict(ln.split()[::-1] for ln in r.stdout.splitlines() if ln.split()[0] in ("ok", "fail"))
     assert len(compiled) == len(names), r.stderr[-2000:]
     for n in names:
-        assert (compiled[n] == "ok") == (unbuildable(parse_target(n), facts, "3.6.0") is None), n
+        assert (compiled[n] == "ok") == (unbuildable(parse_target(n), facts, triton_version()) is None), n

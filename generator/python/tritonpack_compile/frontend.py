@@ -33,13 +33,14 @@ from .resources import default_jobs
 from .sources import file_sha256, source_closure_hash
 from .spec import BoundKernel, Spec, bind_kernel, load_spec
 from .targets import Target
+from .triton_support import DEFAULT_FP_FUSION, check_supported, pip_requirement
 from .tritonenv import compile_env
 
 # Bump when the layout or meaning of cached job results changes.
 CACHE_FORMAT = 1
 # The modules whose code decides what a cached entry contains: their text is part of every key,
 # so a changed front end never reuses results of an older one (even at the same version number).
-_KEYED_MODULES = ("worker.py", "constness.py", "introspect.py")
+_KEYED_MODULES = ("worker.py", "constness.py", "introspect.py", "triton_support.py")
 _fingerprint = None
 
 
@@ -55,13 +56,17 @@ def generator_fingerprint() -> str:
 
 
 def triton_version() -> str:
-    """Triton's version without importing it (importing costs about a second)."""
+    """The version of the Triton this process has imported, else of the installed one, read
+    without importing it (importing costs about a second)."""
+    loaded = sys.modules.get("triton")
+    if isinstance(getattr(loaded, "__version__", None), str):
+        return loaded.__version__
     from importlib import metadata
     try:
         return metadata.version("triton")
     except metadata.PackageNotFoundError:
         raise TritonpackError("Triton is not installed in this Python "
-                              f"({sys.executable}); install it with `pip install triton`") from None
+                              f"({sys.executable}); install it with `pip install \"{pip_requirement()}\"`") from None
 
 
 # TRITONPACK_CACHE_DIR is the run time's JIT cache (include/tritonpack/runtime/jit_cache.hpp): a different
@@ -163,8 +168,9 @@ def _worker_payload(bk: BoundKernel, vi: int, target: Target, generic: bool) -> 
             signature[p] = e.type
             if e.hint == 16:
                 div16.append(i)
+    # enable_fp_fusion is always given: Triton's own default differs between versions
     options = {"num_warps": v.config.num_warps, "num_stages": v.config.num_stages,
-               "num_ctas": v.config.num_ctas}
+               "num_ctas": v.config.num_ctas, "enable_fp_fusion": DEFAULT_FP_FUSION}
     options.update(v.config.options)
     return {"source_path": str(bk.spec.source_path), "function": bk.spec.function,
             "signature": signature, "constexprs": constexprs, "div16": div16, "options": options,
@@ -353,6 +359,7 @@ def compile_spec(spec_path, out_dir, jobs: Optional[int] = None, targets=None, m
                     limit_hint=f"raise it with --time-limit SECONDS or ${TIME_LIMIT_ENV} (0: no limit)")
     with stop_on_signals():
         tver = triton_version()
+        check_supported(tver)
         spec = load_spec(spec_path, target_override=targets, mode_override=mode)
         out_dir = Path(out_dir)
         tmp_cache = None
@@ -402,7 +409,7 @@ def _compile(spec, out_dir, jobs, cache_dir, tver, quiet, stream, t0, limits, ov
     feature_notes = sorted({str(t.arch) + ":" + ":".join(t.features) for bk in kernels
                             for t in bk.spec.targets if t.features})
     for n in feature_notes:
-        stream.write(f"note: {n}: Triton 3.6 emits feature-neutral code objects (xnack/sramecc 'any'); "
+        stream.write(f"note: {n}: Triton emits feature-neutral code objects (xnack/sramecc 'any'); "
                      f"they run with any feature setting and are recorded as {n.split(':')[0]}\n")
 
     all_jobs = plan_jobs(kernels, closures, tver)

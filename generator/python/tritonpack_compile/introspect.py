@@ -118,7 +118,7 @@ def describe_kernel(path: Path, func: str) -> dict:
             configs.append(cfg)
         info["autotune_configs"] = configs
         # What selects and protects a config (docs/spec.md "Tuning"): kept, not dropped. Triton
-        # 3.6 stores key as `keys`, reset_to_zero as `reset_to_zero`, restore_value as
+        # (every supported version) stores key as `keys`, reset_to_zero as `reset_to_zero`, restore_value as
         # `restore_value` (lists of argument names).
         info["autotune_key"] = [str(k) for k in (getattr(autotuner, "keys", None) or [])]
         info["autotune_reset_to_zero"] = [str(k) for k in (getattr(autotuner, "reset_to_zero", None) or [])]

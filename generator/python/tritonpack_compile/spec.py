@@ -45,8 +45,9 @@ KERNEL_KEYS = ("source", "name", "signatures", "constexprs", "configs", "num_war
 TUNE_KEYS = ("key", "bucket", "on_first_use", "reset_to_zero", "restore", "bytes")
 BUCKETS = ("pow2", "exact")
 CONFIG_KEYS = ("num_warps", "num_stages", "num_ctas", "constexprs", "options")
-# Triton compile options a spec may set (CUDAOptions / HIPOptions fields of Triton 3.6 that change
-# code generation). Launch-shape options have their own keys; arch/backend come from the target.
+# Triton compile options a spec may set (CUDAOptions / HIPOptions fields that change code
+# generation, in every supported Triton). Launch-shape options have their own keys; arch/backend
+# come from the target. enable_fp_fusion defaults to triton_support.DEFAULT_FP_FUSION.
 OPTION_KEYS = {
     "maxnreg": int, "ptx_version": int, "enable_fp_fusion": bool, "enable_reflect_ftz": bool,
     "launch_cooperative_grid": bool, "launch_pdl": bool, "debug": bool, "sanitize_overflow": bool,

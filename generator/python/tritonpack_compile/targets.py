@@ -5,12 +5,12 @@ Accepted spellings (case-insensitive, surrounding whitespace ignored):
   NVIDIA: sm_80, sm80, 80, cuda:80, cuda:sm_80, sm_90a, 90a, cuda:90a, sm_100, sm_120a
   AMD:    gfx942, hip:gfx942, gfx90a:xnack-, gfx90a:sramecc+:xnack-
 
-Triton 3.6 compiles compute capability >= 90 to arch-specific code (`sm_90a`, `sm_100a`; NVC
+Triton compiles compute capability >= 90 to arch-specific code (`sm_90a`, `sm_100a`; NVC
 `sm_arch_from_capability`), whatever the user wrote, so `sm_90` and `sm_90a` name the same
 compilation and images are recorded with the `a` arch they really are. Below 90 there is no `a`
 variant, so `sm_80a` is an error.
 
-Triton 3.6 emits AMD code objects with feature-neutral ("xnack any, sramecc any") ELF flags and has
+Triton emits AMD code objects with feature-neutral ("xnack any, sramecc any") ELF flags and has
 no option to change that; such a code object runs with the feature on or off. A feature suffix is
 therefore accepted and validated, but the image is recorded under the plain gfx name, which the run
 time matches against any feature setting of that gfx. `gfx90a` and `gfx90a:xnack-` are one target.
@@ -31,7 +31,7 @@ _CUDA_RE = re.compile(r"^(?:cuda:)?(?:sm_?)?(\d{2,3})([a-z]?)$")
 _HIP_RE = re.compile(r"^(?:hip:|rocm:)?(gfx[0-9]{1,2}[0-9a-f]{2})((?::[a-z0-9]+[+-])*)$")
 _HIP_FEATURES = ("xnack", "sramecc")
 
-# Oldest compute capability Triton 3.6's NVIDIA backend generates code for (sm_75 is accepted by
+# Oldest compute capability Triton's NVIDIA backend generates code for (sm_75 is accepted by
 # the backend; older ones fail deep inside LLVM with an unhelpful message).
 MIN_CUDA_CAPABILITY = 75
 
@@ -69,10 +69,10 @@ def parse_target(text: str) -> Target:
         cap, suffix = int(m.group(1)), m.group(2)
         if suffix not in ("", "a"):
             raise SyntaxProblem(
-                f"target '{raw}': suffix '{suffix}' is not supported (Triton 3.6 compiles sm_XY or, "
+                f"target '{raw}': suffix '{suffix}' is not supported (Triton compiles sm_XY or, "
                 f"for capability >= 90, sm_XYa)")
         if cap < MIN_CUDA_CAPABILITY:
-            raise SyntaxProblem(f"target '{raw}': Triton 3.6 needs compute capability >= "
+            raise SyntaxProblem(f"target '{raw}': Triton needs compute capability >= "
                                 f"{MIN_CUDA_CAPABILITY // 10}.{MIN_CUDA_CAPABILITY % 10}")
         if suffix == "a" and cap < 90:
             raise SyntaxProblem(f"target '{raw}': there is no arch-specific 'a' variant below sm_90; write sm_{cap}")
@@ -108,6 +108,11 @@ def parse_targets(items: Iterable) -> List[Target]:
     return out
 
 
+def is_gfx_name(name: str) -> bool:
+    """Whether `name` (an LLVM processor) is an AMD target name this module accepts."""
+    return bool(_HIP_RE.match(name))
+
+
 def generic_ptx_capability(targets: Iterable[Target]) -> Optional[int]:
     """The compute capability for the forward-compatible PTX: the lowest requested NVIDIA one."""
     caps = [t.arch for t in targets if t.backend == "cuda"]
@@ -116,21 +121,6 @@ def generic_ptx_capability(targets: Iterable[Target]) -> Optional[int]:
 
 # ---------------------------------------------------------------------------------------- buildable
 
-# Triton 3.6's AMD backend compiles for a gfx processor only if it maps it to an ISA family:
-# `deduceISAFamily` in third_party/amd/lib/TritonAMDGPUToLLVM/TargetUtils.cpp (CDNA1-4: gfx908,
-# gfx90a, gfx942, gfx950; GFX1250; RDNA1: GK_GFX1010..1013, RDNA2: GK_GFX1030..1036, RDNA3:
-# GK_GFX1100..1153, i.e. gfx1100-1103 and gfx1150-1153; RDNA4: gfx1200-1201). For any other name
-# its passes fail with "unsupported target" (reported as "PassManager::run failed"). The rule is
-# compiled into libtriton, not exposed to Python, so it is restated here; test_targets.py compiles
-# at every boundary to hold it to the installed Triton. The name must also be a processor of
-# Triton's LLVM, which toolchain.py asks.
-_AMD_FAMILIES = (
-    ("CDNA", re.compile(r"^gfx(908|90a|942|950)$")),
-    ("GFX1250", re.compile(r"^gfx1250$")),
-    ("RDNA", re.compile(r"^gfx(101[0-3]|103[0-6]|110[0-3]|115[0-3]|120[01])$")),
-)
-
-
 def _cuda_cpu(cap: int) -> str:
     """The processor name Triton gives LLVM and ptxas for a capability (NVIDIA backend,
     `sm_arch_from_capability`: `a` from 90 on)."""
@@ -138,8 +128,14 @@ def _cuda_cpu(cap: int) -> str:
 
 
 def _ptxas_for(cap: int, facts: dict) -> Tuple[str, dict]:
-    # Triton's `get_ptxas` (backends/nvidia/compiler.py): ptxas-blackwell from capability 100 on
-    name = "ptxas_blackwell" if cap >= 100 else "ptxas"
+    """The ptxas Triton runs for `cap` (its `get_ptxas`, recorded by toolchain.py as the
+    capabilities where the tool changes) and its facts."""
+    name = None
+    for start, tool in facts.get("ptxas_from", ()):
+        if cap >= start:
+            name = tool
+    if name is None:  # no ptxas runs at all: say why the first one does not
+        return "ptxas", facts.get("ptxas") or {"error": f"Triton's NVIDIA backend names no ptxas for capability {cap}"}
     return name.replace("_", "-"), facts.get(name) or {"error": "not found"}
 
 
@@ -158,9 +154,15 @@ def _cuda_reason(cap: int, facts: dict) -> Optional[str]:
 def _hip_reason(gfx: str, facts: dict) -> Optional[str]:
     if gfx not in facts.get("llvm_cpus", ()):
         return f"its LLVM does not know the processor {gfx}"
-    if not any(rx.match(gfx) for _, rx in _AMD_FAMILIES):
+    probe = facts.get("amd_probe", {})
+    if gfx not in probe:
+        return f"its AMD backend was not asked about {gfx}"
+    why = probe[gfx]
+    if why is None:
+        return None
+    if why.startswith("unsupported target"):
         return f"its AMD backend does not support {gfx} (it has no ISA family for it)"
-    return None
+    return f"its AMD backend cannot compile a test kernel for {gfx} ({why})"
 
 
 def buildable_targets(backend: str, facts: dict) -> List[str]:
@@ -171,7 +173,7 @@ def buildable_targets(backend: str, facts: dict) -> List[str]:
             names |= set((facts.get(tool) or {}).get("gpu_names", ()))
         caps = sorted({int(m.group(1)) for m in map(re.compile(r"^sm_(\d+)a?$").match, names) if m})
         return [f"sm_{c}" for c in caps if c >= MIN_CUDA_CAPABILITY and _cuda_reason(c, facts) is None]
-    gfx = sorted((n for n in facts.get("llvm_cpus", ()) if _HIP_RE.match(n)), key=lambda n: (len(n), n))
+    gfx = sorted((n for n in facts.get("llvm_cpus", ()) if is_gfx_name(n)), key=lambda n: (len(n), n))
     return [n for n in gfx if _hip_reason(n, facts) is None]
 
 

@@ -1,11 +1,12 @@
 """The environment variables that change what Triton compiles: part of every compile cache key.
 
 Read without importing Triton (a no-op run must not pay for that import), so the names are listed
-here, from Triton 3.6.0:
+here: those of every supported Triton (3.6 to 3.9) together.
 
 - TRITON_CACHE_ENV is Triton's own choice: the set that `get_cache_invalidating_env_vars()`
   (libtriton, include/triton/Tools/Sys/GetEnv.hpp) reads and `triton.compile` puts into its cache
-  key, whatever they do (dumps and timings included: Triton keys them, so do we).
+  key, whatever they do (dumps and timings included: Triton keys them, so do we), as far as every
+  supported Triton keys them. A name that only newer ones key is in EXTRA_ENV.
 - EXTRA_ENV are knobs (triton/knobs.py) that change the output but reach Triton's key only through
   something this front end cannot compute without importing Triton (the option hash: PTXAS_OPTIONS,
   TRITON_LIBDEVICE_PATH; the backend hash: the ptxas version), or not at all (TRITON_MOCK_PTX_VERSION,
@@ -41,6 +42,10 @@ EXTRA_ENV = (
     "TRITON_MOCK_PTX_VERSION", "TRITON_INSTRUMENTATION_MODE", "TRITON_ALLOW_NON_CONSTEXPR_GLOBALS",
     "AMDGCN_ANALYZE_SMALL_TENSOR_RANGE", "AMDGCN_SCALARIZE_PACKED_FOPS",
     "TRITON_KERNEL_OVERRIDE",
+    # keyed by Triton from 3.8 (the two schedulers) and 3.9 (fp fusion)
+    "TRITON_HIP_USE_COEXEC_SCHEDULER", "TRITON_HIP_USE_EXPERT_SCHEDULING", "TRITON_FORCE_DISABLE_FP_FUSION",
+    # AMD: replace the MIR (3.7, 3.8), or the code-generation library (3.9)
+    "TRITON_SWAP_MIR", "TRITON_SWAP_MIR_ENABLE_MISCHED", "TRITON_AMD_CODEGEN_PATH",
 )
 
 # Knobs of triton.knobs that do not change the images this front end keeps, and why.
@@ -63,6 +68,13 @@ IGNORED_KNOBS = {
     "TRITON_CUDART_PATH": "builds Triton's launcher",
     "TRITON_CUOBJDUMP_PATH": "disassembly only", "TRITON_NVDISASM_PATH": "disassembly only",
     "TRITON_PROTON_DISABLE": "profiler", "TRITON_CUPTI_LIB_PATH": "profiler", "TRITON_ENABLE_NVTX": "profiler",
+    "TRITON_CUPTI_LIB_BLACKWELL_PATH": "profiler", "TRITON_ENABLE_HW_TRACE": "profiler",
+    "TRITON_PROFILE_BUFFER_SIZE": "profiler", "TRITON_PROFILE_METRIC_BUFFER_SIZE": "profiler",
+    "TRITON_ROCPROFILER_SDK_INCLUDE_PATH": "profiler", "TRITON_ROCPROFILER_SDK_LIB_PATH": "profiler",
+    "TRITON_ROCPROFILER_SDK_LIBRARY": "profiler", "TRITON_ROCTRACER_LIBRARY": "profiler",
+    "TRITON_ROCTRACER_LIB_PATH": "profiler", "TRITON_ROCTX_LIBRARY": "profiler", "TRITON_ROCTX_LIB_PATH": "profiler",
+    "TRITON_HSA_RUNTIME_LIBRARY": "profiler", "TRITON_HSA_RUNTIME_PATH": "profiler",
+    "TRITON_FPSAN_HOMOMORPHIC_CASTS": "JIT launches only (read by the JIT into its options)",
 }
 
 KEYED_ENV = TRITON_CACHE_ENV + EXTRA_ENV

@@ -56,7 +56,7 @@ def _constexpr_value(v):
 def _generic_cuda_arch():
     """Make Triton's NVIDIA backend target the generic `sm_XY` instead of `sm_XYa`.
 
-    Triton 3.6 hard-codes the `a` suffix for capability >= 90 in `sm_arch_from_capability`
+    Triton hard-codes the `a` suffix for capability >= 90 in `sm_arch_from_capability`
     (used for the LLVM processor, the PTX `.target` and ptxas `--gpu-name`); there is no option
     for it. With the patch, ptxas assembles the PTX for the generic target as part of the normal
     pipeline, and ptxas rejects any arch-specific instruction (wgmma, setmaxnreg, tcgen05...) on a
