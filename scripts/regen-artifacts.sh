@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/regen-artifacts.sh — regenerates the committed artifact directories with the Python front
-# end (Triton 3.6, no GPU needed).
+# end (Triton 3.6 unless a set says otherwise, no GPU needed).
 #
 #   scripts/regen-artifacts.sh [SET...] [-- FRONT-END OPTIONS...]
 #
@@ -9,6 +9,10 @@
 #   gpu        tests/gpu/kernels.toml              -> tests/gpu/artifacts
 #              tests/gpu/autotune/tune_kernels.toml -> tests/gpu/autotune/artifacts
 #              (packed when no Python with Triton is there at build time)
+#   triton-3.7 tests/data/triton-3.7/desc.toml     -> tests/data/triton-3.7/artifacts
+#              (images of another Triton release's launch ABI, docs/triton-abi.md §7; compiled
+#              with TRITON37_PYTHON, default /work/venvs/triton-3.7/bin/python, which must have
+#              Triton 3.7; only when named)
 #
 # Each directory is removed and compiled from scratch (--no-cache), so the committed artifacts come
 # from the current front end; then its manifest is checked against docs/manifest.md's rules
@@ -17,7 +21,7 @@
 # the change (tests/python/test_cli.py checks that tests/data/artifacts is what the front end makes).
 #
 # Environment: PYTHON (default: <repo>/.venv/bin/python, else /opt/tp-venv/bin/python, else
-# python3), JOBS (front-end workers, default 2).
+# python3), TRITON37_PYTHON (above), JOBS (front-end workers, default 2).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
@@ -25,8 +29,12 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 declare -A SETS=(
   [test-data]="tests/data/fixtures.toml:tests/data/artifacts"
   [gpu]="tests/gpu/kernels.toml:tests/gpu/artifacts tests/gpu/autotune/tune_kernels.toml:tests/gpu/autotune/artifacts"
+  [triton-3.7]="tests/data/triton-3.7/desc.toml:tests/data/triton-3.7/artifacts"
 )
 ALL=(test-data gpu)
+# Sets compiled by another Triton release: the Python to use, and the version it must have.
+declare -A SET_PYTHON=([triton-3.7]="${TRITON37_PYTHON:-/work/venvs/triton-3.7/bin/python}")
+declare -A SET_TRITON=([triton-3.7]="3.7.")
 
 sets=()
 while (($#)); do
@@ -53,6 +61,15 @@ fi
 export PYTHONPATH="$repo/generator/python${PYTHONPATH:+:$PYTHONPATH}"
 
 for set in "${sets[@]}"; do
+  py_default="$py"
+  if [[ -n "${SET_PYTHON[$set]+x}" ]]; then
+    py="${SET_PYTHON[$set]}"
+    have="$("$py" -c 'import triton; print(triton.__version__)' 2>/dev/null || true)"
+    if [[ "$have" != "${SET_TRITON[$set]}"* ]]; then
+      echo "regen-artifacts.sh: set '$set' needs Triton ${SET_TRITON[$set]}x; $py has '${have:-none}'" >&2
+      exit 2
+    fi
+  fi
   for pair in ${SETS[$set]}; do
     spec="$repo/${pair%%:*}" out="$repo/${pair#*:}"
     echo "== $set: ${pair%%:*} -> ${pair#*:}"
@@ -70,4 +87,5 @@ sys.exit(1 if problems else 0)
 PY
     du -sh "$out"
   done
+  py="$py_default"
 done

@@ -52,6 +52,16 @@ tptest::synth simple_kernel(launch_info li = {}, const std::string& arch = "sm_9
   s.image(0, image_kind::cubin, arch, tpfake::make_cubin(sm, arch.back() == 'a', {{"k", {8, 8, 4, 4, 8, 8}, block}}), li);
   return s;
 }
+
+// A 100 × 120 descriptor over `base`, rows 128 elements apart.
+template <class T>
+tensor_descriptor<T, 2> desc_100x120(T* base) {
+  tensor_descriptor<T, 2> d;
+  d.base = base;
+  d.shape = {100, 120};
+  d.strides = {128, 1};
+  return d;
+}
 }  // namespace
 
 TEST_CASE("vector_add from the fixtures: parameters by value, scratch pointers, grid and block") {
@@ -333,10 +343,7 @@ TEST_CASE("host-side tensor descriptors: TMA map on sm_90, decomposed on sm_80")
           launch_info{}, 87);
   auto bytes = s.pack();
   alignas(128) static half data[256 * 128];
-  tensor_descriptor<half, 2> d;
-  d.base = data;
-  d.shape = {100, 120};
-  d.strides = {128, 1};
+  tensor_descriptor<half, 2> d = desc_100x120(data);
   half* y = nullptr;
 
   SUBCASE("sm_90: CUtensorMap by value, shape i32, strides i64") {
@@ -422,6 +429,105 @@ TEST_CASE("host-side tensor descriptors: TMA map on sm_90, decomposed on sm_80")
     CHECK(contains(e.what(), "kernel k: tensor descriptor argument 'desc': the innermost stride is 2, it must be 1"));
     CHECK(f.launches().size() == 1);
   }
+}
+
+namespace {
+// desc_scale(src: tensordesc<fp32[64,64]>, out: *fp32, M, N: i32, alpha: fp32) as packed from
+// a committed manifest under tests/: data/triton-3.7 (Triton 3.7.1 PTX for sm_80 and sm_90a) or
+// gpu/artifacts (Triton 3.6.0, every GPU-test kernel).
+std::vector<std::uint8_t> packed(const std::string& manifest) {
+  auto m = pack::load_manifest(std::string(TP_ARTIFACTS_DIR) + "/../../" + manifest);
+  return pack::write_container(m.info, m.image_bytes);
+}
+}  // namespace
+
+TEST_CASE("desc_scale as Triton 3.7 compiled it: round_f32_to_tf32 after padding on sm_80, a TF32 map on sm_90") {
+  const auto bytes = packed("data/triton-3.7/artifacts/manifest.json");
+  alignas(128) static float data[128 * 128];
+  tensor_descriptor<float, 2> d = desc_100x120(data);
+  float* out = data;
+  const std::int32_t M = 100, N = 120;
+  const float alpha = 2.0f;
+
+  SUBCASE("sm_80: decomposed, 3 + 4·rank parameters (17 with the scratch pointers)") {
+    auto& f = tptest::setup("sm_80");
+    library lib(bytes.data(), bytes.size());
+    d.padding_nan = true;
+    d.round_f32_to_tf32 = true;
+    lib.get("desc_scale").launch(nullptr, {2, 2, 1}, d, out, M, N, alpha);
+    CHECK(f.calls("cuFuncGetParamInfo") > 0);  // a Triton 3.7 image: the driver checked the plan
+    REQUIRE(f.launches().size() == 1);
+    const auto r = f.launches()[0];
+    REQUIRE(r.num_params == 17);
+    CHECK(param<const float*>(r, 0) == data);
+    CHECK(param<std::int64_t>(r, 1) == 100);
+    CHECK(param<std::int64_t>(r, 2) == 120);
+    CHECK(param<std::int64_t>(r, 3) == 128);
+    CHECK(param<std::int64_t>(r, 4) == 1);
+    CHECK(param<std::uint8_t>(r, 5) == 1);  // padding "nan"
+    CHECK(param<std::uint8_t>(r, 6) == 1);  // round_f32_to_tf32
+    CHECK(param<std::int32_t>(r, 7) == 100);
+    CHECK(param<std::int32_t>(r, 8) == 120);
+    CHECK(param<std::int64_t>(r, 9) == 128);
+    CHECK(param<std::int64_t>(r, 10) == 1);
+    CHECK(param<float*>(r, 11) == out);
+    CHECK(param<std::int32_t>(r, 12) == M);
+    CHECK(param<std::int32_t>(r, 13) == N);
+    CHECK(param<float>(r, 14) == alpha);
+    d.padding_nan = false;
+    lib.get("desc_scale").launch(nullptr, {2, 2, 1}, d, out, M, N, alpha);
+    d.round_f32_to_tf32 = false;
+    lib.get("desc_scale").launch(nullptr, {2, 2, 1}, d, out, M, N, alpha);
+    const auto ls = f.launches();
+    REQUIRE(ls.size() == 3);
+    CHECK(param<std::uint8_t>(ls[1], 5) == 0);
+    CHECK(param<std::uint8_t>(ls[1], 6) == 1);
+    CHECK(param<std::uint8_t>(ls[2], 6) == 0);
+  }
+  SUBCASE("sm_90: the TMA form's parameters are unchanged; the flag makes the map TF32") {
+    auto& f = tptest::setup("sm_90");
+    library lib(bytes.data(), bytes.size());
+    lib.get("desc_scale").launch(nullptr, {2, 2, 1}, d, out, M, N, alpha);
+    d.round_f32_to_tf32 = true;
+    lib.get("desc_scale").launch(nullptr, {2, 2, 1}, d, out, M, N, alpha);
+    const auto ls = f.launches();
+    REQUIRE(ls.size() == 2);
+    for (const auto& r : ls) {
+      REQUIRE(r.num_params == 11);  // map, 2 × i32, 2 × i64, out, M, N, alpha, 2 scratch pointers
+      CHECK(r.param_size[0] == 128);
+      CHECK(param<std::int32_t>(r, 1) == 100);
+      CHECK(param<std::int64_t>(r, 3) == 128);
+      CHECK(param<float*>(r, 5) == out);
+    }
+    tpfake_tensor_map map;
+    std::memcpy(&map, ls[0].params + ls[0].param_offset[0], sizeof map);
+    CHECK(map.data_type == 7);  // the metadata's elem_type: FLOAT32
+    std::memcpy(&map, ls[1].params + ls[1].param_offset[0], sizeof map);
+    CHECK(map.data_type == 11);  // CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
+  }
+}
+
+TEST_CASE("desc_scale as Triton 3.6 compiled it: 2 + 4·rank decomposed parameters, and no round_f32_to_tf32") {
+  const auto bytes = packed("gpu/artifacts/manifest.json");
+  auto& f = tptest::setup("sm_80");
+  library lib(bytes.data(), bytes.size());
+  alignas(128) static float data[128 * 128];
+  tensor_descriptor<float, 2> d = desc_100x120(data);
+  d.padding_nan = true;
+  float* out = data;
+  lib.get("desc_scale").launch(nullptr, {2, 2, 1}, d, out, std::int32_t{100}, std::int32_t{120}, 2.0f);
+  REQUIRE(f.launches().size() == 1);
+  const auto r = f.launches()[0];
+  REQUIRE(r.num_params == 16);
+  CHECK(param<std::uint8_t>(r, 5) == 1);  // padding
+  CHECK(param<std::int32_t>(r, 6) == 100);
+  CHECK(param<float*>(r, 10) == out);
+  d.round_f32_to_tf32 = true;
+  auto e = tptest::expect_error(
+      [&] { lib.get("desc_scale").launch(nullptr, {2, 2, 1}, d, out, std::int32_t{100}, std::int32_t{120}, 2.0f); });
+  CHECK(e.code() == errc::bad_argument);
+  CHECK(contains(e.what(), "round_f32_to_tf32 needs an image built by Triton 3.7 or later; this one was built by Triton 3.6.0"));
+  CHECK(f.launches().size() == 1);
 }
 
 TEST_CASE("scalar types are passed with Triton's sizes and bits (i64, fp16, bf16, fp64, i1)") {

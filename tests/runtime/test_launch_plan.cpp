@@ -78,12 +78,21 @@ namespace {
 struct recorded_tma {
   int calls = 0;
   tma_encode_args last;
+  std::vector<int> data_types;  // of every call
 };
 void fake_encode(void* self, const tma_encode_args& a, void* map, const std::string&) {
   auto* r = static_cast<recorded_tma*>(self);
   ++r->calls;
   r->last = a;
+  r->data_types.push_back(a.data_type);
   std::memset(map, 0xAB, 128);
+}
+// The assembled parameter `i` read as T.
+template <class T>
+T value_at(void* const* params, int i) {
+  T x;
+  std::memcpy(&x, params[i], sizeof x);
+  return x;
 }
 // Triton's tensordesc_meta for an fp16 descriptor with a 64×32 block.
 tensordesc_meta fp16_64x32_meta() {
@@ -185,6 +194,183 @@ TEST_CASE("tensor descriptor expansion: TMA form and decomposed form") {
   }
 }
 
+TEST_CASE("triton_abi: the launch-ABI facts of each Triton release (docs/triton-abi.md §7)") {
+  struct row {
+    const char* version;
+    bool tf32, hip_scratch, amd_triple, verified;
+  };
+  const row rows[] = {
+      {"", false, false, false, false},  // unrecorded: planned as 3.6, checked by the driver
+      {"3.6.0", false, false, false, true},       {"3.6", false, false, false, true},
+      {"3.7.0", true, false, false, false},       {"3.7.1", true, false, false, false},
+      {"3.7.1+git1a2b3c", true, false, false, false}, {"3.8.0", true, true, false, false},
+      {"3.9.0", true, true, true, false},         {"3.9.0rc1", true, true, true, false},
+      {"3.10.2", true, true, true, false},        {"4.0.0", true, true, true, false},
+  };
+  for (const row& r : rows) {
+    CAPTURE(r.version);
+    triton_abi a;
+    std::string why;
+    REQUIRE(parse_triton_abi(r.version, a, why));
+    CHECK(a.descriptor_tf32_flag == r.tf32);
+    CHECK(a.hip_global_scratch == r.hip_scratch);
+    CHECK(a.amd_ir_processor_triple == r.amd_triple);
+    CHECK(a.gpu_verified == r.verified);
+    CHECK(a.descriptor_params(2, true) == 5);  // TMA: map, 2 × i32, 2 × i64 in every release
+    CHECK(a.descriptor_params(2, false) == (r.tf32 ? 11u : 10u));
+    CHECK(a.descriptor_params(1, false) == (r.tf32 ? 7u : 6u));
+  }
+  for (const char* v : {"3.5.1", "2.3.0", "3.5"}) {
+    CAPTURE(v);
+    triton_abi a;
+    std::string why;
+    CHECK_FALSE(parse_triton_abi(v, a, why));
+    CHECK(contains(why, std::string("Triton ") + v + " is older than 3.6"));
+  }
+  for (const char* v : {"3", "3.", "banana", ".7.1", "3.x", "3.1234567"}) {
+    CAPTURE(v);
+    triton_abi a;
+    std::string why;
+    CHECK_FALSE(parse_triton_abi(v, a, why));
+    CHECK(contains(why, std::string("Triton version \"") + v + "\" is not MAJOR.MINOR[.PATCH]"));
+  }
+
+  // The AMD LLVM IR's target triple: one for every processor before 3.9, the processor's from 3.9
+  // (the values are Triton 3.9's amd.get_target_triple).
+  triton_abi a36, a39;
+  std::string why;
+  REQUIRE(parse_triton_abi("3.6.0", a36, why));
+  REQUIRE(parse_triton_abi("3.9.0", a39, why));
+  CHECK(a36.amd_ir_triple("gfx942") == "amdgcn-amd-amdhsa");
+  CHECK(a39.amd_ir_triple("gfx942") == "amdgpu9.42-amd-amdhsa");
+  CHECK(a39.amd_ir_triple("gfx90a") == "amdgpu9.0a-amd-amdhsa");
+  CHECK(a39.amd_ir_triple("gfx908") == "amdgpu9.08-amd-amdhsa");
+  CHECK(a39.amd_ir_triple("gfx1100") == "amdgpu11.00-amd-amdhsa");
+  CHECK(a39.amd_ir_triple("gfx1201") == "amdgpu12.01-amd-amdhsa");
+  CHECK(a39.amd_ir_triple("gfx1250-strict") == "amdgpu12.50s-amd-amdhsa");
+  CHECK(a39.amd_ir_triple("sm_90a") == "");
+  CHECK(a39.amd_ir_triple("gfx9") == "");
+  CHECK(a39.amd_ir_triple("gfx9x2") == "");
+}
+
+TEST_CASE("tensor descriptors by Triton release: 3.7 adds round_f32_to_tf32 after padding (decomposed), TF32 maps (TMA)") {
+  kernel_info k;
+  k.name = "td";
+  k.args = {{"desc", "tensordesc<fp32[64,32]>", false}, {"h", "tensordesc<fp16[64,32]>", false}, {"y", "*fp32", false}};
+  variant_info v;
+  v.specs.resize(3);
+  alignas(16) static float fbuf[16];
+  alignas(16) static half hbuf[16];
+  tensor_descriptor<float, 2> d;
+  d.base = fbuf;
+  d.shape = {100, 200};
+  d.strides = {256, 1};
+  tensor_descriptor<half, 2> h;
+  h.base = hbuf;
+  h.shape = {7, 9};
+  h.strides = {64, 1};
+  float* y = nullptr;
+  const void* args[] = {&d, &h, &y};
+  void* scratch[2] = {nullptr, nullptr};
+  alignas(128) unsigned char st[2048];
+  void* params[40];
+  auto u8_at = [&](int i) { return *static_cast<unsigned char*>(params[i]); };
+  auto i32_at = [&](int i) { return value_at<std::int32_t>(params, i); };
+  auto i64_at = [&](int i) { return value_at<std::int64_t>(params, i); };
+
+  SUBCASE("decomposed, Triton 3.7: pointer, shape i64, strides i64, padding, round_f32_to_tf32, shape i32, strides i64") {
+    launch_info li;
+    li.triton_version = "3.7.1";
+    const param_plan p = build_param_plan(k, v, li);
+    CHECK(p.abi.descriptor_tf32_flag);
+    CHECK(p.param_sizes == std::vector<std::uint32_t>{8, 8, 8, 8, 8, 1, 1, 4, 4, 8, 8,  //
+                                                      8, 8, 8, 8, 8, 1, 1, 4, 4, 8, 8,  //
+                                                      8, 8, 8});
+    REQUIRE(p.storage_bytes <= sizeof st);
+    d.padding_nan = true;
+    d.round_f32_to_tf32 = true;
+    assemble_params(p, k, li, args, params, st, scratch, nullptr, nullptr);
+    CHECK(i64_at(1) == 100);
+    CHECK(i64_at(4) == 1);
+    CHECK(u8_at(5) == 1);  // padding
+    CHECK(u8_at(6) == 1);  // round_f32_to_tf32
+    CHECK(i32_at(7) == 100);
+    CHECK(i32_at(8) == 200);
+    CHECK(i64_at(9) == 256);
+    CHECK(i64_at(10) == 1);
+    CHECK(u8_at(16) == 0);  // the fp16 descriptor: no padding, no rounding
+    CHECK(u8_at(17) == 0);
+    CHECK(i32_at(18) == 7);
+    CHECK(params[22] == &y);
+    d.padding_nan = false;
+    assemble_params(p, k, li, args, params, st, scratch, nullptr, nullptr);
+    CHECK(u8_at(5) == 0);
+    CHECK(u8_at(6) == 1);
+    d.round_f32_to_tf32 = false;
+    d.padding_nan = true;
+    assemble_params(p, k, li, args, params, st, scratch, nullptr, nullptr);
+    CHECK(u8_at(5) == 1);
+    CHECK(u8_at(6) == 0);
+    // Triton's TensorDescriptor allows the flag on fp32 tensors only.
+    h.round_f32_to_tf32 = true;
+    auto e = tptest::expect_error([&] { assemble_params(p, k, li, args, params, st, scratch, nullptr, nullptr); });
+    CHECK(e.code() == errc::bad_argument);
+    CHECK(contains(e.what(), "kernel td: tensor descriptor argument 'h': round_f32_to_tf32 is for fp32 tensors only; this one is fp16"));
+  }
+  SUBCASE("decomposed, Triton 3.6: no flag parameter, and the flag is refused") {
+    launch_info li;
+    li.triton_version = "3.6.0";
+    const param_plan p = build_param_plan(k, v, li);
+    CHECK_FALSE(p.abi.descriptor_tf32_flag);
+    CHECK(p.param_sizes == std::vector<std::uint32_t>{8, 8, 8, 8, 8, 1, 4, 4, 8, 8,  //
+                                                      8, 8, 8, 8, 8, 1, 4, 4, 8, 8,  //
+                                                      8, 8, 8});
+    d.padding_nan = true;
+    assemble_params(p, k, li, args, params, st, scratch, nullptr, nullptr);
+    CHECK(u8_at(5) == 1);
+    CHECK(i32_at(6) == 100);
+    CHECK(params[20] == &y);
+    d.round_f32_to_tf32 = true;
+    auto e = tptest::expect_error([&] { assemble_params(p, k, li, args, params, st, scratch, nullptr, nullptr); });
+    CHECK(e.code() == errc::bad_argument);
+    CHECK(contains(e.what(), "kernel td: tensor descriptor argument 'desc': round_f32_to_tf32 needs an image built by Triton 3.7 or "
+                             "later; this one was built by Triton 3.6.0"));
+  }
+  SUBCASE("TMA, Triton 3.7: the same parameters; the flag makes the map TF32") {
+    launch_info li;
+    li.triton_version = "3.7.1";
+    tensordesc_meta mf;
+    mf.swizzle = 3;
+    mf.elem_size = 4;
+    mf.elem_type = 7;
+    mf.block_size = {64, 32};
+    li.tensordesc = {mf, fp16_64x32_meta()};
+    const param_plan p = build_param_plan(k, v, li);
+    CHECK(p.param_sizes == std::vector<std::uint32_t>{128, 4, 4, 8, 8, 128, 4, 4, 8, 8, 8, 8, 8});
+    recorded_tma rec;
+    assemble_params(p, k, li, args, params, st, scratch, &fake_encode, &rec);
+    CHECK(rec.data_types == std::vector<int>{7, 6});  // the fp32 map, then the fp16 one
+    d.round_f32_to_tf32 = true;
+    descriptor_view view = read_descriptor(&d, 2);
+    CHECK(view.round_f32_to_tf32);
+    CHECK(make_tma_encode_args(view, mf, "desc").data_type == tma_data_type_tf32);
+    view.round_f32_to_tf32 = false;
+    CHECK(make_tma_encode_args(view, mf, "desc").data_type == 7);
+    assemble_params(p, k, li, args, params, st, scratch, &fake_encode, &rec);
+    CHECK(rec.data_types == std::vector<int>{7, 6, 11, 6});  // CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
+    CHECK(i32_at(1) == 100);
+    CHECK(i64_at(3) == 256);
+    CHECK(params[10] == &y);
+  }
+  SUBCASE("an image's Triton version the run time cannot plan for is refused at plan time") {
+    launch_info li;
+    li.triton_version = "3.5.0";
+    auto e = tptest::expect_error([&] { build_param_plan(k, v, li); });
+    CHECK(e.code() == errc::bad_container);
+    CHECK(contains(e.what(), "kernel td: Triton 3.5.0 is older than 3.6"));
+  }
+}
+
 TEST_CASE("tensor descriptor shapes: one i32 range (0..INT32_MAX) for the TMA and decomposed forms") {
   constexpr std::int64_t i32_max = 2147483647;
   kernel_info k;
@@ -206,16 +392,8 @@ TEST_CASE("tensor descriptor shapes: one i32 range (0..INT32_MAX) for the TMA an
   alignas(128) unsigned char st[1024];
   void* params[16];
   recorded_tma rec;
-  auto i32_at = [&](int i) {
-    std::int32_t x;
-    std::memcpy(&x, params[i], 4);
-    return x;
-  };
-  auto i64_at = [&](int i) {
-    std::int64_t x;
-    std::memcpy(&x, params[i], 8);
-    return x;
-  };
+  auto i32_at = [&](int i) { return value_at<std::int32_t>(params, i); };
+  auto i64_at = [&](int i) { return value_at<std::int64_t>(params, i); };
   // Where each form puts its i32 shape parameters (the TMA map first; decomposed: base, shape
   // i64 × 2, strides i64 × 2, padding, then the i32 shape).
   struct form {

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include <tritonpack/core/types.hpp>
+#include <tritonpack/launch/tensor_descriptor.hpp>
 
 using namespace tritonpack;
 
@@ -108,6 +109,11 @@ TEST_CASE("tensor_descriptor has the layout the run time reads through void*") {
   std::memcpy(&v, b + detail::tensor_descriptor_layout<3>::strides_offset, 8);
   CHECK(v == 30);
   CHECK(b[detail::tensor_descriptor_layout<3>::padding_offset] == 1);
+  CHECK(b[detail::tensor_descriptor_layout<3>::tf32_offset] == 0);
+  d.round_f32_to_tf32 = true;
+  CHECK(b[detail::tensor_descriptor_layout<3>::tf32_offset] == 1);
+  CHECK(read_descriptor(&d, 3).round_f32_to_tf32);
+  CHECK(read_descriptor(&d, 3).padding_nan);
   CHECK(is_tensor_descriptor<tensor_descriptor<float, 2>>::value);
   CHECK_FALSE(is_tensor_descriptor<float*>::value);
 }

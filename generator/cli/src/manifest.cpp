@@ -9,6 +9,7 @@
 
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/identify.hpp"
+#include "tritonpack/launch/triton_abi.hpp"
 #include "tritonpack/pack/artifact_check.hpp"
 #include "tritonpack/pack/file_io.hpp"
 #include "tritonpack/pack/limits_check.hpp"
@@ -210,15 +211,16 @@ launch_info read_metadata(const fs::path& file, const std::string& rel, backend_
   return L;
 }
 
-// Number of kernel parameters a type expands to (triton-abi.md §5): a tensor descriptor is
-// 1 + 2·rank parameters with TMA metadata, 2 + 4·rank decomposed; everything else 1.
-unsigned expanded_params(const std::string& type, bool tma) {
+// Number of kernel parameters a type expands to (triton-abi.md §5, §7): a tensor descriptor is
+// what the release that built the image passes for it (triton_abi::descriptor_params: 1 + 2·rank
+// with TMA metadata; decomposed 2 + 4·rank, or 3 + 4·rank from Triton 3.7); everything else 1.
+unsigned expanded_params(const std::string& type, bool tma, const triton_abi& abi) {
   if (type.rfind("tensordesc<", 0) != 0) return 1;
   const std::size_t open = type.find('['), close = type.find(']');
   unsigned rank = 1;
   if (open != std::string::npos && close != std::string::npos)
     for (std::size_t i = open; i < close; ++i) rank += type[i] == ',';
-  return tma ? 1 + 2 * rank : 2 + 4 * rank;
+  return abi.descriptor_params(rank, tma);
 }
 
 }  // namespace
@@ -432,6 +434,16 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
         auto fail = [&](const std::string& what) {
           bad(fmt::format("{} ({}): {}", file, im.path, what));
         };
+        // The launch ABI is the one of the Triton release that built the image: its metadata's
+        // triton_version, else the manifest's (what the run time plans by, launch/triton_abi.hpp).
+        if (info_im.launch.triton_version.empty())
+          info_im.launch.triton_version = info.triton_version;
+        triton_abi abi;
+        if (std::string why; !parse_triton_abi(info_im.launch.triton_version, abi, why))
+          fail(why + "; its kernel parameters cannot be checked or planned");
+        const std::string triton = info_im.launch.triton_version.empty()
+                                       ? "3.6 (no triton_version recorded)"
+                                       : info_im.launch.triton_version;
         // Expected kernel parameters: every passed arg (tensor descriptors expanded) + 2 scratch.
         unsigned want_params = 2, td_args = 0;
         for (std::size_t a = 0; a < kinfo.args.size(); ++a) {
@@ -439,8 +451,8 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
               var.specs[a].kind == spec_kind::constexpr_value)
             continue;
           const bool td = kinfo.args[a].type.rfind("tensordesc<", 0) == 0;
-          want_params +=
-              expanded_params(kinfo.args[a].type, td && td_args < info_im.launch.tensordesc.size());
+          want_params += expanded_params(kinfo.args[a].type,
+                                         td && td_args < info_im.launch.tensordesc.size(), abi);
           td_args += td;
         }
         if (!info_im.launch.tensordesc.empty() && info_im.launch.tensordesc.size() != td_args)
@@ -486,10 +498,16 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
           if (e == p.entries.end())
             fail(fmt::format("it has no .entry {} (the metadata's kernel name)", entry));
           if (e->params != want_params)
-            fail(
-                fmt::format(".entry {} takes {} parameters; the manifest's args and specs make {} "
-                            "(with the 2 scratch pointers)",
-                            entry, e->params, want_params));
+            fail(fmt::format(
+                ".entry {} takes {} parameters; the manifest's args and specs make {} (with the 2 "
+                "scratch pointers{}, as Triton {} passes them)",
+                entry, e->params, want_params,
+                td_args && info_im.launch.tensordesc.empty()
+                    ? abi.descriptor_tf32_flag
+                          ? "; a decomposed tensor descriptor is 3 + 4·rank parameters"
+                          : "; a decomposed tensor descriptor is 2 + 4·rank parameters"
+                    : "",
+                triton));
         } else {  // llir
           llir_module l;
           try {
@@ -498,8 +516,19 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
           } catch (const error& e) {
             fail(e.message());
           }
-          if (l.triple.rfind("amdgcn", 0) != 0)
-            fail(fmt::format("its target triple is \"{}\", expected amdgcn-*", l.triple));
+          if (!abi.amd_ir_processor_triple) {
+            if (l.triple.rfind("amdgcn", 0) != 0)
+              fail(fmt::format("its target triple is \"{}\", expected amdgcn-* (Triton {})",
+                               l.triple, triton));
+          } else {  // Triton 3.9 and later name the processor in the triple
+            const std::string processor = info_im.arch.substr(0, info_im.arch.find(':'));
+            const std::string want = abi.amd_ir_triple(processor);
+            if (l.triple != want)
+              fail(fmt::format(
+                  "its target triple is \"{}\", expected \"{}\" (Triton {} writes the "
+                  "processor's triple, amdgpu<major>.<minor><stepping>-amd-amdhsa, for {})",
+                  l.triple, want.empty() ? "amdgpu*-amd-amdhsa" : want, triton, info_im.arch));
+          }
           if (std::find(l.kernels.begin(), l.kernels.end(), entry) == l.kernels.end())
             fail(
                 fmt::format("it defines no amdgpu_kernel @{} (the metadata's kernel name)", entry));

@@ -187,6 +187,9 @@ struct tensor_descriptor {
   std::array<std::int64_t, Rank> shape{};
   std::array<std::int64_t, Rank> strides{};  // in elements; the innermost must be 1
   bool padding_nan = false;                  // out-of-bounds reads give NaN instead of 0
+  // fp32 only, images of Triton 3.7 and later (Triton's TensorDescriptor.round_f32_to_tf32): the
+  // kernel reads the data rounded to TF32 (docs/triton-abi.md §7; launch/triton_abi.hpp).
+  bool round_f32_to_tf32 = false;
 };
 
 namespace detail {
@@ -198,7 +201,8 @@ struct tensor_descriptor_layout {
   static constexpr std::size_t shape_offset = sizeof(void*);
   static constexpr std::size_t strides_offset = shape_offset + 8 * Rank;
   static constexpr std::size_t padding_offset = strides_offset + 8 * Rank;
-  static constexpr std::size_t size = padding_offset + 8;  // bool padded to the 8-byte alignment
+  static constexpr std::size_t tf32_offset = padding_offset + 1;
+  static constexpr std::size_t size = padding_offset + 8;  // two bools padded to 8-byte alignment
 };
 static_assert(std::is_standard_layout<tensor_descriptor<float, 2>>::value,
               "read through raw offsets");
@@ -208,6 +212,8 @@ using td_f4 = tensor_descriptor<float, 4>;
 static_assert(offsetof(td_f2, shape) == tensor_descriptor_layout<2>::shape_offset, "layout");
 static_assert(offsetof(td_f3, strides) == tensor_descriptor_layout<3>::strides_offset, "layout");
 static_assert(offsetof(td_f4, padding_nan) == tensor_descriptor_layout<4>::padding_offset,
+              "layout");
+static_assert(offsetof(td_f2, round_f32_to_tf32) == tensor_descriptor_layout<2>::tf32_offset,
               "layout");
 static_assert(sizeof(tensor_descriptor<float, 2>) == tensor_descriptor_layout<2>::size, "layout");
 static_assert(sizeof(tensor_descriptor<const half, 5>) == tensor_descriptor_layout<5>::size,

@@ -141,17 +141,12 @@ inline CUmodule load_module(const driver& d, const device_props& props,
   return m;
 }
 
-// True for the Triton versions whose launch ABI this run time was verified against on a GPU
-// (docs/triton-abi.md: Triton 3.6, checked by cuFuncGetParamInfo for every kernel of the GPU
-// tests, which run with TRITONPACK_VERIFY_ABI=1). Their cubins skip the check below: it costs
-// about 30 us of driver calls in a fresh process, a tenth of a first launch.
-inline bool abi_verified(const std::string& triton_version) {
-  return triton_version.compare(0, 4, "3.6.") == 0 || triton_version == "3.6";
-}
-
 // Compares the compiled kernel's parameter list with what the plan passes (cuFuncGetParamInfo,
 // CUDA 12.4+): catches a Triton ABI change before it corrupts a launch. Run for JIT-compiled PTX,
-// for cubins of a Triton version not verified above, and always under TRITONPACK_VERIFY_ABI=1.
+// for cubins of a Triton release whose ABI was not verified on a GPU (triton_abi::gpu_verified,
+// launch/triton_abi.hpp: the check costs about 30 us of driver calls in a fresh process, a tenth
+// of a first launch, so verified releases skip it), and always under TRITONPACK_VERIFY_ABI=1 (the
+// GPU tests run with it).
 inline void check_abi(const driver& d, const function& f, const kernel_info& k) {
   if (!d.fn.cuFuncGetParamInfo) return;
   std::vector<std::size_t> sizes;
@@ -284,7 +279,7 @@ inline std::unique_ptr<function> load_function(const driver& d, const device_pro
     f->attrs[f->attr_count++].value.clusterSchedulingPolicyPreference =
         CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
   }
-  if (f->jit || !abi_verified(li.triton_version) || env::flag(env::verify_abi)) check_abi(d, *f, k);
+  if (f->jit || !f->plan.abi.gpu_verified || env::flag(env::verify_abi)) check_abi(d, *f, k);
   guard.f = nullptr;
   if (log::enabled())
     log::line(p.log_prefix(props) + "; " + how + "; decode " + decode_time + ", load " + load_time +

@@ -1,7 +1,7 @@
 // tritonpack/hip/backend.hpp — the AMD backend: per-device state, code-object loading and
-// Triton 3.6's AMD launch (docs/hip-abi.md §1). The runtime and its devices are in
-// hip/driver.hpp, the ABI arithmetic in hip/launch_abi.hpp, the memory and device API in
-// hip/memory.hpp.
+// Triton's AMD launch (docs/hip-abi.md §1; per release: launch/triton_abi.hpp). The runtime and its
+// devices are in hip/driver.hpp, the ABI arithmetic in hip/launch_abi.hpp, the memory and device
+// API in hip/memory.hpp.
 //
 // What runs on AMD is the code object (hsaco): selection picks the one built for the device's
 // exact gfx processor whose pinned features (xnack, sramecc) match. When none runs, the LLVM IR
@@ -60,7 +60,7 @@ class context final : public context_state {
                      const void* const* args) override;
   inline void unload(loaded_function& f) noexcept override;
   void release() noexcept override {
-  }  // AMD images need no scratch (load() refuses those that would)
+  }  // no scratch memory is held (load() refuses the kernels that would need it)
 
  private:
   void fill_props(device_props& p) const override {
@@ -99,13 +99,25 @@ inline std::unique_ptr<loaded_function> context::load(const container& c,
     throw error(errc::unsupported,
                 who + " uses num_ctas " + std::to_string(li.num_ctas) +
                     " (multi-CTA launch, gfx1250 only); the HIP backend launches num_ctas 1 only");
+  // Both scratch pointers are passed as null. Triton does the same for uninstrumented kernels
+  // before 3.8; from 3.8 it passes a real global scratch buffer of grid x global_scratch_size bytes
+  // when the metadata asks for one (triton_abi::hip_global_scratch), which this backend does not
+  // allocate yet.
+  if (li.global_scratch_size > 0 && f->plan.abi.hip_global_scratch)
+    throw error(errc::unsupported,
+                who + " needs " + std::to_string(li.global_scratch_size) +
+                    " bytes of global scratch per program: Triton " + li.triton_version +
+                    " passes AMD kernels a global scratch buffer (grid x that size, Triton 3.8 and "
+                    "later), which the HIP backend does not allocate yet; use the CUDA backend or "
+                    "a kernel that needs no global scratch");
   if (li.global_scratch_size > 0 || li.profile_scratch_size > 0)
     throw error(
         errc::unsupported,
         who + " asks for " + std::to_string(li.global_scratch_size) + " bytes of global and " +
             std::to_string(li.profile_scratch_size) +
             " bytes of profile scratch per program (proton instrumentation?); the HIP backend "
-            "passes both scratch pointers as null, as Triton 3.6 does for uninstrumented kernels");
+            "passes both scratch pointers as null, as Triton does for uninstrumented kernels "
+            "before 3.8");
   if (f->plan.uses_tma || !f->plan.simple)
     throw error(errc::unsupported,
                 who + " takes tensor descriptors, which the HIP backend does not pass yet");
@@ -200,7 +212,8 @@ inline void context::launch(loaded_function& lf, grid3 g, stream_t stream_,
     params_heap.resize(f.plan.param_count);
     params = params_heap.data();
   }
-  // Triton 3.6 passes null global and profile scratch on AMD.
+  // Null global and profile scratch: load() refused the kernels that need either (from Triton 3.8
+  // a kernel may need global scratch on AMD, triton_abi::hip_global_scratch).
   void* scratch[2] = {nullptr, nullptr};
   assemble_params(f.plan, *f.kernel, f.image->launch, args, params, nullptr, scratch, nullptr,
                   nullptr);

@@ -1,8 +1,10 @@
-// tritonpack/hip/launch_abi.hpp — Triton 3.6's AMD launch ABI as pure functions (docs/hip-abi.md
-// §1, §4), so the block size and the kernarg layout are unit-tested without a GPU or a runtime.
+// tritonpack/hip/launch_abi.hpp — Triton's AMD launch ABI as pure functions (docs/hip-abi.md §1,
+// §4), so the block size and the kernarg layout are unit-tested without a GPU or a runtime.
 //
 // The parameter list itself is backend neutral (launch/params.hpp's param_plan: run-time args with
-// constexpr and ==1 args dropped, then the global and profile scratch pointers). What is AMD's:
+// constexpr and ==1 args dropped, then the global and profile scratch pointers), and what differs
+// between Triton releases (descriptor parameters, AMD global scratch from 3.8) is
+// launch/triton_abi.hpp's. What is AMD's and the same in every release:
 //   * block = num_warps x wavefront size, and Triton picks the wavefront size from the gfx major
 //     (64 below gfx10, i.e. CDNA and GCN; 32 on RDNA, gfx10/11/12);
 //   * the runtime copies each kernelParams[i] into kernarg memory at the argument's natural

@@ -1,11 +1,12 @@
-// tritonpack/launch/params.hpp — Triton's kernel-parameter ABI (docs/triton-abi.md §1, §5), backend
-// neutral: the per-image parameter plan computed once at load, the hot-path assembly of the
+// tritonpack/launch/params.hpp — Triton's kernel-parameter ABI (docs/triton-abi.md §1, §5, §7),
+// backend neutral: the per-image parameter plan computed once at load, the hot-path assembly of the
 // `kernelParams` array, and what a C++ argument of the dynamic API is (describe_host_arg; the
 // argument types themselves are in core/args.hpp).
 //
 // The plan turns "one pointer per kernel_info::args entry" (what generated code passes) into the
 // exact parameter list of the compiled kernel: folded arguments (`:1`, constexpr) dropped, tensor
-// descriptors expanded (TMA map or decomposed, per image), then Triton's two scratch pointers.
+// descriptors expanded (TMA map or decomposed, per image, as the Triton release that built the
+// image passes them: launch/triton_abi.hpp), then Triton's two scratch pointers.
 // For kernels without descriptors the launch path only copies pointers: no allocation, no
 // formatting, nothing that depends on strings.
 #pragma once
@@ -24,6 +25,7 @@
 #include "tritonpack/core/model.hpp"
 #include "tritonpack/core/types.hpp"
 #include "tritonpack/launch/tensor_descriptor.hpp"
+#include "tritonpack/launch/triton_abi.hpp"
 #include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
@@ -37,6 +39,7 @@ struct param_op {
   std::uint32_t rank = 0;            // descriptors
   std::uint32_t meta = 0;            // index into launch_info::tensordesc (tma)
   std::uint32_t storage_offset = 0;  // where this op's expanded values live in the launch storage
+  bool fp32 = false;                 // descriptors: of fp32 (round_f32_to_tf32 is fp32 only)
 };
 
 struct param_plan {
@@ -47,6 +50,7 @@ struct param_plan {
   std::size_t storage_bytes = 0;           // descriptor expansion storage (128-aligned base)
   bool simple = true;                      // no descriptors: params are the caller's pointers
   bool uses_tma = false;
+  triton_abi abi;  // the facts of the Triton release that built the image
 };
 
 inline bool folded(const arg_spec& s) noexcept {
@@ -58,8 +62,8 @@ inline std::size_t align_up(std::size_t v, std::size_t a) noexcept { return (v +
 // The layout of one descriptor's expansion in the storage (offsets relative to the op's start).
 struct descriptor_layout {
   std::size_t map = 0, shape32 = 0, strides64 = 0;  // TMA
-  std::size_t base = 0, shape64 = 0, stridesA = 0, padding = 0, shape32b = 0,
-              stridesB = 0;  // decomposed
+  std::size_t base = 0, shape64 = 0, stridesA = 0, padding = 0, round_tf32 = 0, shape32b = 0,
+              stridesB = 0;  // decomposed (round_tf32: Triton 3.7+, triton_abi)
   std::size_t size = 0;
   descriptor_layout(std::uint32_t r, bool tma) {
     if (tma) {
@@ -72,6 +76,7 @@ struct descriptor_layout {
       shape64 = 8;
       stridesA = shape64 + 8 * r;
       padding = stridesA + 8 * r;
+      round_tf32 = padding + 1;
       shape32b = padding + 8;
       stridesB = align_up(shape32b + 4 * r, 8);
       size = align_up(stridesB + 8 * r, 128);
@@ -82,6 +87,10 @@ struct descriptor_layout {
 inline param_plan build_param_plan(const kernel_info& k, const variant_info& v,
                                    const launch_info& li) {
   param_plan p;
+  std::string why;
+  if (!parse_triton_abi(li.triton_version, p.abi, why))
+    throw error(errc::bad_container,
+                identify(k) + ": " + why + "; the run time cannot tell its kernel's parameters");
   if (v.specs.size() != k.args.size())
     throw error(errc::bad_container, identify(k) + ": a variant has " +
                                          std::to_string(v.specs.size()) + " argument specs for " +
@@ -116,6 +125,7 @@ inline param_plan build_param_plan(const kernel_info& k, const variant_info& v,
       op.kind = tma ? param_op::tma : param_op::decomposed;
       op.rank = t.rank;
       op.meta = desc_index++;
+      op.fp32 = t.elem == "fp32";
       op.storage_offset = static_cast<std::uint32_t>(p.storage_bytes);
       p.storage_bytes += descriptor_layout(t.rank, tma).size;
       if (tma) {
@@ -126,7 +136,8 @@ inline param_plan build_param_plan(const kernel_info& k, const variant_info& v,
       } else {
         p.param_sizes.push_back(8);
         for (std::uint32_t r = 0; r < 2 * t.rank; ++r) p.param_sizes.push_back(8);
-        p.param_sizes.push_back(1);
+        p.param_sizes.push_back(1);                                  // padding
+        if (p.abi.descriptor_tf32_flag) p.param_sizes.push_back(1);  // round_f32_to_tf32
         for (std::uint32_t r = 0; r < t.rank; ++r) p.param_sizes.push_back(4);
         for (std::uint32_t r = 0; r < t.rank; ++r) p.param_sizes.push_back(8);
       }
@@ -169,6 +180,22 @@ inline void pack_shape_i32(const kernel_info& k, const param_op& op, const descr
     params[n++] = dst + 4 * r;
   }
 }
+
+// A descriptor asks for round_f32_to_tf32 where Triton has no such flag: before 3.7
+// (launch/triton_abi.hpp), or for a non-fp32 tensor (Triton's TensorDescriptor asserts fp32).
+[[noreturn]] TRITONPACK_COLD inline void refuse_tf32(const kernel_info& k, const param_op& op,
+                                                     const param_plan& plan,
+                                                     const launch_info& li) {
+  const std::string what = identify(k) + ": tensor descriptor argument '" + k.args[op.arg].name +
+                           "': round_f32_to_tf32 ";
+  if (!plan.abi.descriptor_tf32_flag)
+    throw error(errc::bad_argument,
+                what +
+                    "needs an image built by Triton 3.7 or later; this one was built by Triton " +
+                    (li.triton_version.empty() ? std::string("(unrecorded)") : li.triton_version));
+  throw error(errc::bad_argument, what + "is for fp32 tensors only; this one is " +
+                                      parse_arg_type(k.args[op.arg].type).elem);
+}
 }  // namespace detail
 
 // Encodes a CUtensorMap into 128 bytes; provided by the backend (cuTensorMapEncodeTiled).
@@ -190,6 +217,8 @@ inline void assemble_params(const param_plan& plan, const kernel_info& k, const 
         continue;
       }
       const descriptor_view d = read_descriptor(args[op.arg], op.rank);
+      if (d.round_f32_to_tf32 && !(plan.abi.descriptor_tf32_flag && op.fp32))
+        detail::refuse_tf32(k, op, plan, li);
       unsigned char* s = storage + op.storage_offset;
       const descriptor_layout L(op.rank, op.kind == param_op::tma);
       if (op.kind == param_op::tma) {
@@ -228,6 +257,10 @@ inline void assemble_params(const param_plan& plan, const kernel_info& k, const 
         }
         s[L.padding] = d.padding_nan ? 1 : 0;
         params[n++] = s + L.padding;
+        if (plan.abi.descriptor_tf32_flag) {
+          s[L.round_tf32] = d.round_f32_to_tf32 ? 1 : 0;
+          params[n++] = s + L.round_tf32;
+        }
         detail::pack_shape_i32(k, op, d, s + L.shape32b, params, n);
         for (std::uint32_t r = 0; r < op.rank; ++r) {
           std::memcpy(s + L.stridesB + 8 * r, &d.strides[r], 8);

@@ -1,12 +1,14 @@
-// tritonpack/launch/tensor_descriptor.hpp — host-side tensor descriptors as Triton 3.6 passes them
-// (docs/triton-abi.md §5), as pure computations the tests check without a driver.
+// tritonpack/launch/tensor_descriptor.hpp — host-side tensor descriptors as Triton passes them
+// (docs/triton-abi.md §5, §7), as pure computations the tests check without a driver.
 //
 // Two forms, decided per image at load time:
 //   TMA (the image's tensordesc_meta has an entry): a CUtensorMap by value (128 bytes, 64-byte
 //     aligned parameter), then shape as i32 × rank, then strides as i64 × rank;
 //   decomposed (no meta, e.g. sm_80 and AMD): base pointer, shape i64 × rank, strides i64 × rank,
-//     padding i1, shape i32 × rank, strides i64 × rank.
-// The CUtensorMap itself is built by the backend (cuTensorMapEncodeTiled) from tma_encode_args.
+//     padding i1, [round_f32_to_tf32 i1: Triton 3.7 and later], shape i32 × rank,
+//     strides i64 × rank.
+// Which parameters a release passes is launch/triton_abi.hpp's. The CUtensorMap itself is built by
+// the backend (cuTensorMapEncodeTiled) from tma_encode_args.
 #pragma once
 
 #include <cstddef>
@@ -28,10 +30,11 @@ struct descriptor_view {
   std::int64_t shape[5] = {};
   std::int64_t strides[5] = {};
   bool padding_nan = false;
+  bool round_f32_to_tf32 = false;
 };
 
 inline descriptor_view read_descriptor(const void* p, std::uint32_t rank) {
-  // Offsets of tensor_descriptor<T, Rank>: pointer, then two int64 arrays, then the bool
+  // Offsets of tensor_descriptor<T, Rank>: pointer, then two int64 arrays, then the two bools
   // (core/types.hpp asserts this layout).
   descriptor_view v;
   v.rank = rank;
@@ -42,6 +45,7 @@ inline descriptor_view read_descriptor(const void* p, std::uint32_t rank) {
   std::memcpy(v.shape, b + sizeof(void*), 8 * rank);
   std::memcpy(v.strides, b + sizeof(void*) + 8 * rank, 8 * rank);
   v.padding_nan = b[sizeof(void*) + 16 * rank] != 0;
+  v.round_f32_to_tf32 = b[sizeof(void*) + 16 * rank + 1] != 0;
   return v;
 }
 
@@ -60,6 +64,10 @@ struct tma_encode_args {
   int l2_promotion = 2;  // CU_TENSOR_MAP_L2_PROMOTION_L2_128B
   int oob_fill = 0;      // NONE, or NAN_REQUEST_ZERO_FMA (1) when padding is "nan"
 };
+
+// CU_TENSOR_MAP_DATA_TYPE_TFLOAT32: the map's data type for a descriptor with round_f32_to_tf32
+// (Triton 3.7+ driver.py TMA_TF32, docs/triton-abi.md §7), whatever the metadata's elem_type.
+inline constexpr int tma_data_type_tf32 = 11;
 
 // Triton's elem_type → CUtensorMapDataType: identity except 8→10, 9→8, 10→9 (NVD L603–607).
 inline int tma_data_type(std::uint32_t triton_elem_type) noexcept {
@@ -86,7 +94,7 @@ inline tma_encode_args make_tma_encode_args(const descriptor_view& d, const tens
     bad("the innermost stride is " + std::to_string(d.strides[d.rank - 1]) + ", it must be 1");
   if (d.base % 16 != 0) bad("the base address must be 16-byte aligned for TMA");
   tma_encode_args a;
-  a.data_type = tma_data_type(meta.elem_type);
+  a.data_type = d.round_f32_to_tf32 ? tma_data_type_tf32 : tma_data_type(meta.elem_type);
   a.rank = d.rank;
   a.global_address = d.base;
   for (std::uint32_t i = 0; i < d.rank; ++i) {
