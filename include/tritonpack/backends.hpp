@@ -44,6 +44,7 @@
 #include "tritonpack/runtime/backend.hpp"
 #include "tritonpack/runtime/device_ops.hpp"
 #include "tritonpack/runtime/library.hpp"
+#include "tritonpack/runtime/load_plan.hpp"
 #include "tritonpack/runtime/memory.hpp"
 #include "tritonpack/select/image.hpp"
 #include "tritonpack/version.hpp"
@@ -70,11 +71,7 @@ inline bool fits_without_amd_ir(const image_choice& choice, backend_kind kind) {
 // ("library NAME: none of its images (images for ...) runs on sm_70"). `fits` names the first
 // device and library that fit, for the log.
 inline std::string image_fit(const container& c, const vendor_devices& v, std::string& fits) {
-  device_target t;
-  t.backend = v.kind;
-  t.driver_version = v.driver_version;
-  t.force_ir = env::flag(env::force_ir);
-  t.force_image = parse_forced_image(env::get(env::force_image));
+  device_target t = load_target(v.kind, std::string(), v.driver_version);  // arch set per device
   for (std::size_t dev = 0; dev < v.archs.size(); ++dev) {
     t.arch = v.archs[dev];
     for (std::size_t k = 0; k < c.kernel_count(); ++k) {

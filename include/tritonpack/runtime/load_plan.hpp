@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tritonpack/container/reader.hpp"
@@ -23,16 +24,25 @@
 
 TRITONPACK_BEGIN_NAMESPACE
 
-// The device a load selects for: `props` (whose constructor-set fields suffice: backend, arch,
-// driver version) with TRITONPACK_FORCE_IR and TRITONPACK_FORCE_IMAGE applied.
-inline device_target load_target(const device_props& props) {
+// The device a selection is made for: `backend`, `arch` and the driver's version with
+// TRITONPACK_FORCE_IR and TRITONPACK_FORCE_IMAGE applied. Every selection that stands for a launch
+// (a load, the backend choice's image fit) takes its target from here, so all read the environment
+// alike.
+inline device_target load_target(backend_kind backend, std::string arch,
+                                 std::uint32_t driver_version) {
   device_target t;
-  t.backend = props.backend;
-  t.arch = props.arch;
-  t.driver_version = props.driver_version;
+  t.backend = backend;
+  t.arch = std::move(arch);
+  t.driver_version = driver_version;
   t.force_ir = env::flag(env::force_ir);
   t.force_image = parse_forced_image(env::get(env::force_image));
   return t;
+}
+
+// The same for the device of `props` (whose constructor-set fields suffice: backend, arch, driver
+// version).
+inline device_target load_target(const device_props& props) {
+  return load_target(props.backend, props.arch, props.driver_version);
 }
 
 struct load_plan {
