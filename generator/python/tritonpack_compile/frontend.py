@@ -30,6 +30,7 @@ from .compile_jobs import (LOG_DIR, TIME_LIMIT_ENV, cache_lookup, check_buildabl
 from .pool import Limits, orphan_prefix, sweep_orphans
 from .progress import Progress
 from .resources import default_jobs
+from .signature import with_block
 from .sources import file_sha256, source_closure_hash
 from .spec import BoundKernel, Spec, bind_kernel, load_spec
 from .targets import Target
@@ -165,7 +166,8 @@ def _worker_payload(bk: BoundKernel, vi: int, target: Target, generic: bool) -> 
             signature[p] = "constexpr"
             constexprs[p] = 1
         else:
-            signature[p] = e.type
+            # A descriptor's block shape may be the config's (its pre_hook's), not the signature's.
+            signature[p] = with_block(e.type, v.descriptor_blocks[p]) if p in v.descriptor_blocks else e.type
             if e.hint == 16:
                 div16.append(i)
     # enable_fp_fusion is always given: Triton's own default differs between versions
@@ -279,8 +281,11 @@ def assemble(spec: Spec, kernels: List[BoundKernel], jobs: List[Job], out_dir: P
                                                         and j.target.arch == generic_cap)):
                         img["generic_ptx"] = True
                     images.append(img)
-            mvariants.append({"signature": v.signature, "specs": v.specs, "config": v.config.manifest(),
-                              "kernel_params": v.kernel_params, "images": images})
+            mv = {"signature": v.signature, "specs": v.specs, "config": v.config.manifest(),
+                  "kernel_params": v.kernel_params, "images": images}
+            if v.descriptor_blocks:
+                mv["descriptor_blocks"] = dict(v.descriptor_blocks)
+            mvariants.append(mv)
         mk = {"name": bk.name, "source": ks.source, "source_hash": file_sha256(ks.source_path),
               "args": args, "grid": bk.grid, "variants": mvariants}
         if bk.tuning is not None:

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from .errors import TritonpackError
+from .pre_hook import run_hooks
 
 
 class KernelLoadError(TritonpackError):
@@ -112,9 +113,16 @@ def describe_kernel(path: Path, func: str) -> dict:
                    "constexprs": kw}
             if getattr(c, "maxnreg", None) is not None:
                 cfg["options"] = {"maxnreg": c.maxnreg}
-            if getattr(c, "pre_hook", None) is not None:
-                info["autotune_warnings"].append(
-                    f"autotune config {i} has a pre_hook; it is not run by tritonpack (the caller must do its work)")
+            # Triton runs the config's pre_hook, then the autotuner's, before each launch of the
+            # config (runtime/autotuner.py); what they do ahead of time is pre_hook.py's.
+            hooks = [h for h in (getattr(c, "pre_hook", None),
+                                 autotuner.pre_hook if getattr(autotuner, "user_defined_pre_hook", False) else None)
+                     if h is not None]
+            if hooks:
+                values = dict(kw, num_warps=c.num_warps, num_stages=c.num_stages, num_ctas=c.num_ctas)
+                if getattr(c, "maxnreg", None) is not None:
+                    values["maxnreg"] = c.maxnreg
+                cfg["pre_hook"] = run_hooks(hooks, params, values)
             configs.append(cfg)
         info["autotune_configs"] = configs
         # What selects and protects a config (docs/spec.md "Tuning"): kept, not dropped. Triton

@@ -158,6 +158,15 @@ def check_manifest(m, base_dir: Optional[Path] = None) -> List[str]:
                 expect = [n for n in arg_names if n not in folded]
                 if kparams != expect:
                     errs.append(f"{vp}.kernel_params: {kparams} but the args not folded by specs are {expect}")
+            blocks = v.get("descriptor_blocks", {})
+            types = {a.get("name"): a.get("type") for a in args if isinstance(a, dict)}
+            for bn, dims in (blocks.items() if isinstance(blocks, dict) else [(None, None)]):
+                ty = types.get(bn) or ""
+                if not ty.startswith("tensordesc<"):
+                    errs.append(f"{vp}.descriptor_blocks: {bn!r} is not a tensordesc argument")
+                elif not (isinstance(dims, list) and len(dims) == ty.count(",") + 1
+                          and all(_is_int(d) and d > 0 for d in dims)):
+                    errs.append(f"{vp}.descriptor_blocks.{bn}: must be {ty.count(',') + 1} positive integers")
             images = need(v, "images", list, vp) or []
             if not images:
                 errs.append(f"{vp}.images: empty")

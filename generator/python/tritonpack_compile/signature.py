@@ -95,6 +95,16 @@ def is_int(ty: str) -> bool:
     return ty in INT_TYPES
 
 
+def descriptor_block(ty: str) -> List[int]:
+    """The block shape of a canonical tensordesc type: tensordesc<fp16[64,32]> -> [64, 32]."""
+    return [int(d) for d in ty[ty.index("[") + 1:ty.index("]")].split(",")]
+
+
+def with_block(ty: str, dims: List[int]) -> str:
+    """A canonical tensordesc type with another block shape (a config's, set by its pre_hook)."""
+    return f"{ty[:ty.index('[')]}[{','.join(map(str, dims))}]>"
+
+
 def parse_type(ty: str) -> str:
     """Validate a Triton type string and return its canonical spelling."""
     t = ty.strip()

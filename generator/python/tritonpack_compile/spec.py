@@ -24,7 +24,7 @@ from . import grid as gridmod
 from . import names
 from .errors import SpecError, SyntaxProblem, TritonpackError
 from .fileio import is_a_directory
-from .signature import SigEntry, is_int, is_pointer, parse_signature
+from .signature import SigEntry, descriptor_block, is_int, is_pointer, parse_signature
 from .targets import Target, parse_targets
 
 if sys.version_info >= (3, 11):
@@ -41,9 +41,11 @@ DEFAULT_NUM_CTAS = 1
 
 TOP_KEYS = ("name", "targets", "mode", "kernel")
 KERNEL_KEYS = ("source", "name", "signatures", "constexprs", "configs", "num_warps", "num_stages",
-               "num_ctas", "options", "grid", "targets", "mode", "tune")
+               "num_ctas", "options", "grid", "targets", "mode", "tune", "pre_hook")
 TUNE_KEYS = ("key", "bucket", "on_first_use", "reset_to_zero", "restore", "bytes")
 BUCKETS = ("pow2", "exact")
+# What an @triton.autotune pre_hook does, as the spec states it (pre_hook.py, docs/spec.md "Tuning").
+PRE_HOOK_MODES = ("block_shapes", "ignore")
 CONFIG_KEYS = ("num_warps", "num_stages", "num_ctas", "constexprs", "options")
 # Triton compile options a spec may set (CUDAOptions / HIPOptions fields that change code
 # generation, in every supported Triton). Launch-shape options have their own keys; arch/backend
@@ -68,6 +70,8 @@ class ConfigSpec:
     num_ctas: int
     constexprs: Dict[str, object]
     options: Dict[str, object] = field(default_factory=dict)
+    # pre_hook = "block_shapes": the descriptor block shapes this config's hook set, {arg: [dims]}
+    block_shapes: Dict[str, List[int]] = field(default_factory=dict)
 
     def manifest(self) -> dict:
         return {"num_warps": self.num_warps, "num_stages": self.num_stages, "num_ctas": self.num_ctas,
@@ -90,6 +94,7 @@ class KernelSpec:
     targets: List[Target]
     mode: str
     tune: Optional[dict] = None  # the spec's `tune` table, syntax-checked
+    pre_hook: Optional[str] = None  # what the autotune configs' pre_hook does: PRE_HOOK_MODES
 
 
 @dataclass
@@ -108,6 +113,9 @@ class Variant:
     config: ConfigSpec
     specs: List[dict] = field(default_factory=list)          # per manifest arg
     kernel_params: List[str] = field(default_factory=list)
+    # Descriptor arguments compiled with a block shape other than the signature's (set by the
+    # config's pre_hook): {arg: [dims]}; the manifest's variant `descriptor_blocks`.
+    descriptor_blocks: Dict[str, List[int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -345,10 +353,15 @@ def _load_kernel(path, i, rk, file_targets, file_mode, target_override, mode_ove
         mode = _parse_mode(path, rk["mode"], label, "mode")
 
     tune = _check_tune(path, rk["tune"], label) if "tune" in rk else None
+    pre_hook = rk.get("pre_hook")
+    if pre_hook is not None and pre_hook not in PRE_HOOK_MODES:
+        raise SpecError(path, f"must be \"block_shapes\" (the autotune pre_hook only sets tensor descriptor block "
+                        f"shapes from the config) or \"ignore\" (its work is not needed, or the caller does it), "
+                        f"not {pre_hook!r}", label, "pre_hook")
 
     return KernelSpec(index=i, label=label, source=src.strip(), source_path=source_path, function=func,
                       name=name, signatures=signatures, constexprs=constexprs, configs=configs,
-                      defaults=defaults, grid=grid, targets=targets, mode=mode, tune=tune)
+                      defaults=defaults, grid=grid, targets=targets, mode=mode, tune=tune, pre_hook=pre_hook)
 
 
 def _names_list(path, value, label, key):
@@ -480,8 +493,28 @@ def _configs_for(path, ks: KernelSpec, info: dict) -> List[ConfigSpec]:
     else:
         raw = ks.configs
         where = lambda j: f"configs[{j}]"  # noqa: E731
+    hooked = [j for j, c in enumerate(raw) if "pre_hook" in c]
+    if hooked and ks.pre_hook is None:
+        # Triton runs the hook before every launch of the config; nothing runs it at a tritonpack
+        # launch, so a hook that gives descriptors the config's block shape would leave every
+        # config with the signature's one: wrong results, silently.
+        raise SpecError(path, f"autotune config {hooked[0]} of '{ks.function}' has a pre_hook, which Triton runs before "
+                        f"each launch of the config and tritonpack cannot run at a launch; say what it does: "
+                        f"pre_hook = \"block_shapes\" if it only sets tensor descriptor block shapes from the config "
+                        f"(the front end runs it once per config and compiles each config with those shapes), or "
+                        f"pre_hook = \"ignore\" if its work is not needed or the caller does it before each call",
+                        label, "pre_hook")
+    if ks.pre_hook is not None and not hooked:
+        raise SpecError(path, f"no config of '{ks.function}' has a pre_hook (the key applies to configs = \"autotune\" "
+                        f"with a hook in @triton.autotune); remove it", label, "pre_hook")
     out = []
     for j, c in enumerate(raw):
+        hook = c.get("pre_hook")
+        if hook is not None and ks.pre_hook == "block_shapes" and "error" in hook:
+            raise SpecError(path, f"pre_hook = \"block_shapes\", but the pre_hook of autotune config {j} does more than "
+                            f"set tensor descriptor block shapes: {hook['error']}. That work cannot be done ahead of "
+                            f"time: do it in the caller and set pre_hook = \"ignore\", or change the hook",
+                            label, "pre_hook")
         cx = dict(c.get("constexprs", {}))
         for k, v in ks.constexprs.items():
             if k in cx and cx[k] != v:
@@ -493,7 +526,9 @@ def _configs_for(path, ks: KernelSpec, info: dict) -> List[ConfigSpec]:
         out.append(ConfigSpec(num_warps=c.get("num_warps", d.get("num_warps", DEFAULT_NUM_WARPS)),
                               num_stages=c.get("num_stages", d.get("num_stages", DEFAULT_NUM_STAGES)),
                               num_ctas=c.get("num_ctas", d.get("num_ctas", DEFAULT_NUM_CTAS)),
-                              constexprs=cx, options=opts))
+                              constexprs=cx, options=opts,
+                              block_shapes=dict((hook or {}).get("block_shapes", {})
+                                                if ks.pre_hook == "block_shapes" else {})))
     keys0 = set(out[0].constexprs)
     for j, c in enumerate(out[1:], 1):
         if set(c.constexprs) != keys0:
@@ -505,6 +540,26 @@ def _configs_for(path, ks: KernelSpec, info: dict) -> List[ConfigSpec]:
 def _same_type(a: str, b: str) -> bool:
     norm = lambda t: "*" + t[2:] if t.startswith("*k") else t  # noqa: E731
     return norm(a) == norm(b)
+
+
+def _bind_descriptor_blocks(path, label, args: List[dict], pnames: List[str], variants: List[Variant]):
+    """Each variant's descriptor block shapes set by its config's pre_hook (pre_hook =
+    "block_shapes"), checked against the signature: only tensor descriptors have one, of its rank."""
+    types = {a["name"]: a["type"] for a in args}
+    for v in variants:
+        for name, dims in v.config.block_shapes.items():
+            e = v.entries[pnames.index(name)] if name in pnames else None
+            ty = types.get(name) if e is not None and not e.is_constexpr else None
+            if ty is None or not ty.startswith("tensordesc<"):
+                what = f"'{name}' is {ty} there" if ty else f"'{name}' is not a run-time argument there"
+                raise SpecError(path, f"the pre_hook sets {name}.block_shape, but {what} in signature '{v.signature}' "
+                                f"(only a tensordesc<...> argument has a block shape)", label, "pre_hook")
+            rank = ty.count(",") + 1
+            if len(dims) != rank:
+                raise SpecError(path, f"the pre_hook sets {name}.block_shape to {dims} ({len(dims)} dimensions), but "
+                                f"'{name}' is {ty} (rank {rank}) in signature '{v.signature}'", label, "pre_hook")
+            if dims != descriptor_block(ty):
+                v.descriptor_blocks[name] = list(dims)
 
 
 def bind_kernel(spec: Spec, ks: KernelSpec, info: dict) -> BoundKernel:
@@ -555,7 +610,8 @@ def bind_kernel(spec: Spec, ks: KernelSpec, info: dict) -> BoundKernel:
             else:
                 defaults_used[p] = pinfo[p]["default"]
         for c in configs:
-            cfg = ConfigSpec(c.num_warps, c.num_stages, c.num_ctas, dict(c.constexprs), dict(c.options))
+            cfg = ConfigSpec(c.num_warps, c.num_stages, c.num_ctas, dict(c.constexprs), dict(c.options),
+                             dict(c.block_shapes))
             cfg.constexprs.update(defaults_used)
             variants.append(Variant(signature=sig_text, entries=[by_param[p] for p in pnames], config=cfg))
 
@@ -579,6 +635,7 @@ def bind_kernel(spec: Spec, ks: KernelSpec, info: dict) -> BoundKernel:
         args.append(arg)
 
     arg_names = [a["name"] for a in args]
+    _bind_descriptor_blocks(path, label, args, pnames, variants)
     for v in variants:
         for a in args:
             e = v.entries[pnames.index(a["name"])]
