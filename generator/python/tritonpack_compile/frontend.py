@@ -396,8 +396,6 @@ def prepare(spec: Spec, tver: str, cache_dir: Optional[Path], stream=None):
         if sp not in closures:
             closures[sp] = source_closure_hash(ks.source_path)
         info = _introspect(spec, ks, closures[sp], tver, cache_dir)
-        for w in info.get("autotune_warnings", []) if ks.configs == "autotune" else []:
-            stream.write(f"warning: {ks.label}: {w}\n")
         bk = bind_kernel(spec, ks, info)
         for w in (bk.tuning or {}).get("warnings", []):
             stream.write(f"warning: {w}\n")

@@ -100,8 +100,7 @@ def describe_kernel(path: Path, func: str) -> dict:
             except TypeError:
                 entry["has_default"] = False  # an unrepresentable default must be given explicitly
         params.append(entry)
-    info = {"function": func, "python_name": jit.__name__, "params": params, "autotune_configs": None,
-            "autotune_warnings": []}
+    info = {"function": func, "python_name": jit.__name__, "params": params, "autotune_configs": None}
     if autotuner is not None:
         configs = []
         for i, c in enumerate(autotuner.configs):
