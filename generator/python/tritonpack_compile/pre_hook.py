@@ -1,4 +1,4 @@
-"""What an @triton.autotune pre_hook does, found ahead of time (docs/spec.md "Tuning").
+"""What an @triton.autotune pre_hook does, found ahead of time (docs/spec.md "Autotune pre_hooks").
 
 Triton runs a config's pre_hook (and the autotuner's own) on the launch's arguments just before
 every launch of that config. Triton's persistent-matmul tutorial uses it to give each
@@ -10,7 +10,7 @@ runs at a tritonpack launch, so the spec must say what the hook does (`pre_hook`
   here, once per config, on stand-ins: the config's constexprs and launch options and the Python
   defaults of constexpr parameters as values, and for every other parameter an object on which only
   `block_shape` may be set and read back. Each config is then compiled with the block shapes its
-  hook set; the run time builds every descriptor from the compiled image's own block shape. Any
+  hook set; the run time builds every descriptor from the launched image's own metadata. Any
   other use of an argument (reading a tensor, zeroing a buffer) fails on a stand-in, and that
   failure is reported: such work cannot be done ahead of time.
 - "ignore": its work is not needed, or the caller does it before each call.

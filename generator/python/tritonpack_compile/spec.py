@@ -44,7 +44,8 @@ KERNEL_KEYS = ("source", "name", "signatures", "constexprs", "configs", "num_war
                "num_ctas", "options", "grid", "targets", "mode", "tune", "pre_hook")
 TUNE_KEYS = ("key", "bucket", "on_first_use", "reset_to_zero", "restore", "bytes")
 BUCKETS = ("pow2", "exact")
-# What an @triton.autotune pre_hook does, as the spec states it (pre_hook.py, docs/spec.md "Tuning").
+# What an @triton.autotune pre_hook does, as the spec states it (pre_hook.py, docs/spec.md
+# "Autotune pre_hooks").
 PRE_HOOK_MODES = ("block_shapes", "ignore")
 CONFIG_KEYS = ("num_warps", "num_stages", "num_ctas", "constexprs", "options")
 # Triton compile options a spec may set (CUDAOptions / HIPOptions fields that change code
