@@ -10,6 +10,8 @@
 #              this includes the package tests (find_package on an installed tree, add_subdirectory)
 #              and the quickstart run
 #   pytest     the front end's tests (tests/python)
+#   pytest-newest  the same tests with the newest supported Triton (TRITONPACK_TRITON_NEWEST, in
+#              <repo>/.venv-newest): the support window's two ends are both tested on every run
 #   meson      configure + build + `meson test` with Meson, then a user's project that uses
 #              tritonpack as a Meson subproject (tests/package/meson_subproject)
 #   sanitize   the container / CLI / run-time tests again under ASan + UBSan (TRITONPACK_SANITIZE)
@@ -28,7 +30,7 @@ cd "$TP_ROOT"
 : "${BUILD_ROOT:=$TP_ROOT/build-ci}"
 : "${JOBS:=$(nproc)}"
 : "${FUZZ_SECONDS:=60}"
-: "${TP_STEPS:=cmake ctest pytest meson sanitize tsan fuzz mutation}"
+: "${TP_STEPS:=cmake ctest pytest pytest-newest meson sanitize tsan fuzz mutation}"
 export CMAKE_BUILD_PARALLEL_LEVEL="$JOBS"
 export CTEST_PARALLEL_LEVEL="$JOBS"
 export PYTHONDONTWRITEBYTECODE=1
@@ -83,6 +85,16 @@ do_pytest() {
   rc=$?
   [ $rc -eq 5 ] && { echo "pytest collected no tests"; return 1; }
   return $rc
+}
+
+# The front end's tests with the newest supported Triton, in its own virtual environment (a
+# subshell: TRITONPACK_PYTHON stays the oldest release's for every other step).
+do_pytest_newest() {
+  (
+    TRITONPACK_VENV="$TP_ROOT/.venv-newest" TRITONPACK_TRITON="$TRITONPACK_TRITON_NEWEST"
+    tp_make_venv || exit $?
+    do_pytest
+  )
 }
 
 do_meson() {
@@ -177,6 +189,9 @@ if want ctest; then
 fi
 if want pytest; then
   if [ -d tests/python ]; then step pytest do_pytest; else skip pytest "no tests/python yet"; fi
+fi
+if want pytest-newest; then
+  if [ -d tests/python ]; then step pytest-newest do_pytest_newest; else skip pytest-newest "no tests/python yet"; fi
 fi
 if want meson; then
   if [ -f meson.build ]; then step meson do_meson; else skip meson "no meson.build yet"; fi

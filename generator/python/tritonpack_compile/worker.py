@@ -80,11 +80,30 @@ def _compile(job, cap_override=None):
     jit, _ = load_kernel(Path(job["source_path"]), job["function"])
     constexprs = {k: _constexpr_value(v) for k, v in job["constexprs"].items()}
     attrs = {(i,): [["tt.divisibility", 16]] for i in job["div16"]}
-    src = ASTSource(fn=jit, signature=dict(job["signature"]), constexprs=constexprs, attrs=attrs)
+    job["gluon"] = _is_gluon(jit)  # for _describe's hint
+    source_class = _gluon_source_class() if job["gluon"] else ASTSource
+    src = source_class(fn=jit, signature=dict(job["signature"]), constexprs=constexprs, attrs=attrs)
     t = job["target"]
     arch = cap_override if cap_override is not None else t["arch"]
     target = GPUTarget(t["backend"], arch, t["warp_size"])
     return triton.compile(src, target=target, options=dict(job["options"]))
+
+
+def _is_gluon(jit) -> bool:
+    # JITFunction.is_gluon() exists in Triton 3.6-3.9; a @gluon.jit function answers True.
+    is_gluon = getattr(jit, "is_gluon", None)
+    return bool(is_gluon()) if callable(is_gluon) else False
+
+
+def _gluon_source_class():
+    """Gluon kernels (@gluon.jit) are compiled from a GluonASTSource: ASTSource would run the
+    tl front end on them and fail. It lives in triton.experimental.gluon._runtime in 3.6-3.9
+    (exported from triton.experimental.gluon only from 3.9)."""
+    try:
+        from triton.experimental.gluon._runtime import GluonASTSource
+    except ImportError:
+        from triton.experimental.gluon import GluonASTSource  # a later release may move it
+    return GluonASTSource
 
 
 def _metadata_text(k) -> str:
@@ -229,7 +248,10 @@ def _generic_child_main():
 
 def _constness(k, job):
     from .constness import stored_args
-    flags = stored_args(k.asm.get("ttir", ""), k.metadata.name)
+    # Gluon compiles have no TTIR stage: their first stage is TTGIR (same tt.func form, layouts
+    # added; ops the walk does not know count as writes, so the answer stays conservative).
+    ir = k.asm.get("ttir") or k.asm.get("ttgir", "")
+    flags = stored_args(ir, k.metadata.name)
     return (len(flags) if flags is not None else None), flags
 
 
@@ -240,7 +262,11 @@ def _describe(e: BaseException, job: dict) -> str:
     sys.stdout.flush()
     sys.stderr.flush()
     log = read_log(Path(job["log"])) if job.get("log") else ""
-    return summarize_exception(e, log, Path(job["source_path"]))
+    text = summarize_exception(e, log, Path(job["source_path"]))
+    if job.get("gluon"):
+        text += ("\n  (a Gluon kernel is written for one GPU family: its layouts fix the warp size "
+                 "and the instructions; list in `targets` only those it was written for)")
+    return text
 
 
 def serve(lifeline_fd: int) -> None:
