@@ -17,14 +17,18 @@ namespace lulesh {
 // The side of the cube of `ranks` domains; an error naming the nearest cubes when it is not one
 // (the reference aborts with "Num processors must be a cube of an integer").
 inline std::int32_t cube_side(std::int32_t ranks) {
-  if (ranks < 1) throw std::invalid_argument("the number of MPI ranks must be at least 1, got " + std::to_string(ranks));
+  if (ranks < 1)
+    throw std::invalid_argument("the number of MPI ranks must be at least 1, got " +
+                                std::to_string(ranks));
   std::int32_t side = static_cast<std::int32_t>(std::cbrt(double(ranks)) + 0.5);
   if (side * side * side != ranks) {
     const std::int32_t below = side * side * side < ranks ? side : side - 1;
     const std::int32_t above = below + 1;
-    throw std::invalid_argument("the number of MPI ranks must be a cube (1, 8, 27, 64, ...): LULESH puts one domain "
-                                "per rank in a cube of domains; got " + std::to_string(ranks) + ", run with " +
-                                std::to_string(below * below * below) + " or " + std::to_string(above * above * above));
+    throw std::invalid_argument(
+        "the number of MPI ranks must be a cube (1, 8, 27, 64, ...): LULESH puts one domain "
+        "per rank in a cube of domains; got " +
+        std::to_string(ranks) + ", run with " + std::to_string(below * below * below) + " or " +
+        std::to_string(above * above * above));
   }
   return side;
 }
@@ -33,7 +37,8 @@ inline std::int32_t cube_side(std::int32_t ranks) {
 inline placement place_rank(std::int32_t ranks, std::int32_t rank) {
   const std::int32_t side = cube_side(ranks);
   if (rank < 0 || rank >= ranks)
-    throw std::invalid_argument("MPI rank " + std::to_string(rank) + " is not one of 0 .. " + std::to_string(ranks - 1));
+    throw std::invalid_argument("MPI rank " + std::to_string(rank) + " is not one of 0 .. " +
+                                std::to_string(ranks - 1));
   placement p;
   p.side = side;
   p.col = rank % side;
@@ -42,14 +47,20 @@ inline placement place_rank(std::int32_t ranks, std::int32_t rank) {
   return p;
 }
 
-inline std::int32_t rank_of(const placement& p) { return p.col + p.side * (p.row + p.side * p.plane); }
+inline std::int32_t rank_of(const placement& p) {
+  return p.col + p.side * (p.row + p.side * p.plane);
+}
 
 // A direction towards a neighbouring domain: each of dcol, drow, dplane is -1, 0 or +1, not all 0.
 struct direction {
   std::int32_t dcol = 0, drow = 0, dplane = 0;
-  int dimensions() const { return (dcol != 0) + (drow != 0) + (dplane != 0); }  // 1 face, 2 edge, 3 corner
+  int dimensions() const {
+    return (dcol != 0) + (drow != 0) + (dplane != 0);
+  }  // 1 face, 2 edge, 3 corner
   direction opposite() const { return {-dcol, -drow, -dplane}; }
-  bool operator==(const direction& o) const { return dcol == o.dcol && drow == o.drow && dplane == o.dplane; }
+  bool operator==(const direction& o) const {
+    return dcol == o.dcol && drow == o.drow && dplane == o.dplane;
+  }
 };
 
 // The 26 directions in the order the reference posts, packs and unpacks its messages
@@ -59,13 +70,36 @@ struct direction {
 inline const std::array<direction, 26>& reference_directions() {
   static const std::array<direction, 26> order = {{
       // faces
-      {0, 0, -1}, {0, 0, 1}, {0, -1, 0}, {0, 1, 0}, {-1, 0, 0}, {1, 0, 0},
+      {0, 0, -1},
+      {0, 0, 1},
+      {0, -1, 0},
+      {0, 1, 0},
+      {-1, 0, 0},
+      {1, 0, 0},
       // edges: row-col-, row-plane-, col-plane-, row+col+, row+plane+, col+plane+,
       //        row+col-, row-plane+, col-plane+, row-col+, row+plane-, col+plane-
-      {-1, -1, 0}, {0, -1, -1}, {-1, 0, -1}, {1, 1, 0}, {0, 1, 1}, {1, 0, 1},
-      {-1, 1, 0}, {0, -1, 1}, {-1, 0, 1}, {1, -1, 0}, {0, 1, -1}, {1, 0, -1},
-      // corners, (col, row, plane) = (0,0,0), (0,0,1), (1,0,0), (1,0,1), (0,1,0), (0,1,1), (1,1,0), (1,1,1)
-      {-1, -1, -1}, {-1, -1, 1}, {1, -1, -1}, {1, -1, 1}, {-1, 1, -1}, {-1, 1, 1}, {1, 1, -1}, {1, 1, 1},
+      {-1, -1, 0},
+      {0, -1, -1},
+      {-1, 0, -1},
+      {1, 1, 0},
+      {0, 1, 1},
+      {1, 0, 1},
+      {-1, 1, 0},
+      {0, -1, 1},
+      {-1, 0, 1},
+      {1, -1, 0},
+      {0, 1, -1},
+      {1, 0, -1},
+      // corners, (col, row, plane) = (0,0,0), (0,0,1), (1,0,0), (1,0,1), (0,1,0), (0,1,1), (1,1,0),
+      // (1,1,1)
+      {-1, -1, -1},
+      {-1, -1, 1},
+      {1, -1, -1},
+      {1, -1, 1},
+      {-1, 1, -1},
+      {-1, 1, 1},
+      {1, 1, -1},
+      {1, 1, 1},
   }};
   return order;
 }
@@ -73,7 +107,8 @@ inline const std::array<direction, 26>& reference_directions() {
 // The neighbour's rank in direction d, or -1 where the domain is at the cube's side.
 inline std::int32_t neighbour_rank(const placement& p, direction d) {
   const std::int32_t col = p.col + d.dcol, row = p.row + d.drow, plane = p.plane + d.dplane;
-  if (col < 0 || row < 0 || plane < 0 || col >= p.side || row >= p.side || plane >= p.side) return -1;
+  if (col < 0 || row < 0 || plane < 0 || col >= p.side || row >= p.side || plane >= p.side)
+    return -1;
   return col + p.side * (row + p.side * plane);
 }
 

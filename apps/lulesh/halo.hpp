@@ -31,14 +31,16 @@ namespace lulesh {
 enum class exchange_kind { node_sum, pos_vel, monoq };
 
 inline const char* exchange_name(exchange_kind k) {
-  return k == exchange_kind::node_sum ? "node_sum" : k == exchange_kind::pos_vel ? "pos_vel" : "monoq";
+  return k == exchange_kind::node_sum  ? "node_sum"
+         : k == exchange_kind::pos_vel ? "pos_vel"
+                                       : "monoq";
 }
 
 struct halo_message {
-  std::int32_t neighbour = -1;       // its rank
-  direction towards;                 // from this domain to the neighbour
-  std::vector<std::int32_t> items;   // local nodes (monoq: elements sent, ghost elements received)
-  std::size_t offset = 0;            // first value of the message in its buffer
+  std::int32_t neighbour = -1;      // its rank
+  direction towards;                // from this domain to the neighbour
+  std::vector<std::int32_t> items;  // local nodes (monoq: elements sent, ghost elements received)
+  std::size_t offset = 0;           // first value of the message in its buffer
   std::size_t values(int fields) const { return items.size() * static_cast<std::size_t>(fields); }
 };
 
@@ -48,9 +50,11 @@ struct halo_message {
 // ones): the test checks both against the reference's own index formulas.
 inline std::vector<std::int32_t> shared_nodes(const mesh& m, direction d) {
   const std::int32_t e = m.edge_nodes;
-  auto range = [e](std::int32_t step) { return step < 0 ? std::pair<std::int32_t, std::int32_t>{0, 1}
-                                              : step > 0 ? std::pair<std::int32_t, std::int32_t>{e - 1, e}
-                                                         : std::pair<std::int32_t, std::int32_t>{0, e}; };
+  auto range = [e](std::int32_t step) {
+    return step < 0   ? std::pair<std::int32_t, std::int32_t>{0, 1}
+           : step > 0 ? std::pair<std::int32_t, std::int32_t>{e - 1, e}
+                      : std::pair<std::int32_t, std::int32_t>{0, e};
+  };
   const auto [c0, c1] = range(d.dcol);
   const auto [r0, r1] = range(d.drow);
   const auto [p0, p1] = range(d.dplane);
@@ -70,9 +74,9 @@ inline std::vector<std::int32_t> face_elements(const mesh& m, direction d) {
   for (std::int32_t plane = 0; plane < s; ++plane)
     for (std::int32_t row = 0; row < s; ++row)
       for (std::int32_t col = 0; col < s; ++col) {
-        const bool on = (d.dcol < 0 && col == 0) || (d.dcol > 0 && col == s - 1) || (d.drow < 0 && row == 0) ||
-                        (d.drow > 0 && row == s - 1) || (d.dplane < 0 && plane == 0) ||
-                        (d.dplane > 0 && plane == s - 1);
+        const bool on = (d.dcol < 0 && col == 0) || (d.dcol > 0 && col == s - 1) ||
+                        (d.drow < 0 && row == 0) || (d.drow > 0 && row == s - 1) ||
+                        (d.dplane < 0 && plane == 0) || (d.dplane > 0 && plane == s - 1);
         if (on) elems.push_back(col + s * (row + s * plane));
       }
   return elems;
@@ -99,7 +103,8 @@ struct halo_plan {
   // overwrites, the last of which stays): destination dest[j]'s sources are
   // source_slot[dest_start[j] .. dest_start[j + 1]), field f at source_slot + f * source_stride.
   std::vector<std::int32_t> dest, dest_start, source_slot, source_stride;
-  std::int32_t max_sources = 0;  // the most messages one destination receives (7 at a domain corner)
+  std::int32_t max_sources =
+      0;  // the most messages one destination receives (7 at a domain corner)
 
   bool adds() const { return kind == exchange_kind::node_sum; }
   bool empty() const { return sends.empty() && receives.empty(); }
@@ -108,7 +113,9 @@ struct halo_plan {
 // The plan of one exchange for the domain of mesh m (rank = its place's rank), moving `fields`
 // values per item.
 inline halo_plan make_halo_plan(const mesh& m, exchange_kind kind, int fields) {
-  if (fields < 1) throw std::invalid_argument("a halo exchange moves at least one field, got " + std::to_string(fields));
+  if (fields < 1)
+    throw std::invalid_argument("a halo exchange moves at least one field, got " +
+                                std::to_string(fields));
   halo_plan plan;
   plan.kind = kind;
   plan.fields = fields;
@@ -160,7 +167,8 @@ inline halo_plan make_halo_plan(const mesh& m, exchange_kind kind, int fields) {
     for (std::size_t k = 0; k < msg.items.size(); ++k)
       all.push_back({msg.items[k], order++, static_cast<std::int32_t>(msg.offset + k),
                      static_cast<std::int32_t>(msg.items.size())});
-  std::stable_sort(all.begin(), all.end(), [](const source& a, const source& b) { return a.item < b.item; });
+  std::stable_sort(all.begin(), all.end(),
+                   [](const source& a, const source& b) { return a.item < b.item; });
   for (std::size_t i = 0; i < all.size(); ++i) {
     if (i == 0 || all[i].item != all[i - 1].item) {
       plan.dest.push_back(all[i].item);
@@ -177,18 +185,23 @@ inline halo_plan make_halo_plan(const mesh& m, exchange_kind kind, int fields) {
 
 // The host's pack and unpack (the nodal mass at set-up; the tests' twin of the kernels).
 // fields[f] points at field f's array (nodes, or elements and ghosts for monoq).
-inline void pack_host(const halo_plan& plan, const std::vector<const double*>& fields, std::vector<double>& buffer) {
-  if (static_cast<int>(fields.size()) != plan.fields) throw std::logic_error("pack_host: wrong number of fields");
+inline void pack_host(const halo_plan& plan, const std::vector<const double*>& fields,
+                      std::vector<double>& buffer) {
+  if (static_cast<int>(fields.size()) != plan.fields)
+    throw std::logic_error("pack_host: wrong number of fields");
   buffer.assign(plan.send_values, 0.0);
   for (const halo_message& msg : plan.sends)
     for (int f = 0; f < plan.fields; ++f)
       for (std::size_t k = 0; k < msg.items.size(); ++k)
-        buffer[msg.offset + static_cast<std::size_t>(f) * msg.items.size() + k] = fields[f][msg.items[k]];
+        buffer[msg.offset + static_cast<std::size_t>(f) * msg.items.size() + k] =
+            fields[f][msg.items[k]];
 }
 
 // The reference's own loop: message after message, adding (node_sum) or storing.
-inline void unpack_host(const halo_plan& plan, const std::vector<double>& buffer, const std::vector<double*>& fields) {
-  if (static_cast<int>(fields.size()) != plan.fields) throw std::logic_error("unpack_host: wrong number of fields");
+inline void unpack_host(const halo_plan& plan, const std::vector<double>& buffer,
+                        const std::vector<double*>& fields) {
+  if (static_cast<int>(fields.size()) != plan.fields)
+    throw std::logic_error("unpack_host: wrong number of fields");
   if (buffer.size() < plan.receive_values) throw std::logic_error("unpack_host: buffer too small");
   for (const halo_message& msg : plan.receives)
     for (int f = 0; f < plan.fields; ++f)
@@ -207,7 +220,8 @@ inline void unpack_host_by_destination(const halo_plan& plan, const std::vector<
     for (int f = 0; f < plan.fields; ++f) {
       double value = fields[f][plan.dest[j]];
       for (std::int32_t k = plan.dest_start[j]; k < plan.dest_start[j + 1]; ++k) {
-        const double v = buffer[static_cast<std::size_t>(plan.source_slot[k] + f * plan.source_stride[k])];
+        const double v =
+            buffer[static_cast<std::size_t>(plan.source_slot[k] + f * plan.source_stride[k])];
         value = plan.adds() ? value + v : v;
       }
       fields[f][plan.dest[j]] = value;

@@ -67,8 +67,8 @@ bool all_ok(bool mine) {
 std::optional<progress_check> reference_trajectory(const options& o) {
   if (!o.reference_progress.empty()) return progress_check(o.reference_progress);
 #ifdef LULESH_REFERENCE_DIR
-  const std::string path = std::string(LULESH_REFERENCE_DIR) + "/progress_np" + std::to_string(world_size) + "_s" +
-                           std::to_string(o.nx) + ".txt";
+  const std::string path = std::string(LULESH_REFERENCE_DIR) + "/progress_np" +
+                           std::to_string(world_size) + "_s" + std::to_string(o.nx) + ".txt";
   if (std::ifstream(path)) return progress_check(path);
 #endif
   return std::nullopt;
@@ -79,13 +79,15 @@ int run(const options& o, buffer_choice buffers) {
   if (world_rank == 0 && !o.quiet) {
     std::cout << "Running problem size " << o.nx << "^3 per domain until completion\n";
     std::cout << "Num processors: " << world_size << "\n";
-    std::cout << "Total number of elements: " << static_cast<long long>(world_size) * o.nx * o.nx * o.nx << " \n\n";
+    std::cout << "Total number of elements: "
+              << static_cast<long long>(world_size) * o.nx * o.nx * o.nx << " \n\n";
   }
   const mesh m = make_mesh(o.nx, place);
   const region_sets regions = make_regions(m.num_elem, o.num_reg, o.balance, o.cost, world_rank);
   initial_state init = make_initial_state(m);
   // The nodal mass of a shared node is the sum over its domains (the reference's first CommSBN).
-  exchange_host(make_halo_plan(m, exchange_kind::node_sum, 1), {init.nodal_mass.data()}, MPI_COMM_WORLD);
+  exchange_host(make_halo_plan(m, exchange_kind::node_sum, 1), {init.nodal_mass.data()},
+                MPI_COMM_WORLD);
   const constants c;
 
   // A GPU for this rank: node-local rank modulo the node's GPUs.
@@ -93,9 +95,12 @@ int run(const options& o, buffer_choice buffers) {
   const int gpus = tp::device_count();
   if (!all_ok(gpus > 0)) {
     if (world_rank == 0)
-      std::printf("Set-up done on %d ranks (decomposition, nodal mass summed over MPI). Cannot run on a GPU here: "
-                  "%s reports no GPU.\nRun lulesh-mpi on a node with a GPU (sm_80, sm_90, sm_100, gfx90a, gfx942).\n",
-                  world_size, gpus == 0 ? "rank 0's driver" : "another rank's driver");
+      std::printf(
+          "Set-up done on %d ranks (decomposition, nodal mass summed over MPI). Cannot run on a "
+          "GPU here: "
+          "%s reports no GPU.\nRun lulesh-mpi on a node with a GPU (sm_80, sm_90, sm_100, gfx90a, "
+          "gfx942).\n",
+          world_size, gpus == 0 ? "rank 0's driver" : "another rank's driver");
     return o.require_gpu ? 1 : 0;
   }
   const node_ranks local = local_ranks();
@@ -104,19 +109,26 @@ int run(const options& o, buffer_choice buffers) {
   const bool cuda_aware = mpi_is_cuda_aware();
   if (buffers == buffer_choice::device && !cuda_aware) {
     if (world_rank == 0)
-      std::fprintf(stderr, "lulesh-mpi: --mpi-buffers device needs a CUDA-aware MPI; this one says it is not "
-                           "(MPIX_Query_cuda_support); use --mpi-buffers host\n");
+      std::fprintf(
+          stderr,
+          "lulesh-mpi: --mpi-buffers device needs a CUDA-aware MPI; this one says it is not "
+          "(MPIX_Query_cuda_support); use --mpi-buffers host\n");
     return 2;
   }
-  const bool device_buffers = buffers == buffer_choice::device || (buffers == buffer_choice::automatic && cuda_aware);
+  const bool device_buffers =
+      buffers == buffer_choice::device || (buffers == buffer_choice::automatic && cuda_aware);
 
-  device_state d(m, init, regions, static_cast<std::size_t>(triton_kernels::partials_for(m.num_elem)));
+  device_state d(m, init, regions,
+                 static_cast<std::size_t>(triton_kernels::partials_for(m.num_elem)));
   mpi_halo halo(d, m, MPI_COMM_WORLD, device_buffers);
-  lagrange_step<triton_kernels, kernel_timer, mpi_halo_ref> step(d, c, triton_kernels::make(m.num_elem, o.fp_fusion),
-                                                                  kernel_timer(o.timing), mpi_halo_ref{&halo});
-  std::optional<progress_check> trajectory = world_rank == 0 ? reference_trajectory(o) : std::nullopt;
+  lagrange_step<triton_kernels, kernel_timer, mpi_halo_ref> step(
+      d, c, triton_kernels::make(m.num_elem, o.fp_fusion), kernel_timer(o.timing),
+      mpi_halo_ref{&halo});
+  std::optional<progress_check> trajectory =
+      world_rank == 0 ? reference_trajectory(o) : std::nullopt;
   if (world_rank == 0 && !o.quiet)
-    std::printf("GPU: %d rank(s) on rank 0's node share its %d GPU(s); halo buffers: %s\n\n", local.size, gpus,
+    std::printf("GPU: %d rank(s) on rank 0's node share its %d GPU(s); halo buffers: %s\n\n",
+                local.size, gpus,
                 device_buffers ? "device memory (CUDA-aware MPI)" : "host memory");
 
   time_control t;
@@ -156,8 +168,8 @@ int run(const options& o, buffer_choice buffers) {
       std::cout.flush();
       print_run_completed(r);
       std::cout.flush();
-      std::printf("Communication (halo exchanges, slowest rank): %.3f s, %.1f%% of the run\n", comm_max,
-                  elapsed_max > 0 ? 100.0 * comm_max / elapsed_max : 0.0);
+      std::printf("Communication (halo exchanges, slowest rank): %.3f s, %.1f%% of the run\n",
+                  comm_max, elapsed_max > 0 ? 100.0 * comm_max / elapsed_max : 0.0);
     }
     ok = verify(r, !(t.time < t.stoptime), o.quiet);
     if (trajectory) trajectory->report(!(t.time < t.stoptime), o.quiet);
@@ -185,7 +197,9 @@ int main(int argc, char** argv) {
       else if (v == "device") buffers = buffer_choice::device;
       else if (v == "auto") buffers = buffer_choice::automatic;
       else {
-        if (world_rank == 0) std::fprintf(stderr, "lulesh-mpi: --mpi-buffers takes host, device or auto, got `%s`\n", v.c_str());
+        if (world_rank == 0)
+          std::fprintf(stderr, "lulesh-mpi: --mpi-buffers takes host, device or auto, got `%s`\n",
+                       v.c_str());
         status = 2;
       }
     } else {
@@ -203,14 +217,18 @@ int main(int argc, char** argv) {
   }
   if (status == 0 && o.help) {
     if (world_rank == 0)
-      std::printf("%s --mpi-buffers <host|device|auto> : halo buffers in host memory, or device memory handed to a\n"
-                  "                   CUDA-aware MPI (auto: device where MPIX_Query_cuda_support says so)\n",
-                  usage_text());
+      std::printf(
+          "%s --mpi-buffers <host|device|auto> : halo buffers in host memory, or device memory "
+          "handed to a\n"
+          "                   CUDA-aware MPI (auto: device where MPIX_Query_cuda_support says "
+          "so)\n",
+          usage_text());
   } else if (status == 0) {
     try {
       status = run(o, buffers);
     } catch (const tp::error& e) {
-      std::fprintf(stderr, "lulesh-mpi: rank %d: %s [tritonpack::errc::%s]\n", world_rank, e.what(), tp::errc_name(e.code()));
+      std::fprintf(stderr, "lulesh-mpi: rank %d: %s [tritonpack::errc::%s]\n", world_rank, e.what(),
+                   tp::errc_name(e.code()));
       MPI_Abort(MPI_COMM_WORLD, 1);
     } catch (const std::exception& e) {
       // The set-up's errors (a rank count that is not a cube, a bad -s) are the same on every rank.

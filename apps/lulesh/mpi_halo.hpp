@@ -24,18 +24,27 @@ namespace lulesh {
 // A plan on the device: its index lists and its two buffers (plus host copies for the host path).
 struct device_halo_plan {
   halo_plan plan;
-  tritonpack::device_array<std::int32_t> pack_item, pack_slot, pack_stride, dest, dest_start, source_slot, source_stride;
+  tritonpack::device_array<std::int32_t> pack_item, pack_slot, pack_stride, dest, dest_start,
+      source_slot, source_stride;
   tritonpack::device_array<double> send, recv;
   std::vector<double> host_send, host_recv;
 
   explicit device_halo_plan(halo_plan p)
       : plan(std::move(p)),
-        pack_item(plan.pack_item), pack_slot(plan.pack_slot), pack_stride(plan.pack_stride),
-        dest(plan.dest), dest_start(plan.dest_start), source_slot(plan.source_slot), source_stride(plan.source_stride),
-        send(plan.send_values), recv(plan.receive_values),
-        host_send(plan.send_values), host_recv(plan.receive_values) {
+        pack_item(plan.pack_item),
+        pack_slot(plan.pack_slot),
+        pack_stride(plan.pack_stride),
+        dest(plan.dest),
+        dest_start(plan.dest_start),
+        source_slot(plan.source_slot),
+        source_stride(plan.source_stride),
+        send(plan.send_values),
+        recv(plan.receive_values),
+        host_send(plan.send_values),
+        host_recv(plan.receive_values) {
     if (plan.max_sources > 8)
-      throw std::logic_error("halo plan: a destination receives " + std::to_string(plan.max_sources) +
+      throw std::logic_error("halo plan: a destination receives " +
+                             std::to_string(plan.max_sources) +
                              " messages, halo_unpack takes at most MAX_SOURCES = 8 (kernels.toml)");
   }
 };
@@ -43,8 +52,12 @@ struct device_halo_plan {
 class mpi_halo {
  public:
   // device_buffers: hand device pointers to MPI (only where mpi_is_cuda_aware()).
-  mpi_halo(device_state& d, const mesh& m, MPI_Comm comm, bool device_buffers, tritonpack::stream_t stream = nullptr)
-      : d_(d), comm_(comm), device_buffers_(device_buffers), stream_(stream),
+  mpi_halo(device_state& d, const mesh& m, MPI_Comm comm, bool device_buffers,
+           tritonpack::stream_t stream = nullptr)
+      : d_(d),
+        comm_(comm),
+        device_buffers_(device_buffers),
+        stream_(stream),
         forces_(make_halo_plan(m, exchange_kind::node_sum, 3)),
         pos_vel_(make_halo_plan(m, exchange_kind::pos_vel, 6)),
         monoq_(make_halo_plan(m, exchange_kind::monoq, 3)) {}
@@ -92,16 +105,17 @@ class mpi_halo {
   void pack(device_halo_plan& p, field& a, field& b, field& c, std::int32_t field_offset) {
     if (p.plan.pack_item.empty()) return;
     lulesh_kernels::halo_pack(p.pack_item.data(), p.pack_slot.data(), p.pack_stride.data(),
-                              static_cast<std::int32_t>(p.plan.pack_item.size()), a.data(), b.data(), c.data(),
-                              p.send.data(), field_offset, stream_);
+                              static_cast<std::int32_t>(p.plan.pack_item.size()), a.data(),
+                              b.data(), c.data(), p.send.data(), field_offset, stream_);
   }
 
   void unpack(device_halo_plan& p, field& a, field& b, field& c, std::int32_t field_offset) {
     if (p.plan.dest.empty()) return;
-    auto launch = p.plan.adds() ? &lulesh_kernels::halo_unpack_add : &lulesh_kernels::halo_unpack_set;
+    auto launch =
+        p.plan.adds() ? &lulesh_kernels::halo_unpack_add : &lulesh_kernels::halo_unpack_set;
     launch(p.dest.data(), p.dest_start.data(), p.source_slot.data(), p.source_stride.data(),
-           static_cast<std::int32_t>(p.plan.dest.size()), p.recv.data(), a.data(), b.data(), c.data(), field_offset,
-           stream_);
+           static_cast<std::int32_t>(p.plan.dest.size()), p.recv.data(), a.data(), b.data(),
+           c.data(), field_offset, stream_);
   }
 
   // The buffers between the ranks: the packs must have finished before MPI reads the buffer.
@@ -112,7 +126,8 @@ class mpi_halo {
       exchange_buffers(p.plan, p.send.data(), p.recv.data(), comm_);
       return;
     }
-    if (!p.host_send.empty()) p.send.download_async(p.host_send.data(), p.host_send.size(), stream_);
+    if (!p.host_send.empty())
+      p.send.download_async(p.host_send.data(), p.host_send.size(), stream_);
     tritonpack::synchronize(stream_);
     exchange_buffers(p.plan, p.host_send.data(), p.host_recv.data(), comm_);
     if (!p.host_recv.empty()) p.recv.upload_async(p.host_recv.data(), p.host_recv.size(), stream_);

@@ -40,7 +40,8 @@ void check(bool ok, const std::string& what) {
 // Field values of the global node ids of a domain's nodes (exact in a double for these sizes).
 std::vector<double> node_ids(const mesh& m) {
   std::vector<double> ids(static_cast<std::size_t>(m.num_node));
-  for (std::int32_t n = 0; n < m.num_node; ++n) ids[static_cast<std::size_t>(n)] = double(global_node_id(m, n));
+  for (std::int32_t n = 0; n < m.num_node; ++n)
+    ids[static_cast<std::size_t>(n)] = double(global_node_id(m, n));
   return ids;
 }
 
@@ -60,17 +61,22 @@ void check_node_lists(const mesh& m, exchange_kind kind) {
       same = same && recv[in.offset + k] == ids[node] && recv[in.offset + n + k] == m.x[node] &&
              recv[in.offset + 2 * n + k] == m.y[node] && recv[in.offset + 3 * n + k] == m.z[node];
     }
-    check(same, std::string(exchange_name(kind)) + ": the list from rank " + std::to_string(in.neighbour) +
+    check(same, std::string(exchange_name(kind)) + ": the list from rank " +
+                    std::to_string(in.neighbour) +
                     " is not this rank's list of the same global nodes in the same order");
   }
   // Who talks to whom: the reference's doSend / doRecv.
   for (const halo_message& out : plan.sends) {
-    check(out.neighbour == ref::neighbour(rank_id, m.place.side, out.towards), "neighbour rank of a send");
-    check(out.items == ref::message_items(m.edge_nodes, out.towards), "send list vs the reference's CommSend formula");
-    if (kind == exchange_kind::pos_vel) check(out.neighbour < rank_id, "pos_vel sends only to lower ranks");
+    check(out.neighbour == ref::neighbour(rank_id, m.place.side, out.towards),
+          "neighbour rank of a send");
+    check(out.items == ref::message_items(m.edge_nodes, out.towards),
+          "send list vs the reference's CommSend formula");
+    if (kind == exchange_kind::pos_vel)
+      check(out.neighbour < rank_id, "pos_vel sends only to lower ranks");
   }
   if (kind == exchange_kind::pos_vel)
-    for (const halo_message& in : plan.receives) check(in.neighbour > rank_id, "pos_vel receives only from higher ranks");
+    for (const halo_message& in : plan.receives)
+      check(in.neighbour > rank_id, "pos_vel receives only from higher ranks");
 }
 
 void check_ghosts(const mesh& m) {
@@ -78,7 +84,8 @@ void check_ghosts(const mesh& m) {
   const halo_plan plan = make_halo_plan(m, exchange_kind::monoq, 1);
   std::vector<double> field(static_cast<std::size_t>(m.num_elem + m.num_ghost), std::nan(""));
   auto global = [&](std::int32_t i) {
-    return ref::global_element(m.place, s, m.place.col * s + i % s, m.place.row * s + (i / s) % s, m.place.plane * s + i / (s * s));
+    return ref::global_element(m.place, s, m.place.col * s + i % s, m.place.row * s + (i / s) % s,
+                               m.place.plane * s + i / (s * s));
   };
   for (std::int32_t i = 0; i < m.num_elem; ++i) field[static_cast<std::size_t>(i)] = global(i);
   exchange_host(plan, {field.data()}, MPI_COMM_WORLD);
@@ -86,8 +93,9 @@ void check_ghosts(const mesh& m) {
     const std::vector<std::int32_t>* link;
     std::int32_t comm;
     int dc, dr, dp;
-  } faces[] = {{&m.lxim, XI_M_COMM, -1, 0, 0},   {&m.lxip, XI_P_COMM, 1, 0, 0},   {&m.letam, ETA_M_COMM, 0, -1, 0},
-               {&m.letap, ETA_P_COMM, 0, 1, 0},  {&m.lzetam, ZETA_M_COMM, 0, 0, -1}, {&m.lzetap, ZETA_P_COMM, 0, 0, 1}};
+  } faces[] = {{&m.lxim, XI_M_COMM, -1, 0, 0},     {&m.lxip, XI_P_COMM, 1, 0, 0},
+               {&m.letam, ETA_M_COMM, 0, -1, 0},   {&m.letap, ETA_P_COMM, 0, 1, 0},
+               {&m.lzetam, ZETA_M_COMM, 0, 0, -1}, {&m.lzetap, ZETA_P_COMM, 0, 0, 1}};
   for (std::int32_t i = 0; i < m.num_elem; ++i) {
     const std::int32_t col = i % s, row = (i / s) % s, plane = i / (s * s);
     check(m.elem_bc[static_cast<std::size_t>(i)] == ref::boundary_bits(m.place, s, col, row, plane),
@@ -95,9 +103,11 @@ void check_ghosts(const mesh& m) {
     for (const auto& f : faces) {
       if (!(m.elem_bc[static_cast<std::size_t>(i)] & f.comm)) continue;
       const std::int32_t ghost = (*f.link)[static_cast<std::size_t>(i)];
-      const double want = ref::global_element(m.place, s, m.place.col * s + col + f.dc, m.place.row * s + row + f.dr,
-                                              m.place.plane * s + plane + f.dp);
-      check(ghost >= m.num_elem && ghost < m.num_elem + m.num_ghost && field[static_cast<std::size_t>(ghost)] == want,
+      const double want =
+          ref::global_element(m.place, s, m.place.col * s + col + f.dc,
+                              m.place.row * s + row + f.dr, m.place.plane * s + plane + f.dp);
+      check(ghost >= m.num_elem && ghost < m.num_elem + m.num_ghost &&
+                field[static_cast<std::size_t>(ghost)] == want,
             "ghost of element " + std::to_string(i) + " is not the neighbouring domain's element");
     }
   }
@@ -105,13 +115,15 @@ void check_ghosts(const mesh& m) {
 
 void check_nodal_mass(const mesh& m) {
   initial_state init = make_initial_state(m);
-  exchange_host(make_halo_plan(m, exchange_kind::node_sum, 1), {init.nodal_mass.data()}, MPI_COMM_WORLD);
+  exchange_host(make_halo_plan(m, exchange_kind::node_sum, 1), {init.nodal_mass.data()},
+                MPI_COMM_WORLD);
   const mesh global = make_mesh(m.edge_elems * m.place.side);
   const initial_state global_init = make_initial_state(global);
   for (std::int32_t n = 0; n < m.num_node; ++n) {
     const double want = global_init.nodal_mass[static_cast<std::size_t>(global_node_id(m, n))];
     const double got = init.nodal_mass[static_cast<std::size_t>(n)];
-    check(std::fabs(got - want) <= 1e-13 * want, "nodal mass of node " + std::to_string(n) + " after the sum");
+    check(std::fabs(got - want) <= 1e-13 * want,
+          "nodal mass of node " + std::to_string(n) + " after the sum");
   }
 }
 
@@ -127,7 +139,8 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "-s") == 0) s = std::atoi(argv[i + 1]);
   try {
     const placement p = place_rank(ranks, rank_id), q = ref::place(ranks, rank_id);
-    check(p.side == q.side && p.col == q.col && p.row == q.row && p.plane == q.plane, "placement vs InitMeshDecomp");
+    check(p.side == q.side && p.col == q.col && p.row == q.row && p.plane == q.plane,
+          "placement vs InitMeshDecomp");
     // Every place of the cube taken exactly once.
     int mine[3] = {p.col, p.row, p.plane};
     std::vector<int> all(static_cast<std::size_t>(3 * ranks));
@@ -141,7 +154,8 @@ int main(int argc, char** argv) {
     MPI_Allreduce(&elems, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     const long long global_edge = static_cast<long long>(s) * p.side;
     check(total == global_edge * global_edge * global_edge, "global element count");
-    check(m.symm_x.empty() == (p.col != 0) && m.symm_y.empty() == (p.row != 0) && m.symm_z.empty() == (p.plane != 0),
+    check(m.symm_x.empty() == (p.col != 0) && m.symm_y.empty() == (p.row != 0) &&
+              m.symm_z.empty() == (p.plane != 0),
           "symmetry planes only on the global cube's x = 0, y = 0, z = 0");
 
     check_node_lists(m, exchange_kind::node_sum);
@@ -155,8 +169,9 @@ int main(int argc, char** argv) {
   long total_failures = 0;
   MPI_Allreduce(&failures, &total_failures, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   if (rank_id == 0)
-    std::printf("lulesh decomposition over %d MPI ranks, s = %d per domain: %s (%ld failed checks)\n", ranks, s,
-                total_failures == 0 ? "PASS" : "FAIL", total_failures);
+    std::printf(
+        "lulesh decomposition over %d MPI ranks, s = %d per domain: %s (%ld failed checks)\n",
+        ranks, s, total_failures == 0 ? "PASS" : "FAIL", total_failures);
   MPI_Finalize();
   return total_failures == 0 ? 0 : 1;
 }

@@ -39,36 +39,59 @@ inline std::vector<std::int32_t> message_items(std::int32_t n, direction d) {
   std::vector<std::int32_t> out;
   const int c = d.dcol, r = d.drow, p = d.dplane;
   if (d.dimensions() == 1) {
-    if (p == -1) for (std::int32_t i = 0; i < dx * dy; ++i) out.push_back(i);
-    if (p == 1) for (std::int32_t i = 0; i < dx * dy; ++i) out.push_back(dx * dy * (dz - 1) + i);
-    if (r == -1) for (std::int32_t i = 0; i < dz; ++i) for (std::int32_t j = 0; j < dx; ++j) out.push_back(i * dx * dy + j);
-    if (r == 1) for (std::int32_t i = 0; i < dz; ++i) for (std::int32_t j = 0; j < dx; ++j) out.push_back(dx * (dy - 1) + i * dx * dy + j);
-    if (c == -1) for (std::int32_t i = 0; i < dz; ++i) for (std::int32_t j = 0; j < dy; ++j) out.push_back(i * dx * dy + j * dx);
-    if (c == 1) for (std::int32_t i = 0; i < dz; ++i) for (std::int32_t j = 0; j < dy; ++j) out.push_back(dx - 1 + i * dx * dy + j * dx);
+    if (p == -1)
+      for (std::int32_t i = 0; i < dx * dy; ++i) out.push_back(i);
+    if (p == 1)
+      for (std::int32_t i = 0; i < dx * dy; ++i) out.push_back(dx * dy * (dz - 1) + i);
+    if (r == -1)
+      for (std::int32_t i = 0; i < dz; ++i)
+        for (std::int32_t j = 0; j < dx; ++j) out.push_back(i * dx * dy + j);
+    if (r == 1)
+      for (std::int32_t i = 0; i < dz; ++i)
+        for (std::int32_t j = 0; j < dx; ++j) out.push_back(dx * (dy - 1) + i * dx * dy + j);
+    if (c == -1)
+      for (std::int32_t i = 0; i < dz; ++i)
+        for (std::int32_t j = 0; j < dy; ++j) out.push_back(i * dx * dy + j * dx);
+    if (c == 1)
+      for (std::int32_t i = 0; i < dz; ++i)
+        for (std::int32_t j = 0; j < dy; ++j) out.push_back(dx - 1 + i * dx * dy + j * dx);
     return out;
   }
   if (d.dimensions() == 2) {
-    if (r == -1 && c == -1) for (std::int32_t i = 0; i < dz; ++i) out.push_back(i * dx * dy);
-    if (r == -1 && p == -1) for (std::int32_t i = 0; i < dx; ++i) out.push_back(i);
-    if (c == -1 && p == -1) for (std::int32_t i = 0; i < dy; ++i) out.push_back(i * dx);
-    if (r == 1 && c == 1) for (std::int32_t i = 0; i < dz; ++i) out.push_back(dx * dy - 1 + i * dx * dy);
-    if (r == 1 && p == 1) for (std::int32_t i = 0; i < dx; ++i) out.push_back(dx * (dy - 1) + dx * dy * (dz - 1) + i);
-    if (c == 1 && p == 1) for (std::int32_t i = 0; i < dy; ++i) out.push_back(dx * dy * (dz - 1) + dx - 1 + i * dx);
-    if (r == 1 && c == -1) for (std::int32_t i = 0; i < dz; ++i) out.push_back(dx * (dy - 1) + i * dx * dy);
-    if (r == -1 && p == 1) for (std::int32_t i = 0; i < dx; ++i) out.push_back(dx * dy * (dz - 1) + i);
-    if (c == -1 && p == 1) for (std::int32_t i = 0; i < dy; ++i) out.push_back(dx * dy * (dz - 1) + i * dx);
-    if (r == -1 && c == 1) for (std::int32_t i = 0; i < dz; ++i) out.push_back(dx - 1 + i * dx * dy);
-    if (r == 1 && p == -1) for (std::int32_t i = 0; i < dx; ++i) out.push_back(dx * (dy - 1) + i);
-    if (c == 1 && p == -1) for (std::int32_t i = 0; i < dy; ++i) out.push_back(dx - 1 + i * dx);
+    if (r == -1 && c == -1)
+      for (std::int32_t i = 0; i < dz; ++i) out.push_back(i * dx * dy);
+    if (r == -1 && p == -1)
+      for (std::int32_t i = 0; i < dx; ++i) out.push_back(i);
+    if (c == -1 && p == -1)
+      for (std::int32_t i = 0; i < dy; ++i) out.push_back(i * dx);
+    if (r == 1 && c == 1)
+      for (std::int32_t i = 0; i < dz; ++i) out.push_back(dx * dy - 1 + i * dx * dy);
+    if (r == 1 && p == 1)
+      for (std::int32_t i = 0; i < dx; ++i) out.push_back(dx * (dy - 1) + dx * dy * (dz - 1) + i);
+    if (c == 1 && p == 1)
+      for (std::int32_t i = 0; i < dy; ++i) out.push_back(dx * dy * (dz - 1) + dx - 1 + i * dx);
+    if (r == 1 && c == -1)
+      for (std::int32_t i = 0; i < dz; ++i) out.push_back(dx * (dy - 1) + i * dx * dy);
+    if (r == -1 && p == 1)
+      for (std::int32_t i = 0; i < dx; ++i) out.push_back(dx * dy * (dz - 1) + i);
+    if (c == -1 && p == 1)
+      for (std::int32_t i = 0; i < dy; ++i) out.push_back(dx * dy * (dz - 1) + i * dx);
+    if (r == -1 && c == 1)
+      for (std::int32_t i = 0; i < dz; ++i) out.push_back(dx - 1 + i * dx * dy);
+    if (r == 1 && p == -1)
+      for (std::int32_t i = 0; i < dx; ++i) out.push_back(dx * (dy - 1) + i);
+    if (c == 1 && p == -1)
+      for (std::int32_t i = 0; i < dy; ++i) out.push_back(dx - 1 + i * dx);
     return out;
   }
-  const std::int32_t idx = (c == 1 ? dx - 1 : 0) + (r == 1 ? dx * (dy - 1) : 0) + (p == 1 ? dx * dy * (dz - 1) : 0);
+  const std::int32_t idx =
+      (c == 1 ? dx - 1 : 0) + (r == 1 ? dx * (dy - 1) : 0) + (p == 1 ? dx * dy * (dz - 1) : 0);
   return {idx};
 }
 
 // SetupBoundaryConditions' bits of element (col, row, plane) of a domain at p.
-inline std::int32_t boundary_bits(const placement& p, std::int32_t s, std::int32_t col, std::int32_t row,
-                                  std::int32_t plane) {
+inline std::int32_t boundary_bits(const placement& p, std::int32_t s, std::int32_t col,
+                                  std::int32_t row, std::int32_t plane) {
   std::int32_t bits = 0;
   if (plane == 0) bits |= p.plane == 0 ? ZETA_M_SYMM : ZETA_M_COMM;
   if (plane == s - 1) bits |= p.plane == p.side - 1 ? ZETA_P_FREE : ZETA_P_COMM;
@@ -80,7 +103,8 @@ inline std::int32_t boundary_bits(const placement& p, std::int32_t s, std::int32
 }
 
 // The global id of the element (gcol, grow, gplane) of the whole cube of side s elements a side.
-inline double global_element(const placement& p, std::int32_t s, std::int64_t gcol, std::int64_t grow, std::int64_t gplane) {
+inline double global_element(const placement& p, std::int32_t s, std::int64_t gcol,
+                             std::int64_t grow, std::int64_t gplane) {
   const std::int64_t ge = std::int64_t(p.side) * s;
   return double(gcol + ge * (grow + ge * gplane));
 }
