@@ -112,8 +112,8 @@ inline std::int32_t neighbour_rank(const placement& p, direction d) {
   return col + p.side * (row + p.side * plane);
 }
 
-// The node (col, row, plane) of global node g of a cube of `global_edge_nodes` nodes a side, and
-// the global id of local node n of a domain: what the tests compare across ranks.
+// The global id (col + (side s + 1) (row + (side s + 1) plane), the one-domain mesh's numbering of
+// the whole problem) of local node `local` of domain m: what the tests compare across ranks.
 inline std::int64_t global_node_id(const mesh& m, std::int32_t local) {
   const std::int64_t e = m.edge_nodes, s = m.edge_elems;
   const std::int64_t global_e = std::int64_t(m.place.side) * s + 1;
