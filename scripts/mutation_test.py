@@ -38,6 +38,8 @@ SUITES = {
              ["tests/capi/tritonpack_capi_tests", "--no-intro", "--minimal", "{doctest_filter}"]),
     "cli": (["tritonpack_cli_tests", "tritonpack_cli"],
             ["tests/cli/tritonpack_cli_tests", "--no-intro", "--minimal", "{doctest_filter}"]),
+    "lulesh": (["lulesh_decomposition_test"],
+               ["apps/lulesh/lulesh_decomposition_test", "--no-intro", "--minimal", "{doctest_filter}"]),
     # Python front end: nothing to build; {filter} is a pytest path (and -k expression).
     "python": ([], ["{python}", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "{pytest_filter}"]),
 }

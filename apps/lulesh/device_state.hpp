@@ -73,8 +73,9 @@ struct device_state {
         vnew(device_zeros<double>(elems())), vdov(device_zeros<double>(elems())),
         arealg(device_zeros<double>(elems())), ss(device_zeros<double>(elems())),
         elem_mass(init.elem_mass),
-        delv_xi(device_zeros<double>(elems())), delv_eta(device_zeros<double>(elems())),
-        delv_zeta(device_zeros<double>(elems())), delx_xi(device_zeros<double>(elems())),
+        // The velocity gradients also hold the ghost elements' (a domain's COMM faces, MPI).
+        delv_xi(device_zeros<double>(elems_and_ghosts(m))), delv_eta(device_zeros<double>(elems_and_ghosts(m))),
+        delv_zeta(device_zeros<double>(elems_and_ghosts(m))), delx_xi(device_zeros<double>(elems())),
         delx_eta(device_zeros<double>(elems())), delx_zeta(device_zeros<double>(elems())),
         fx_corner(device_zeros<double>(corners())), fy_corner(device_zeros<double>(corners())),
         fz_corner(device_zeros<double>(corners())),
@@ -88,6 +89,7 @@ struct device_state {
         partial_hydro(device_zeros<double>(num_partials)),
         status(device_zeros<double>(status_size)) {}
 
+  static std::size_t elems_and_ghosts(const mesh& m) { return static_cast<std::size_t>(m.num_elem + m.num_ghost); }
   std::size_t nodes() const { return static_cast<std::size_t>(num_node); }
   std::size_t elems() const { return static_cast<std::size_t>(num_elem); }
   std::size_t corners() const { return 8 * static_cast<std::size_t>(corner_stride); }

@@ -559,6 +559,56 @@ def update_volume(vnew, v, num_elem, v_cut, BLOCK: tl.constexpr):
     tl.store(v + elem, tl.where(tl.abs(vol - 1.0) < v_cut, 1.0, vol), mask=valid)
 
 
+# ---- halo exchange between MPI ranks (halo.hpp's plans; main_mpi.cpp) ---------------------------
+
+@triton.jit
+def halo_pack(item, slot, stride, count, f0, f1, f2, buf, field_offset, BLOCK: tl.constexpr):
+    """Gathers three fields of the listed items (nodes, or face elements) into the send buffer:
+    item[k]'s field f goes to buf[slot[k] + (field_offset + f) * stride[k]] (messages one after
+    the other, each field-major, as the reference packs them)."""
+    k, valid = element_tile(BLOCK, count)
+    n = tl.load(item + k, mask=valid, other=0)
+    at = tl.load(slot + k, mask=valid, other=0)
+    step = tl.load(stride + k, mask=valid, other=0)
+    tl.store(buf + at + field_offset * step, tl.load(f0 + n, mask=valid, other=0.0), mask=valid)
+    tl.store(buf + at + (field_offset + 1) * step, tl.load(f1 + n, mask=valid, other=0.0), mask=valid)
+    tl.store(buf + at + (field_offset + 2) * step, tl.load(f2 + n, mask=valid, other=0.0), mask=valid)
+
+
+@triton.jit
+def halo_unpack(dest, dest_start, source_slot, source_stride, num_dest, buf, f0, f1, f2, field_offset,
+                BLOCK: tl.constexpr, MAX_SOURCES: tl.constexpr, ADD: tl.constexpr):
+    """Each destination once, its received values in message order: added to the field (ADD: the
+    nodal sums, CommSBN; the same additions in the same order as the reference's message-by-message
+    loop) or stored, the last one staying (positions and velocities, CommSyncPosVel; the ghost
+    elements' Q gradients, CommMonoQ)."""
+    j, valid = element_tile(BLOCK, num_dest)
+    n = tl.load(dest + j, mask=valid, other=0)
+    start = tl.load(dest_start + j, mask=valid, other=0)
+    count = tl.load(dest_start + j + 1, mask=valid, other=0) - start
+    v0 = tl.load(f0 + n, mask=valid, other=0.0)
+    v1 = tl.load(f1 + n, mask=valid, other=0.0)
+    v2 = tl.load(f2 + n, mask=valid, other=0.0)
+    for s in tl.static_range(MAX_SOURCES):
+        present = valid & (s < count)
+        at = tl.load(source_slot + start + s, mask=present, other=0)
+        step = tl.load(source_stride + start + s, mask=present, other=0)
+        r0 = tl.load(buf + at + field_offset * step, mask=present, other=0.0)
+        r1 = tl.load(buf + at + (field_offset + 1) * step, mask=present, other=0.0)
+        r2 = tl.load(buf + at + (field_offset + 2) * step, mask=present, other=0.0)
+        if ADD:
+            v0 = tl.where(present, v0 + r0, v0)
+            v1 = tl.where(present, v1 + r1, v1)
+            v2 = tl.where(present, v2 + r2, v2)
+        else:
+            v0 = tl.where(present, r0, v0)
+            v1 = tl.where(present, r1, v1)
+            v2 = tl.where(present, r2, v2)
+    tl.store(f0 + n, v0, mask=valid)
+    tl.store(f1 + n, v1, mask=valid)
+    tl.store(f2 + n, v2, mask=valid)
+
+
 # ---- time step constraints ----------------------------------------------------------------------
 
 @triton.jit

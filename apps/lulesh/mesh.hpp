@@ -5,6 +5,11 @@
 // (col, row, plane) is col + s (row + s plane); corner 0-3 of an element are its lower face
 // (z = plane) counter-clockwise from (col, row), corners 4-7 the upper face above them. The
 // symmetry planes are x = 0, y = 0, z = 0; the other three faces are free surfaces.
+//
+// Under MPI the global cube is side^3 such domains (decomposition.hpp): a domain's placement
+// shifts its coordinates, and a face it shares with a neighbouring domain is neither a symmetry
+// plane nor a free surface but a COMM face, whose elements see the neighbour's across it through
+// ghost elements (indices num_elem .. num_elem + num_ghost, filled by the monotonic-Q exchange).
 #pragma once
 
 #include <array>
@@ -31,6 +36,24 @@ enum elem_bc_bits : std::int32_t {
 // the element count rounded up to 32, so that every row starts 128-byte aligned.
 inline std::int32_t corner_stride_for(std::int32_t num_elem) { return (num_elem + 31) / 32 * 32; }
 
+// Where a domain sits in the global cube of side^3 domains (the reference's col/row/plane
+// locations); the default is the one-domain run.
+struct placement {
+  std::int32_t side = 1;
+  std::int32_t col = 0, row = 0, plane = 0;
+  bool col_min() const { return col > 0; }  // a neighbouring domain at x-, x+, y-, ...
+  bool col_max() const { return col < side - 1; }
+  bool row_min() const { return row > 0; }
+  bool row_max() const { return row < side - 1; }
+  bool plane_min() const { return plane > 0; }
+  bool plane_max() const { return plane < side - 1; }
+  bool at_origin() const { return col == 0 && row == 0 && plane == 0; }
+};
+
+// The ghost planes' order after the real elements (the reference's SetupBoundaryConditions): the
+// faces with a neighbour, in this order, s^2 ghosts each.
+enum ghost_face : int { ghost_plane_min, ghost_plane_max, ghost_row_min, ghost_row_max, ghost_col_min, ghost_col_max };
+
 struct mesh {
   std::int32_t edge_elems = 0;  // s
   std::int32_t edge_nodes = 0;  // s + 1
@@ -55,8 +78,15 @@ struct mesh {
   std::vector<std::int32_t> lxim, lxip, letam, letap, lzetam, lzetap;
   std::vector<std::int32_t> elem_bc;  // elem_bc_bits per element
 
-  // Nodes on the symmetry planes x = 0, y = 0, z = 0 ((s+1)^2 each).
+  // Nodes on the symmetry planes x = 0, y = 0, z = 0 ((s+1)^2 each; empty where this domain does
+  // not touch that plane).
   std::vector<std::int32_t> symm_x, symm_y, symm_z;
+
+  placement place;
+  // Ghost elements after the real ones: ghost_start[f] is the first of face f's s^2 ghosts, -1
+  // where the face has no neighbour.
+  std::int32_t num_ghost = 0;
+  std::array<std::int32_t, 6> ghost_start{{-1, -1, -1, -1, -1, -1}};
 };
 
 // The largest mesh whose indices (8 corner slots per element) fit the kernels' 32-bit arithmetic.
@@ -67,14 +97,17 @@ inline void build_coordinates(mesh& m) {
   m.x.resize(n);
   m.y.resize(n);
   m.z.resize(n);
-  // Each coordinate from its index (not by accumulating a spacing), as the reference: 1.125 i / s.
+  // Each coordinate from its global index (not by accumulating a spacing), as the reference:
+  // 1.125 i / (side s), so a node shared by two domains has the same coordinates in both.
+  const std::int32_t s = m.edge_elems;
+  const double global_edge = double(m.place.side * s);
   std::size_t node = 0;
   for (std::int32_t plane = 0; plane < m.edge_nodes; ++plane)
     for (std::int32_t row = 0; row < m.edge_nodes; ++row)
       for (std::int32_t col = 0; col < m.edge_nodes; ++col, ++node) {
-        m.x[node] = 1.125 * double(col) / double(m.edge_elems);
-        m.y[node] = 1.125 * double(row) / double(m.edge_elems);
-        m.z[node] = 1.125 * double(plane) / double(m.edge_elems);
+        m.x[node] = 1.125 * double(m.place.col * s + col) / global_edge;
+        m.y[node] = 1.125 * double(m.place.row * s + row) / global_edge;
+        m.z[node] = 1.125 * double(m.place.plane * s + plane) / global_edge;
       }
 }
 
@@ -128,43 +161,85 @@ inline void build_neighbours(mesh& m) {
   }
 }
 
+// Ghost planes after the real elements, for the faces that have a neighbour (build_boundary_conditions).
+inline void place_ghosts(mesh& m) {
+  const placement& p = m.place;
+  const bool present[6] = {p.plane_min(), p.plane_max(), p.row_min(), p.row_max(), p.col_min(), p.col_max()};
+  std::int32_t next = m.num_elem;
+  for (int f = 0; f < 6; ++f) {
+    m.ghost_start[static_cast<std::size_t>(f)] = present[f] ? next : -1;
+    if (present[f]) next += m.edge_elems * m.edge_elems;
+  }
+  m.num_ghost = next - m.num_elem;
+}
+
+// Per face of the domain: a symmetry plane (x-, y-, z- of the global cube), a free surface (x+,
+// y+, z+ of the global cube) or a neighbour's face (COMM), where the element's neighbour across it
+// becomes its ghost: ghost_start[face] + (outer * s + inner), outer and inner the element's two
+// coordinates along the face, the higher axis outer (the neighbour's packing order, halo.hpp).
 inline void build_boundary_conditions(mesh& m) {
   const std::int32_t s = m.edge_elems;
+  const placement& p = m.place;
+  place_ghosts(m);
   m.elem_bc.assign(static_cast<std::size_t>(m.num_elem), 0);
   auto elem = [s](std::int32_t col, std::int32_t row, std::int32_t plane) { return col + s * (row + s * plane); };
+  auto ghost = [&](ghost_face f, std::int32_t outer, std::int32_t inner) {
+    return m.ghost_start[static_cast<std::size_t>(f)] + outer * s + inner;
+  };
   for (std::int32_t a = 0; a < s; ++a)
     for (std::int32_t b = 0; b < s; ++b) {
-      m.elem_bc[elem(0, a, b)] |= XI_M_SYMM;
-      m.elem_bc[elem(s - 1, a, b)] |= XI_P_FREE;
-      m.elem_bc[elem(a, 0, b)] |= ETA_M_SYMM;
-      m.elem_bc[elem(a, s - 1, b)] |= ETA_P_FREE;
-      m.elem_bc[elem(a, b, 0)] |= ZETA_M_SYMM;
-      m.elem_bc[elem(a, b, s - 1)] |= ZETA_P_FREE;
+      // x- and x+ faces: element (col, a = row, b = plane)
+      const std::int32_t xm = elem(0, a, b), xp = elem(s - 1, a, b);
+      if (p.col_min()) m.elem_bc[xm] |= XI_M_COMM, m.lxim[xm] = ghost(ghost_col_min, b, a);
+      else m.elem_bc[xm] |= XI_M_SYMM;
+      if (p.col_max()) m.elem_bc[xp] |= XI_P_COMM, m.lxip[xp] = ghost(ghost_col_max, b, a);
+      else m.elem_bc[xp] |= XI_P_FREE;
+      // y- and y+ faces: element (a = col, row, b = plane)
+      const std::int32_t ym = elem(a, 0, b), yp = elem(a, s - 1, b);
+      if (p.row_min()) m.elem_bc[ym] |= ETA_M_COMM, m.letam[ym] = ghost(ghost_row_min, b, a);
+      else m.elem_bc[ym] |= ETA_M_SYMM;
+      if (p.row_max()) m.elem_bc[yp] |= ETA_P_COMM, m.letap[yp] = ghost(ghost_row_max, b, a);
+      else m.elem_bc[yp] |= ETA_P_FREE;
+      // z- and z+ faces: element (a = col, b = row, plane)
+      const std::int32_t zm = elem(a, b, 0), zp = elem(a, b, s - 1);
+      if (p.plane_min()) m.elem_bc[zm] |= ZETA_M_COMM, m.lzetam[zm] = ghost(ghost_plane_min, b, a);
+      else m.elem_bc[zm] |= ZETA_M_SYMM;
+      if (p.plane_max()) m.elem_bc[zp] |= ZETA_P_COMM, m.lzetap[zp] = ghost(ghost_plane_max, b, a);
+      else m.elem_bc[zp] |= ZETA_P_FREE;
     }
 }
 
 inline void build_symmetry_planes(mesh& m) {
   const std::int32_t e = m.edge_nodes;
   const std::size_t count = static_cast<std::size_t>(e) * static_cast<std::size_t>(e);
-  m.symm_x.resize(count);
-  m.symm_y.resize(count);
-  m.symm_z.resize(count);
+  // Only a domain at the global cube's x = 0 (y = 0, z = 0) side has that plane (the reference's
+  // SetupCommBuffers sizes them so); elsewhere the list stays empty and nothing is zeroed.
+  m.symm_x.resize(m.place.col == 0 ? count : 0);
+  m.symm_y.resize(m.place.row == 0 ? count : 0);
+  m.symm_z.resize(m.place.plane == 0 ? count : 0);
   // Listed as the reference lists them (outer index first); the order does not matter to a kernel
   // that only zeroes.
   std::size_t k = 0;
   for (std::int32_t outer = 0; outer < e; ++outer)
     for (std::int32_t inner = 0; inner < e; ++inner, ++k) {
-      m.symm_x[k] = e * (inner + e * outer);  // col 0: x = 0
-      m.symm_y[k] = inner + e * e * outer;    // row 0: y = 0
-      m.symm_z[k] = inner + e * outer;        // plane 0: z = 0
+      if (!m.symm_x.empty()) m.symm_x[k] = e * (inner + e * outer);  // col 0: x = 0
+      if (!m.symm_y.empty()) m.symm_y[k] = inner + e * e * outer;    // row 0: y = 0
+      if (!m.symm_z.empty()) m.symm_z[k] = inner + e * outer;        // plane 0: z = 0
     }
 }
 
-inline mesh make_mesh(std::int32_t edge_elems) {
+// One domain of s^3 elements at `where` in the global cube (default: the whole problem).
+inline mesh make_mesh(std::int32_t edge_elems, placement where = {}) {
   if (edge_elems < 1 || edge_elems > max_edge_elems)
     throw std::invalid_argument("the mesh size (-s) must be between 1 and " + std::to_string(max_edge_elems) + ", got " +
                                 std::to_string(edge_elems));
+  if (where.side < 1 || where.col < 0 || where.row < 0 || where.plane < 0 || where.col >= where.side ||
+      where.row >= where.side || where.plane >= where.side)
+    throw std::invalid_argument("domain (" + std::to_string(where.col) + ", " + std::to_string(where.row) + ", " +
+                                std::to_string(where.plane) + ") is outside a cube of " + std::to_string(where.side) +
+                                "^3 domains");
   mesh m;
+  m.place = where;
   m.edge_elems = edge_elems;
   m.edge_nodes = edge_elems + 1;
   m.num_elem = edge_elems * edge_elems * edge_elems;

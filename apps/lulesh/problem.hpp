@@ -97,8 +97,11 @@ inline initial_state make_initial_state(const mesh& m) {
     s.elem_mass[static_cast<std::size_t>(i)] = volume;
     for (int c = 0; c < 8; ++c) s.nodal_mass[static_cast<std::size_t>(m.node_of(i, c))] += volume / 8.0;
   }
-  const double einit = initial_energy(m.edge_elems);
-  s.e[0] = einit;  // the element in the corner at the origin
+  // The energy of the whole problem's size (side s elements along a side), deposited in the
+  // element at the origin, which only the domain at the origin has. Every domain starts with its
+  // own element 0's first dt (the reference's, not reduced: cycle 1 takes each rank's own).
+  const double einit = initial_energy(m.edge_elems * m.place.side);
+  if (m.place.at_origin()) s.e[0] = einit;
   s.deltatime = (0.5 * std::cbrt(s.volo[0])) / std::sqrt(2.0 * einit);
   return s;
 }

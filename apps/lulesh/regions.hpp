@@ -54,16 +54,19 @@ inline std::int32_t draw_run_length(glibc_rand& rng) {
   return rng.next() % 1537 + 512;
 }
 
-// CreateRegionIndexSets of the reference for one domain (MPI rank 0): elements 0, 1, 2, ... are
-// given to regions in runs; each run's region is drawn with probability proportional to
-// (region number)^balance and is never the previous run's region.
-inline region_sets make_regions(std::int32_t num_elem, int num_regions, int balance, int cost) {
+// CreateRegionIndexSets of the reference for the domain of MPI rank `rank` (0: one domain):
+// elements 0, 1, 2, ... are given to regions in runs; each run's region is drawn with probability
+// proportional to (region number)^balance, rotated by the rank (so each domain has a different
+// most frequent region), and is never the previous run's region. The generator is seeded with
+// the rank (srand(myRank) under MPI, srand(0) without: the same for rank 0).
+inline region_sets make_regions(std::int32_t num_elem, int num_regions, int balance, int cost, int rank = 0) {
   if (num_regions < 1) throw std::invalid_argument("the number of regions (-r) must be at least 1, got " + std::to_string(num_regions));
   if (num_elem < 1) throw std::invalid_argument("the mesh has no elements");
   region_sets sets;
   sets.region_of.assign(static_cast<std::size_t>(num_elem), 1);
   if (num_regions > 1) {
-    glibc_rand rng(0);
+    if (rank < 0) throw std::invalid_argument("the MPI rank must not be negative, got " + std::to_string(rank));
+    glibc_rand rng(static_cast<std::uint32_t>(rank));
     // Cumulative weights, accumulated in an int as the reference does (`int += pow(...)`).
     std::vector<int> bin_end(static_cast<std::size_t>(num_regions));
     int weight_sum = 0;
@@ -79,7 +82,7 @@ inline region_sets make_regions(std::int32_t num_elem, int num_regions, int bala
       const int pick = rng.next() % weight_sum;
       int i = 0;
       while (pick >= bin_end[static_cast<std::size_t>(i)]) ++i;
-      return i % num_regions + 1;  // the reference rotates by the MPI rank: 0 here
+      return (i + rank) % num_regions + 1;  // rotated by the MPI rank
     };
     int previous = -1;
     std::int32_t next = 0;

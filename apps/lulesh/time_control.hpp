@@ -23,14 +23,17 @@ struct time_control {
 
 // Advances time by the next dt (TimeIncrement): from cycle 1 on, the smaller of dtcourant / 2 and
 // 2/3 dthydro, kept if it grew by less than 10%, grown by at most 20%, at most dtmax; then
-// shortened so that the run ends exactly at stoptime without a tiny last step.
-inline void time_increment(time_control& t) {
+// shortened so that the run ends exactly at stoptime without a tiny last step. Under MPI,
+// reduce_min is the MPI_Allreduce MIN of every rank's candidate (the reference's), else identity.
+template <class ReduceMin>
+void time_increment(time_control& t, ReduceMin&& reduce_min) {
   double targetdt = t.stoptime - t.time;
   if (t.dtfixed <= 0.0 && t.cycle != 0) {
     const double olddt = t.deltatime;
     double newdt = 1.0e+20;
     if (t.dtcourant < newdt) newdt = t.dtcourant / 2.0;
     if (t.dthydro < newdt) newdt = t.dthydro * 2.0 / 3.0;
+    newdt = reduce_min(newdt);
     const double ratio = newdt / olddt;
     if (ratio >= 1.0) {
       if (ratio < t.deltatimemultlb) newdt = olddt;
@@ -43,6 +46,10 @@ inline void time_increment(time_control& t) {
   if (targetdt < t.deltatime) t.deltatime = targetdt;
   t.time += t.deltatime;
   ++t.cycle;
+}
+
+inline void time_increment(time_control& t) {
+  time_increment(t, [](double newdt) { return newdt; });
 }
 
 }  // namespace lulesh

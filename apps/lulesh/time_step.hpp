@@ -77,11 +77,21 @@ struct step_status {
 //   material_eos(d, c, regions, r)           region r
 //   update_volume(d, c)
 //   time_constraints(d, c)  reduce_time_constraints(d)   (minima into d.status[0..1])
-template <class Kernels, class Timer = kernel_timer>
+// The exchanges with neighbouring domains (MPI), where the reference places them; one domain
+// has none. A Halo provides node_forces() (after the node force sums: CommSBN), positions() (after
+// position_velocity: CommSyncPosVel, the reference's SEDOV_SYNC_POS_VEL_EARLY) and q_gradients()
+// (between the gradients and the monotonic Q: CommMonoQ); mpi_halo.hpp is the MPI one.
+struct no_halo {
+  void node_forces() {}
+  void positions() {}
+  void q_gradients() {}
+};
+
+template <class Kernels, class Timer = kernel_timer, class Halo = no_halo>
 class lagrange_step {
  public:
-  lagrange_step(device_state& d, const constants& c, Kernels kernels, Timer timer)
-      : d_(d), c_(c), k_(std::move(kernels)), timer_(std::move(timer)) {}
+  lagrange_step(device_state& d, const constants& c, Kernels kernels, Timer timer, Halo halo = {})
+      : d_(d), c_(c), k_(std::move(kernels)), timer_(std::move(timer)), halo_(std::move(halo)) {}
 
   // One LagrangeLeapFrog with time step dt, launched on the kernels' stream; the status is read
   // by read_status().
@@ -109,6 +119,7 @@ class lagrange_step {
   Timer& timer() { return timer_; }
   const Timer& timer() const { return timer_; }
   Kernels& kernels() { return k_; }
+  Halo& halo() { return halo_; }
 
  private:
   const char* named(const char* plain, const char* fma) const { return k_.fp_fusion ? fma : plain; }
@@ -117,9 +128,11 @@ class lagrange_step {
   void nodal_phase(double dt) {
     timer_.run(named("volume_force", "volume_force_fma"), [&] { k_.volume_force(d_, c_); });
     timer_.run("gather_node_forces", [&] { k_.gather_node_forces(d_); });
+    halo_.node_forces();
     timer_.run("acceleration", [&] { k_.acceleration(d_); });
     timer_.run("acceleration_bc", [&] { k_.acceleration_bc(d_); });
     timer_.run("position_velocity", [&] { k_.position_velocity(d_, c_, dt); });
+    halo_.positions();
   }
 
   // LagrangeElements: kinematics and Q gradients, monotonic Q (all regions in one launch: the Q
@@ -128,6 +141,7 @@ class lagrange_step {
   // uniform), volumes.
   void element_phase(double dt) {
     timer_.run(named("kinematics_q_gradient", "kinematics_q_gradient_fma"), [&] { k_.kinematics_q_gradient(d_, dt); });
+    halo_.q_gradients();
     timer_.run("monotonic_q", [&] { k_.monotonic_q(d_, c_); });
     timer_.run(named("material_eos", "material_eos_fma"), [&] { k_.material_eos(d_, c_); });
     timer_.run("update_volume", [&] { k_.update_volume(d_, c_); });
@@ -143,6 +157,7 @@ class lagrange_step {
   const constants& c_;
   Kernels k_;
   Timer timer_;
+  Halo halo_;
 };
 
 // The reference's exit statuses for its fatal conditions (exit(VolumeError), exit(QStopError)).

@@ -100,10 +100,12 @@ struct triton_kernels {
     fn.acceleration(d.fx.data(), d.fy.data(), d.fz.data(), d.nodal_mass.data(), d.xdd.data(), d.ydd.data(),
                     d.zdd.data(), d.num_node, stream);
   }
+  // Only the symmetry planes this domain has (all three in one domain; under MPI only a domain at
+  // the global cube's x = 0, y = 0, z = 0 sides, as the reference's symmXempty() checks).
   void acceleration_bc(device_state &d) const {
-    fn.acceleration_bc(d.xdd.data(), d.symm_x.data(), count_of(d.symm_x), stream);
-    fn.acceleration_bc(d.ydd.data(), d.symm_y.data(), count_of(d.symm_y), stream);
-    fn.acceleration_bc(d.zdd.data(), d.symm_z.data(), count_of(d.symm_z), stream);
+    if (d.symm_x.size() > 0) fn.acceleration_bc(d.xdd.data(), d.symm_x.data(), count_of(d.symm_x), stream);
+    if (d.symm_y.size() > 0) fn.acceleration_bc(d.ydd.data(), d.symm_y.data(), count_of(d.symm_y), stream);
+    if (d.symm_z.size() > 0) fn.acceleration_bc(d.zdd.data(), d.symm_z.data(), count_of(d.symm_z), stream);
   }
   void position_velocity(device_state &d, const constants &c, double dt) const {
     fn.position_velocity(d.x.data(), d.y.data(), d.z.data(), d.xd.data(), d.yd.data(), d.zd.data(), d.xdd.data(),
