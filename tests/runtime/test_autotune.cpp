@@ -465,8 +465,8 @@ TEST_CASE("a tuning lock another process holds: the launch waits at most TRITONP
   tptest::remove_tree(tune_dir());
 }
 
-TEST_CASE("a symbolic link or another user's file at the tuning lock's place is refused: never followed, never written") {
-  if (!in_child("*at the tuning lock's place*", "TRITONPACK_AUTOTUNE=1 " + env_fast1)) return;
+TEST_CASE("a symbolic link or a file of another user where the tuning lock goes is refused: never followed, never written") {
+  if (!in_child("*where the tuning lock goes*", "TRITONPACK_AUTOTUNE=1 " + env_fast1)) return;
   tptest::remove_tree(tune_dir());
   auto& f = tptest::setup("sm_90");
   const std::string lock = matmul_lock();

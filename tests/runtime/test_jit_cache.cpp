@@ -272,8 +272,10 @@ TEST_CASE("temporaries: a new file is never opened through a planted link; names
   write_file(victim, "precious");
   REQUIRE(symlink(victim.c_str(), planted.c_str()) == 0);
   errno = 0;
-  CHECK(temp_file::open_new(planted, 0600) < 0);
-  CHECK(errno == EEXIST);
+  const int fd = temp_file::open_new(planted, 0600);
+  const int err = errno;
+  CHECK(fd < 0);
+  CHECK(err == EEXIST);
   CHECK(read_file(victim) == "precious");
   // Two temporaries of one target never share a name, and neither is the fixed one.
   std::string a, b;
