@@ -108,8 +108,9 @@ TEST_CASE("a set-user-ID root program run by nobody loads no library TRITONPACK_
                           " TRITONPACK_CACHE_DIR=" + theirs + " XDG_CACHE_HOME=" + theirs + " HOME=" + theirs +
                           " TRITONPACK_LOG=1 ";
 
-  // Control: run as root without the set-user-ID bit mattering (ordinary process), the library is
-  // loaded (the marker proves the test would see it) and the cache is where the variables say.
+  // Control: root runs the same program (set-user-ID root changes nothing for root: an ordinary
+  // process). The library is loaded (so the marker shows a load) and the cache is where the
+  // variables say.
   const auto plain = run(env + probe);
   CAPTURE(plain.output);
   CHECK(contains(plain.output, "AT_SECURE 0"));
