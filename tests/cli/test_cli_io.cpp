@@ -2,6 +2,10 @@
 // file where a directory belongs), and outputs it cannot write: stdout and exit 0 for help; for
 // bad paths exit 1, the path, what was expected, the reason and what to do.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <set>
 
 #include "test_util.hpp"
 
@@ -115,13 +119,20 @@ TEST_CASE("an output the packer cannot write: the reason and what to do, and no 
                      "directory with -o)\n");
   tp_test::fs::remove(out / "fx.hpp");
 
-  // The temporary cannot be created (here: a directory has its name; elsewhere: permissions, a full disk).
-  tp_test::fs::create_directories(out / "fx.tpk.tmp");
-  r = run_cli("pack " + manifest + " -o " + q(out) + " --name fx");
+  // The temporary cannot be created: a directory this user may not write to (root runs the packer
+  // as nobody for it).
+  const path locked = out / "locked";
+  tp_test::fs::create_directories(locked);
+  const bool root = geteuid() == 0;
+  if (!root) REQUIRE(chmod(locked.c_str(), 0555) == 0);
+  r = tp_test::run_cli_env(root ? "setpriv --reuid=65534 --regid=65534 --clear-groups" : "",
+                           "pack " + manifest + " -o " + q(locked) + " --name fx");
   CHECK(r.code == 1);
-  CHECK(r.out == "tritonpack: cannot create " + (out / "fx.tpk.tmp").string() +
-                     ": Is a directory; choose another output directory with -o\n");
-  tp_test::fs::remove(out / "fx.tpk.tmp");
+  const std::string prefix = "tritonpack: cannot create a temporary file next to " + (locked / "fx.tpk").string() +
+                             " (" + (locked / "fx.tpk.tmp.").string();
+  CHECK_MESSAGE(r.out.rfind(prefix, 0) == 0, r.out);
+  CHECK(has(r.out, "): Permission denied; choose another output directory with -o\n"));
+  tp_test::fs::remove_all(locked);
 
   // extract: a kernel's directory is taken by a file.
   r = run_cli("pack " + manifest + " -o " + q(out) + " --name fx");
@@ -134,6 +145,50 @@ TEST_CASE("an output the packer cannot write: the reason and what to do, and no 
                        "directory with -o\n"));
   for (const auto& e : tp_test::fs::recursive_directory_iterator(out)) {
     CAPTURE(e.path());
-    CHECK(e.path().extension() != ".tmp");
+    CHECK(e.path().filename().string().find(".tmp.") == std::string::npos);  // no temporary left
   }
+}
+
+TEST_CASE("pack and extract never write through a symbolic link planted at a temporary's old fixed name") {
+  const std::string manifest = q(path(TP_ARTIFACTS) / "manifest.json");
+  const path out = work / "planted";
+  tp_test::fs::remove_all(out);
+  tp_test::fs::create_directories(out);
+  const path victim = out / "victim_profile";
+  const std::string precious = "export PATH=/usr/bin\n";
+  tp_test::spit(victim, precious);
+  auto untouched = [&] {
+    const auto v = tp_test::slurp(victim);
+    return std::string(v.begin(), v.end()) == precious;
+  };
+  // pack: `<out>.tmp` of the container and of the header point at the victim.
+  for (const char* name : {"fx.tpk.tmp", "fx.hpp.tmp"}) tp_test::fs::create_symlink(victim, out / name);
+  auto r = run_cli("pack " + manifest + " -o " + q(out) + " --name fx");
+  CHECK_MESSAGE(r.code == 0, r.out);
+  CHECK(untouched());
+  CHECK(tp_test::fs::is_regular_file(out / "fx.tpk"));
+  CHECK(tp_test::fs::file_size(out / "fx.tpk") > 0);
+  CHECK(tp_test::fs::is_regular_file(out / "fx.hpp"));
+
+  // extract: every image's `<file>.tmp` points at the victim.
+  const path ex = out / "ex";
+  r = run_cli("extract " + q(out / "fx.tpk") + " -o " + q(ex));
+  REQUIRE_MESSAGE(r.code == 0, r.out);
+  std::set<path> files;
+  for (const auto& e : tp_test::fs::recursive_directory_iterator(ex))
+    if (e.is_regular_file()) files.insert(e.path());
+  REQUIRE(!files.empty());
+  for (const path& f : files) {
+    tp_test::fs::remove(f);
+    tp_test::fs::create_symlink(victim, f.string() + ".tmp");
+  }
+  r = run_cli("extract " + q(out / "fx.tpk") + " -o " + q(ex));
+  CHECK_MESSAGE(r.code == 0, r.out);
+  CHECK(untouched());
+  for (const path& f : files) {
+    CAPTURE(f);
+    CHECK(tp_test::fs::is_regular_file(f));
+    CHECK(tp_test::fs::is_symlink(f.string() + ".tmp"));  // left as it was
+  }
+  tp_test::fs::remove_all(out);
 }

@@ -256,6 +256,21 @@ TEST_CASE("tune on the test-double driver: the fastest config per bucket, a tabl
   CHECK_MESSAGE(again.code == 0, again.out);
 }
 
+TEST_CASE("tune -o never writes through a symbolic link planted at the table's old fixed temporary name") {
+  const tune_dir d("tune_planted");
+  const std::string precious = "export PATH=/usr/bin\n";
+  tp_test::spit(d.dir / "victim_profile", precious);
+  fs::create_symlink(d.dir / "victim_profile", d.dir / "table.json.tmp");
+  const auto r = d.tune(matmul_sizes(three_problems), "32=1.0,64=3.0");
+  REQUIRE_MESSAGE(r.code == 0, r.out);
+  const auto v = tp_test::slurp(d.dir / "victim_profile");
+  CHECK(std::string(v.begin(), v.end()) == precious);
+  CHECK(fs::is_symlink(d.dir / "table.json.tmp"));
+  CHECK(tp_test::load_json(d.dir / "table.json")["kernels"]["matmul_f16"].size() == 3);
+  for (const auto& e : fs::directory_iterator(d.dir))
+    CHECK(e.path().filename().string().find(".tmp.") == std::string::npos);  // no temporary left
+}
+
 TEST_CASE("tune refuses a damaged table and leaves it as it was; --kernel picks one kernel; bad options are usage errors") {
   const tune_dir d("tune_damaged");
   const std::pair<std::string, std::string> damaged[] = {

@@ -8,10 +8,14 @@
 // threads per block); TRITONPACK_FAKE_MS_BY_THREADS makes the fake's events report config 1 as
 // the faster one.
 #include <doctest/doctest.h>
+#include <poll.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -23,6 +27,7 @@
 #include "tritonpack/pack/manifest.hpp"
 
 using namespace tritonpack;
+using tptest::contains;
 
 namespace {
 
@@ -69,6 +74,33 @@ std::string cache_root() { return jit_cache::directory().value_or("/tmp/tp-autot
 std::string tune_dir() { return cache_root() + "/tune-v1"; }
 // Config 1 faster; the smallest budget (3 rounds): the fake's L2 flush is a host memset.
 const std::string env_fast1 = "TRITONPACK_FAKE_MS_BY_THREADS=32=2.0,64=1.0 TRITONPACK_TUNE_BUDGET_MS=1";
+
+// The lock file of matmul()'s entry (group 2, bucket 128x64x8), its directory created.
+std::string matmul_lock() {
+  const device_props& dev = fixtures::library().current_device();
+  const std::string d = tuning::entry_dir(cache_root(), dev.name, dev.arch, dev.driver_version, fixtures::detail::container_checksum);
+  REQUIRE(jit_cache::make_dirs(d));
+  return d + "/" + tuning::entry_file("matmul_f16", 2, {128, 64, 8}) + ".lock";
+}
+
+// Runs `f` with stderr going to a file; gives what it printed there.
+template <class F>
+std::string stderr_of(F&& f) {
+  std::fflush(stderr);
+  const int saved = dup(2);
+  FILE* tmp = std::tmpfile();
+  dup2(fileno(tmp), 2);
+  f();
+  std::fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  std::rewind(tmp);
+  std::string out;
+  char buf[4096];
+  while (size_t n = std::fread(buf, 1, sizeof buf, tmp)) out.append(buf, n);
+  std::fclose(tmp);
+  return out;
+}
 
 }  // namespace
 
@@ -384,4 +416,92 @@ TEST_CASE("a tuning run that fails (no memory for its scratch) never fails the l
   const std::uint64_t decisions = autotune::stats().decisions;
   matmul();
   CHECK(autotune::stats().decisions == decisions);
+}
+
+TEST_CASE("a tuning lock another process holds: the launch waits at most TRITONPACK_TUNE_LOCK_WAIT_MS, names the holder and runs untuned") {
+  if (!in_child("*a tuning lock another process holds*", "TRITONPACK_AUTOTUNE=1 TRITONPACK_TUNE_LOCK_WAIT_MS=300 " + env_fast1)) return;
+  tptest::remove_tree(tune_dir());
+  auto& f = tptest::setup("sm_90");
+  const std::string lock = matmul_lock();
+  // The holder: takes the lock as a tuning process does, says so, and keeps it until told to let
+  // go (or 8 s pass: an unbounded wait then shows as a launch that took that long).
+  int held[2], release[2];
+  REQUIRE(pipe(held) == 0);
+  REQUIRE(pipe(release) == 0);
+  const pid_t holder = fork();
+  if (holder == 0) {
+    autotune::detail::entry_lock l(lock, 0);
+    const char c = l.status() == autotune::detail::entry_lock::state::held ? 'y' : 'n';
+    if (write(held[1], &c, 1) != 1) _exit(1);
+    pollfd p{release[0], POLLIN, 0};
+    poll(&p, 1, 8000);
+    _exit(0);
+  }
+  char c = 0;
+  REQUIRE(read(held[0], &c, 1) == 1);
+  REQUIRE(c == 'y');
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string err = stderr_of([] { matmul(); });
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  CAPTURE(err);
+  CHECK(ms >= 250);
+  CHECK(ms < 4000);
+  CHECK(autotune::stats().tunings == 0);
+  CHECK(threads(f) == std::vector<unsigned>{32});  // config 0: the launch still ran, untuned
+  CHECK(contains(err, "tritonpack: warning: kernel matmul_f16"));
+  CHECK(contains(err, ": not tuning, the tuning lock " + lock + " is held by pid " + std::to_string(holder) + " uid " +
+                          std::to_string(geteuid()) + " host "));
+  CHECK(contains(err, " for more than 300 ms (TRITONPACK_TUNE_LOCK_WAIT_MS)\n"));
+  CHECK(only_entry(tune_dir()).empty());
+  // Once the holder is gone, the entry is tuned as usual.
+  REQUIRE(write(release[1], "x", 1) == 1);
+  int status = 0;
+  waitpid(holder, &status, 0);
+  autotune::forget_choices();
+  f.clear_launches();
+  matmul();
+  CHECK(autotune::stats().tunings == 1);
+  CHECK(threads(f).back() == 64);
+  tptest::remove_tree(tune_dir());
+}
+
+TEST_CASE("a symbolic link or a file of another user where the tuning lock goes is refused: never followed, never written") {
+  if (!in_child("*where the tuning lock goes*", "TRITONPACK_AUTOTUNE=1 " + env_fast1)) return;
+  tptest::remove_tree(tune_dir());
+  auto& f = tptest::setup("sm_90");
+  const std::string lock = matmul_lock();
+  const std::string victim = cache_root() + "/victim-profile";
+  { std::ofstream(victim) << "export PATH=/usr/bin\n"; }
+  REQUIRE(symlink(victim.c_str(), lock.c_str()) == 0);
+  std::string err = stderr_of([] { matmul(); });
+  CAPTURE(err);
+  CHECK(read_text(victim) == "export PATH=/usr/bin\n");
+  CHECK(autotune::stats().tunings == 0);
+  CHECK(threads(f).back() == 32);
+  CHECK(contains(err, "the tuning lock " + lock + " cannot be used: it is a symbolic link; remove it, or set TRITONPACK_CACHE_DIR"));
+  unlink(lock.c_str());
+  { std::ofstream(lock) << ""; }
+  if (chown(lock.c_str(), 4242, static_cast<gid_t>(-1)) == 0) {
+    autotune::forget_choices();
+    f.clear_launches();
+    err = stderr_of([] { matmul(); });
+    CHECK(autotune::stats().tunings == 0);
+    CHECK(threads(f).back() == 32);
+    CHECK(contains(err, "the tuning lock " + lock + " cannot be used: it is owned by uid 4242, not by this user (uid " +
+                            std::to_string(geteuid()) + ")"));
+    struct stat st;
+    REQUIRE(stat(lock.c_str(), &st) == 0);
+    CHECK(st.st_size == 0);  // not written
+  } else {
+    MESSAGE("skipped: chown to uid 4242 failed; run as root to test a lock file of another user");
+  }
+  // Our own lock file: tuned.
+  unlink(lock.c_str());
+  autotune::forget_choices();
+  f.clear_launches();
+  matmul();
+  CHECK(autotune::stats().tunings == 1);
+  CHECK(threads(f).back() == 64);
+  unlink(victim.c_str());
+  tptest::remove_tree(tune_dir());
 }

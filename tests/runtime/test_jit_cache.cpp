@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <thread>
 
@@ -263,6 +264,56 @@ TEST_CASE("jit_cache: a write that fails says why and what to do, and leaves no 
   CHECK(contains(why, " to " + entry + ": "));
   CHECK(contains(why, remedy));
   CHECK(list_dir(g.dir).size() == 2);  // file and entry.bin: no temporary left behind
+}
+
+TEST_CASE("temporaries: a new file is never opened through a planted link; names are random; old ones are swept") {
+  cache_dir_guard g;
+  const std::string victim = g.dir + "/victim", planted = g.dir + "/out.tpk.tmp";
+  write_file(victim, "precious");
+  REQUIRE(symlink(victim.c_str(), planted.c_str()) == 0);
+  errno = 0;
+  const int fd = temp_file::open_new(planted, 0600);
+  const int err = errno;
+  CHECK(fd < 0);
+  CHECK(err == EEXIST);
+  CHECK(read_file(victim) == "precious");
+  // Two temporaries of one target never share a name, and neither is the fixed one.
+  std::string a, b;
+  const int fa = temp_file::create(g.dir + "/out.tpk", 0600, a), fb = temp_file::create(g.dir + "/out.tpk", 0600, b);
+  REQUIRE(fa >= 0);
+  REQUIRE(fb >= 0);
+  close(fa);
+  close(fb);
+  CHECK(a != b);
+  CHECK(a.rfind(g.dir + "/out.tpk.tmp.", 0) == 0);
+  CHECK(a.size() == (g.dir + "/out.tpk.tmp.").size() + 16);
+
+  // A cache write sweeps what writers killed mid-write left, once it is an hour old: this user's
+  // regular files only; a fresh temporary (a writer at work) stays.
+  const std::string d = g.path();
+  REQUIRE(jit_cache::make_dirs(d));
+  auto age = [](const std::string& p, int seconds) {
+    struct timespec t[2];
+    t[0].tv_sec = t[1].tv_sec = time(nullptr) - seconds;
+    t[0].tv_nsec = t[1].tv_nsec = 0;
+    return utimensat(AT_FDCWD, p.c_str(), t, AT_SYMLINK_NOFOLLOW) == 0;
+  };
+  const std::string old_tmp = d + "/v2-00-sm_90-1.bin.tmp.0123456789abcdef";
+  const std::string old_style = d + "/v2-00-sm_90-1.bin.tmp.4242.77.0";  // an older run time's name
+  const std::string fresh_tmp = d + "/v2-01-sm_90-1.bin.tmp.fedcba9876543210";
+  const std::string old_link = d + "/x.tmp.link";
+  for (const std::string& p : {old_tmp, old_style, fresh_tmp}) write_file(p, "half a cubin");
+  REQUIRE(symlink(victim.c_str(), old_link.c_str()) == 0);
+  REQUIRE(age(old_tmp, 7200));
+  REQUIRE(age(old_style, 7200));
+  REQUIRE(age(old_link, 7200));
+  REQUIRE(jit_cache::write(d, d + "/entry.bin", std::vector<std::uint8_t>(8, 1)).empty());
+  CHECK(access(old_tmp.c_str(), F_OK) != 0);
+  CHECK(access(old_style.c_str(), F_OK) != 0);
+  CHECK(access(fresh_tmp.c_str(), F_OK) == 0);
+  struct stat st;
+  CHECK(lstat(old_link.c_str(), &st) == 0);  // not a regular file: not ours to judge
+  CHECK(read_file(victim) == "precious");
 }
 
 TEST_CASE("jit_cache: concurrent writers and readers never see a partial file") {

@@ -4,6 +4,7 @@
 #include "tritonpack/pack/file_io.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -11,6 +12,7 @@
 
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/os_error.hpp"
+#include "tritonpack/core/temp_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -55,21 +57,35 @@ void write_file_atomically(const fs::path& path, const void* data, std::size_t s
         errc::io_error,
         fmt::format("{} is a directory; expected a file to write (remove the directory, or {})",
                     path.string(), remedy));
-  const fs::path tmp = path.string() + ".tmp";
-  file_ptr out(std::fopen(tmp.c_str(), "wb"));
-  if (!out) fail(fmt::format("cannot create {}", tmp.string()), errno, remedy);
-  const bool written = std::fwrite(data, 1, size, out.get()) == size;
-  int err = errno;
-  const bool closed = std::fclose(out.release()) == 0;
-  if (written && !closed) err = errno;
-  if (!written || !closed) {
+  // A new file of a random name (core/temp_file.hpp): a fixed `path`.tmp would follow a symbolic
+  // link another user planted there.
+  std::string tmp;
+  const int fd = temp_file::create(path.string(), 0666, tmp);
+  if (fd < 0)
+    fail(fmt::format("cannot create a temporary file next to {} ({})", path.string(), tmp), errno,
+         remedy);
+  const auto* p = static_cast<const std::uint8_t*>(data);
+  std::size_t left = size;
+  int err = 0;
+  while (left) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      err = n < 0 ? errno : ENOSPC;  // no progress and no error: the device took nothing
+      break;
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0 && !err) err = errno;
+  if (err) {
     std::remove(tmp.c_str());
-    fail(fmt::format("cannot write {}", tmp.string()), err, remedy);
+    fail(fmt::format("cannot write {}", tmp), err, remedy);
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     err = errno;
     std::remove(tmp.c_str());
-    fail(fmt::format("cannot rename {} to {}", tmp.string(), path.string()), err, remedy);
+    fail(fmt::format("cannot rename {} to {}", tmp, path.string()), err, remedy);
   }
 }
 

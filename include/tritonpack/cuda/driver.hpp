@@ -84,11 +84,14 @@ class driver {
     return name;
   }
 
-  // Loads the driver named by TRITONPACK_CUDA_LIBRARY, else libcuda.so.1, else libcuda.so.
+  // Loads the driver named by TRITONPACK_CUDA_LIBRARY (not in a secure-execution process:
+  // core/env.hpp), else libcuda.so.1, else libcuda.so.
   // Throws no_driver / no_device / driver_error with the full story.
   static std::unique_ptr<driver> load() {
     auto d = std::make_unique<driver>();
     const std::string forced = env::get(env::cuda_library);
+    const bool ignored = env::ignored(env::cuda_library);
+    if (ignored) log::line(env::ignored_text(env::cuda_library) + "; opening the system's driver");
     const std::vector<std::string> names =
         forced.empty() ? std::vector<std::string>{"libcuda.so.1", "libcuda.so"}
                        : std::vector<std::string>{forced};
@@ -97,10 +100,12 @@ class driver {
     if (!lib)
       throw error(errc::no_driver,
                   "no NVIDIA driver: " + tried +
-                      (forced.empty() ? ". Install the NVIDIA driver, or set "
-                                        "TRITONPACK_CUDA_LIBRARY to the path of libcuda.so.1"
-                                      : std::string(". TRITONPACK_CUDA_LIBRARY names this path; "
-                                                    "unset it to use the system driver")));
+                      (ignored ? ". " + env::ignored_text(env::cuda_library) +
+                                     "; install the NVIDIA driver where the system finds it"
+                       : forced.empty() ? ". Install the NVIDIA driver, or set "
+                                          "TRITONPACK_CUDA_LIBRARY to the path of libcuda.so.1"
+                                        : std::string(". TRITONPACK_CUDA_LIBRARY names this path; "
+                                                      "unset it to use the system driver")));
     d->library = lib.name();
 
     // cuDriverGetVersion has had one ABI since CUDA 2.2, so plain dlsym is safe for it and lets

@@ -24,6 +24,7 @@
 #include "tritonpack/core/dynlib.hpp"
 #include "tritonpack/core/env.hpp"
 #include "tritonpack/core/error.hpp"
+#include "tritonpack/core/log.hpp"
 #include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
@@ -98,10 +99,13 @@ class library {
     return "comgr " + std::to_string(major) + "." + std::to_string(minor) + " (" + path + ")";
   }
 
-  // TRITONPACK_COMGR_LIBRARY, else libamd_comgr.so, .so.3, .so.2. nullptr with `why` (one line)
-  // when none loads or one lacks an entry point.
+  // TRITONPACK_COMGR_LIBRARY (not in a secure-execution process: core/env.hpp), else
+  // libamd_comgr.so, .so.3, .so.2. nullptr with `why` (one line) when none loads or one lacks an
+  // entry point.
   static std::unique_ptr<library> load(std::string& why) {
     const std::string forced = env::get(env::comgr_library);
+    const bool ignored = env::ignored(env::comgr_library);
+    if (ignored) log::line(env::ignored_text(env::comgr_library) + "; opening the system's comgr");
     const std::vector<std::string> names =
         forced.empty()
             ? std::vector<std::string>{"libamd_comgr.so", "libamd_comgr.so.3", "libamd_comgr.so.2"}
@@ -110,10 +114,11 @@ class library {
     std::string tried;
     c->lib = dynlib::open_first(names, tried);
     if (!c->lib) {
-      why =
-          "no AMD comgr library (" + tried + ")" +
-          (forced.empty() ? "; install ROCm's comgr (libamd_comgr) or set TRITONPACK_COMGR_LIBRARY"
-                          : "; TRITONPACK_COMGR_LIBRARY names this path");
+      why = "no AMD comgr library (" + tried + ")" +
+            (ignored ? "; " + env::ignored_text(env::comgr_library)
+             : forced.empty()
+                 ? "; install ROCm's comgr (libamd_comgr) or set TRITONPACK_COMGR_LIBRARY"
+                 : "; TRITONPACK_COMGR_LIBRARY names this path");
       return nullptr;
     }
     c->path = c->lib.name();

@@ -133,11 +133,14 @@ class driver {
                     ". This HIP runtime's device-properties layout is not one the run time knows");
   }
 
-  // Loads the runtime named by TRITONPACK_HIP_LIBRARY, else libamdhip64.so, .so.7, .so.6, .so.5
-  // (ROCm 5 only to say it is too old). Throws no_driver / no_device with the full story.
+  // Loads the runtime named by TRITONPACK_HIP_LIBRARY (not in a secure-execution process:
+  // core/env.hpp), else libamdhip64.so, .so.7, .so.6, .so.5 (ROCm 5 only to say it is too old).
+  // Throws no_driver / no_device with the full story.
   static std::unique_ptr<driver> load() {
     auto d = std::make_unique<driver>();
     const std::string forced = env::get(env::hip_library);
+    const bool ignored = env::ignored(env::hip_library);
+    if (ignored) log::line(env::ignored_text(env::hip_library) + "; opening the system's ROCm");
     const std::vector<std::string> names =
         forced.empty() ? std::vector<std::string>{"libamdhip64.so", "libamdhip64.so.7",
                                                   "libamdhip64.so.6", "libamdhip64.so.5"}
@@ -147,10 +150,12 @@ class driver {
     if (!d->lib)
       throw error(errc::no_driver,
                   "no AMD HIP runtime: " + tried +
-                      (forced.empty() ? ". Install ROCm 6 or newer (libamdhip64), or set "
-                                        "TRITONPACK_HIP_LIBRARY to the path of libamdhip64.so"
-                                      : std::string(". TRITONPACK_HIP_LIBRARY names this path; "
-                                                    "unset it to use the system's ROCm")));
+                      (ignored ? ". " + env::ignored_text(env::hip_library) +
+                                     "; install ROCm 6 or newer where the system finds it"
+                       : forced.empty() ? ". Install ROCm 6 or newer (libamdhip64), or set "
+                                          "TRITONPACK_HIP_LIBRARY to the path of libamdhip64.so"
+                                        : std::string(". TRITONPACK_HIP_LIBRARY names this path; "
+                                                      "unset it to use the system's ROCm")));
     d->library = d->lib.name();
     d->fn.hipGetErrorName =
         reinterpret_cast<const char* (*)(hipError_t)>(d->lib.symbol("hipGetErrorName"));

@@ -17,14 +17,18 @@
 // or in a directory that others may write to without the sticky bit (they could rename their file
 // over ours). The checks use fstat on the opened descriptors, not the path, so the file checked is
 // the file read. Under TRITONPACK_LOG=1 each refusal is logged with the file and the reason.
+// Temporaries have random names (core/temp_file.hpp); those of writers killed mid-write are swept
+// once old.
 //
 // Directory: $TRITONPACK_CACHE_DIR, else $XDG_CACHE_HOME/tritonpack, else $HOME/.cache/tritonpack.
 // TRITONPACK_CACHE=0 disables it. Failure to read or write the cache never fails a launch: the
 // cache is an optimisation, and the IR is compiled again; TRITONPACK_LOG=1 says why it failed
-// and what to do.
+// and what to do. A secure-execution process reads none of these variables (core/env.hpp): its
+// cache is <the effective user's home>/.cache/tritonpack, the home from the user database.
 #pragma once
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,6 +49,7 @@
 #include "tritonpack/core/load_stats.hpp"
 #include "tritonpack/core/log.hpp"
 #include "tritonpack/core/os_error.hpp"
+#include "tritonpack/core/temp_file.hpp"
 #include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
@@ -58,6 +63,15 @@ inline std::optional<std::string> directory() {
   if (!env::flag(env::cache, true)) return std::nullopt;
   std::string d = env::get(env::cache_dir);
   if (!d.empty()) return d;
+  if (env::secure_execution()) {
+    // HOME and XDG_CACHE_HOME are the caller's; the cache belongs to the effective user.
+    struct passwd pw, *found = nullptr;
+    std::vector<char> buf(16384);
+    if (::getpwuid_r(::geteuid(), &pw, buf.data(), buf.size(), &found) != 0 || !found ||
+        !pw.pw_dir || pw.pw_dir[0] != '/')
+      return std::nullopt;
+    return std::string(pw.pw_dir) + "/.cache/tritonpack";
+  }
   std::string x = env::get("XDG_CACHE_HOME");
   if (!x.empty()) return x + "/tritonpack";
   std::string h = env::get("HOME");
@@ -235,11 +249,8 @@ inline std::optional<std::vector<std::uint8_t>> read(const std::string& path) {
 inline std::string write(const std::string& dir, const std::string& path,
                          const std::vector<std::uint8_t>& payload) {
   if (!make_dirs(dir)) return write_failure("create the directory", dir, errno);
-  static std::atomic<unsigned> counter{0};
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
-                          std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id())) +
-                          "." + std::to_string(counter.fetch_add(1));
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  std::string tmp;
+  int fd = temp_file::create(path, 0600, tmp);
   if (fd < 0) return write_failure("create", tmp, errno);
   std::uint8_t header[header_size];
   std::memcpy(header, magic, 8);
@@ -271,6 +282,7 @@ inline std::string write(const std::string& dir, const std::string& path,
   else if (::rename(tmp.c_str(), path.c_str()) != 0)
     why = write_failure("rename " + tmp + " to", path, errno);
   if (!why.empty()) ::unlink(tmp.c_str());
+  else temp_file::sweep_stale(dir);  // what writers killed mid-write left here
   return why;
 }
 

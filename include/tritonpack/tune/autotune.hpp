@@ -18,20 +18,19 @@
 // every MPI rank reading one cache directory and one container chooses alike.
 //
 // Many processes on one node: the first to need an entry takes an exclusive flock on
-// `<entry>.lock` and tunes; the others block on that lock, then read the result it wrote, so every
-// rank launches the same config from its first call (no rank benchmarks an entry another has
-// finished). Where flock does not work (some network file systems) several processes may tune one
+// `<entry>.lock` (tune/entry_lock.hpp) and tunes; the others wait for that lock, then read the
+// result it wrote, so every rank launches the same config from its first call (no rank benchmarks
+// an entry another has finished). The wait is bounded (TRITONPACK_TUNE_LOCK_WAIT_MS): past it, or
+// when the lock file is not this user's own, the launch goes on untuned and stderr says who holds
+// the lock. Where flock does not work (some network file systems) several processes may tune one
 // entry; the atomic rename keeps every file whole and the last one wins.
 #pragma once
-
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -50,6 +49,7 @@
 #include "tritonpack/runtime/jit_cache.hpp"
 #include "tritonpack/runtime/kernel.hpp"
 #include "tritonpack/runtime/memory.hpp"
+#include "tritonpack/tune/entry_lock.hpp"
 #include "tritonpack/tune/tuning.hpp"
 #include "tritonpack/version.hpp"
 
@@ -234,20 +234,6 @@ inline std::vector<std::uint64_t> time_configs(const kernel_info& k, std::size_t
   return med;
 }
 
-// Holds an exclusive flock on a file for its lifetime (absent when the file cannot be made).
-struct file_lock {
-  int fd = -1;
-  explicit file_lock(const std::string& path) {
-    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0) return;
-    while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
-    }
-  }
-  ~file_lock() {
-    if (fd >= 0) ::close(fd);  // releases the lock
-  }
-};
-
 inline bool read_persisted(const std::string& path, const std::vector<std::int64_t>& bucket,
                            std::uint32_t configs, tuning::record& r) {
   std::string why;
@@ -311,15 +297,21 @@ inline std::uint32_t decide(kernel& kn, const context_slot& slot, std::size_t gr
       no_tuning = std::string("cannot time on this device: ") + e.message();
     }
   }
-  std::unique_ptr<file_lock> held;  // until the result is written: other processes wait for it
+  std::unique_ptr<entry_lock> held;  // until the result is written: other processes wait for it
   const auto t0 = std::chrono::steady_clock::now();
-  if (no_tuning.empty()) {
-    if (!path.empty() && jit_cache::make_dirs(dir)) {
-      held = std::make_unique<file_lock>(path + ".lock");
-      // Another process may have tuned this entry while this one waited for the lock.
-      if (read_persisted(path, bucket, t.config_count, r))
-        return why = "tuned by another process on this GPU (" + path + ")", remember(r.config);
+  if (no_tuning.empty() && !path.empty() && jit_cache::make_dirs(dir)) {
+    held = std::make_unique<entry_lock>(path + ".lock", lock_wait_ms());
+    // Another process may have tuned this entry while this one waited for the lock.
+    if (read_persisted(path, bucket, t.config_count, r))
+      return why = "tuned by another process on this GPU (" + path + ")", remember(r.config);
+    if (held->status() == entry_lock::state::refused ||
+        held->status() == entry_lock::state::timed_out) {
+      no_tuning = held->why();
+      std::fprintf(stderr, "tritonpack: warning: %s: not tuning, %s\n", identify(k).c_str(),
+                   no_tuning.c_str());
     }
+  }
+  if (no_tuning.empty()) {
     r.bucket = bucket;
     try {
       r.times_ns = time_configs(k, group_first, t.config_count, bufs, stream, run);

@@ -17,9 +17,10 @@ namespace tritonpack::pack {
 std::vector<std::uint8_t> read_file(const std::filesystem::path& path,
                                     const std::string& expected = "a file");
 
-// Writes `path` through `path`.tmp and a rename. On failure throws error(io_error) with the
-// reason and `remedy` (what the user can do, e.g. "choose another output directory (-o)"), and
-// leaves neither the temporary nor a partial file behind.
+// Writes `path` through a new temporary file of a random name next to it (never a file or link
+// already there) and a rename. On failure throws error(io_error) with the reason and `remedy`
+// (what the user can do, e.g. "choose another output directory (-o)"), and leaves neither the
+// temporary nor a partial file behind.
 void write_file_atomically(const std::filesystem::path& path, const void* data, std::size_t size,
                            const std::string& remedy);
 
