@@ -136,7 +136,8 @@ TEST_CASE("the C header, its definitions and the Fortran module: types, names an
   CHECK(contains(cpp, "reinterpret_cast<const ::tritonpack::half*>(x)"));
   CHECK(contains(cpp, "::tritonpack::half::from_bits(h)"));
   CHECK(contains(cpp, "::tritonpack::grid3{grid.x, grid.y, grid.z}"));
-  CHECK(contains(cpp, "return ::tritonpack::c_bridge::guard(last_error, \"lib_k\", [&] {"));
+  CHECK(contains(cpp, "return ::tritonpack::c_bridge::guard(\"lib_k\", [&] {"));
+  CHECK(contains(cpp, "const char* lib_last_error(void) { return tritonpack_last_error(); }"));
   const std::string f90 = pack::write_fortran_module(info, o);
   CHECK(contains(f90, "module lib\n"));
   CHECK(contains(f90, "use tritonpack, only: tritonpack_grid3, tritonpack_stop\n"));

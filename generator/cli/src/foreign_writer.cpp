@@ -367,8 +367,8 @@ std::string write_c_header(const container_info& info, const header_options& opt
       "#include <stdbool.h>\n#include <stdint.h>\n\n"
       "#include <tritonpack/c/tritonpack.h>\n\n"
       "#ifdef __cplusplus\nextern \"C\" {{\n#endif\n\n"
-      "// The calling thread's message for its last failed call of this library (\"\" if none "
-      "failed).\n"
+      "// The calling thread's message for its last failed call (\"\" if none failed), the\n"
+      "// same as tritonpack_last_error(), which also covers the memory API and other libraries.\n"
       "const char* {0}_last_error(void);\n",
       lib, opt.generator, header_guard(lib));
   for (const kernel_info& k : info.kernels) {
@@ -392,16 +392,14 @@ std::string write_c_source(const container_info& info, const header_options& opt
       "turns\n"
       "// any exception into its error code and this thread's message (tritonpack/c/c_bridge.hpp), "
       "so\n"
-      "// no exception crosses into C or Fortran. Compile it as C++17 with the run time.\n"
+      "// no exception crosses into C or Fortran. The message goes to the thread's one\n"
+      "// last-error slot, which tritonpack_last_error() reads (libtritonpack_c_api).\n"
+      "// Compile it as C++17 with the run time.\n"
       "#include \"{0}.h\"\n\n"
-      "#include <string>\n\n"
       "#include <tritonpack/c/c_bridge.hpp>\n\n"
       "#include \"{0}.hpp\"\n\n"
-      "namespace {{\n"
-      "thread_local std::string last_error;\n"
-      "}}  // namespace\n\n"
       "extern \"C\" {{\n\n"
-      "const char* {0}_last_error(void) {{ return last_error.c_str(); }}\n",
+      "const char* {0}_last_error(void) {{ return tritonpack_last_error(); }}\n",
       lib, opt.generator);
   for (const kernel_info& k : info.kernels) {
     const std::vector<foreign_arg> args = foreign_args(lib, k);
@@ -412,8 +410,7 @@ std::string write_c_source(const container_info& info, const header_options& opt
     call.push_back("stream");
     out += "\n";
     emit_list(out, "", "int " + c_function + "(", c_params(k, args), ") {");
-    out += fmt::format("  return ::tritonpack::c_bridge::guard(last_error, \"{}\", [&] {{\n",
-                       c_function);
+    out += fmt::format("  return ::tritonpack::c_bridge::guard(\"{}\", [&] {{\n", c_function);
     emit_list(out, "    ", fmt::format("{}::{}(", lib, k.name), call, ");");
     out += "  });\n}\n";
   }
