@@ -97,6 +97,32 @@ TEST_CASE("Fortran names: case-blind clashes with an interface, imported names a
   CHECK(contains(refusal("lib", library({kernel("lib_last_error")}), fortran),
                  "clash with the library's error-message function lib_last_error"));
   CHECK(contains(refusal("lib", library({kernel("c_ptr")}), fortran), "kernel c_ptr: the Fortran module lib imports a name c_ptr"));
+}
+
+TEST_CASE("Fortran: a kernel named like an intrinsic (sum, MAX) is renamed NAME_kernel there, with a warning; a library so named is refused") {
+  CHECK(contains(refusal("matmul", library({kernel("k")}), fortran),
+                 "the library name 'matmul' is a Fortran intrinsic procedure (MATMUL)"));
+  CHECK(refusal("matmul", library({kernel("k")}), c_only) == "");
+  const container_info info = library({kernel("sum"), kernel("MAX"), kernel("softmax")});
+  CHECK(pack::check_foreign_names("lib", info, c_only).empty());  // C has no intrinsics
+  const std::vector<std::string> warnings = pack::check_foreign_names("lib", info, fortran);
+  REQUIRE(warnings.size() == 2);
+  CHECK(warnings[0] == "kernel sum: SUM is a Fortran intrinsic procedure, which a subroutine of that name would hide in every "
+                       "program unit that uses module lib; its subroutine there is sum_kernel (the C function lib_sum and the "
+                       "C++ function are unchanged; set `name` in the spec to choose another)");
+  CHECK(contains(warnings[1], "its subroutine there is MAX_kernel"));
+  pack::header_options o;
+  o.namespace_name = "lib";
+  const std::string f90 = pack::write_fortran_module(info, o);
+  CHECK(contains(f90, "  ! Named sum_kernel here, not sum: a subroutine sum would hide the intrinsic SUM.\n"
+                      "  subroutine sum_kernel(x, n, stream, stat)\n"));
+  CHECK(contains(f90, "  end subroutine sum_kernel\n"));
+  CHECK(contains(f90, "  subroutine softmax(x, n, stream, stat)\n"));
+  CHECK(contains(f90, "public :: lib_last_error, sum_kernel, lib_sum, MAX_kernel, lib_MAX, softmax"));
+  CHECK(!contains(f90, "subroutine sum("));
+  CHECK(contains(refusal("lib", library({kernel("sum"), kernel("sum_kernel")}), fortran),
+                 "kernel sum_kernel: in the Fortran module lib (which ignores case) it would clash with the subroutine sum_kernel"));
+
   const std::string long_kernel(50, 'k');
   CHECK(contains(refusal("a_library_name", library({kernel(long_kernel)}), fortran),
                  "is longer than Fortran's 63 characters; shorten the library or kernel name"));

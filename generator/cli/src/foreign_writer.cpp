@@ -302,10 +302,13 @@ languages parse_languages(std::string_view list) {
   return out;
 }
 
-void check_foreign_names(std::string_view library_view, const container_info& info,
-                         const languages& langs) {
-  if (!langs.c && !langs.fortran) return;
+std::vector<std::string> check_foreign_names(std::string_view library_view,
+                                             const container_info& info, const languages& langs) {
+  std::vector<std::string> warnings;
+  if (!langs.c && !langs.fortran) return warnings;
   const std::string library(library_view);
+  if (langs.fortran)
+    if (std::string why = fortran_library_problem(library); !why.empty()) bad(why);
   const std::string last_error = library + "_last_error";
   std::map<std::string, std::string> fortran_names;  // lowercase → what it names
   fortran_names[lower(last_error)] = "the library's error-message function " + last_error;
@@ -338,13 +341,23 @@ void check_foreign_names(std::string_view library_view, const container_info& in
           identify(k), library, k.name));
     fortran_names.emplace(lower(c_function), "the interface " + c_function);
   }
-  if (!langs.fortran) return;
-  for (const kernel_info& k : info.kernels)
-    if (auto it = fortran_names.find(lower(k.name)); it != fortran_names.end())
+  if (!langs.fortran) return warnings;
+  for (const kernel_info& k : info.kernels) {
+    const std::string subroutine = fortran_procedure_name(k.name);
+    if (auto it = fortran_names.find(lower(subroutine)); it != fortran_names.end())
       bad(fmt::format(
           "{}: in the Fortran module {} (which ignores case) it would clash with {}; rename the "
           "kernel",
           identify(k), library, it->second));
+    fortran_names.emplace(lower(subroutine), "the subroutine " + subroutine);
+    if (subroutine != k.name)
+      warnings.push_back(fmt::format(
+          "{}: {} is a Fortran intrinsic procedure, which a subroutine of that name would hide in "
+          "every program unit that uses module {}; its subroutine there is {} (the C function "
+          "{}_{} and the C++ function are unchanged; set `name` in the spec to choose another)",
+          identify(k), upper(k.name), library, subroutine, library, k.name));
+  }
+  return warnings;
 }
 
 std::string write_c_header(const container_info& info, const header_options& opt) {
@@ -457,7 +470,7 @@ std::string write_fortran_module(const container_info& info, const header_option
   out += "  implicit none\n  private\n\n";
   std::vector<std::string> publics = {lib + "_last_error"};
   for (const kernel_info& k : info.kernels) {
-    publics.push_back(k.name);
+    publics.push_back(fortran_procedure_name(k.name));
     publics.push_back(lib + "_" + k.name);
   }
   emit_fortran_list(out, "  ", "public :: ", publics, "");
@@ -499,8 +512,13 @@ std::string write_fortran_module(const container_info& info, const header_option
     names.push_back("stream");
     names.push_back("stat");
     call.push_back("tp_stream");
+    const std::string subroutine = fortran_procedure_name(k.name);
     out += "\n" + comment_block(info, k, "!", "  ");
-    emit_fortran_list(out, "  ", fmt::format("subroutine {}(", k.name), names, ")");
+    if (subroutine != k.name)
+      out += fmt::format(
+          "  ! Named {0} here, not {1}: a subroutine {1} would hide the intrinsic {2}.\n",
+          subroutine, k.name, upper(k.name));
+    emit_fortran_list(out, "  ", fmt::format("subroutine {}(", subroutine), names, ")");
     if (takes_grid(k)) out += "    type(tritonpack_grid3), intent(in) :: grid\n";
     for (const foreign_arg& a : args)
       out += fmt::format("    {}, intent(in) :: {}\n", a.f_type, a.f_name);
@@ -519,7 +537,7 @@ std::string write_fortran_module(const container_info& info, const header_option
         "      call tritonpack_stop(\"{0}\", tp_status, {1}_last_error())\n"
         "    end if\n"
         "  end subroutine {2}\n",
-        c_function, lib, k.name);
+        c_function, lib, subroutine);
   }
   out += fmt::format("\nend module {}\n", lib);
   return out;

@@ -347,8 +347,10 @@ def write_depfile(depfile: Path, spec: Spec, out_dir: Path):
 
 def compile_spec(spec_path, out_dir, jobs: Optional[int] = None, targets=None, mode=None,
                  cache_dir=None, use_cache: bool = True, quiet: bool = False, stream=None,
-                 depfile=None, time_limit: Optional[float] = None, notice_after: float = 30.0) -> Outcome:
-    """`time_limit`: seconds per image (None: $TRITONPACK_COMPILE_TIME_LIMIT, else 600; 0: none).
+                 depfile=None, time_limit: Optional[float] = None, notice_after: float = 30.0,
+                 targets_from: str = "--targets") -> Outcome:
+    """`targets_from`: where `targets` came from, as messages about them name it.
+    `time_limit`: seconds per image (None: $TRITONPACK_COMPILE_TIME_LIMIT, else 600; 0: none).
     `notice_after`: seconds before a "still compiling" line. SIGTERM, SIGINT and SIGHUP stop the
     run (interrupt.Interrupted) with every worker killed and no manifest written."""
     t0 = time.time()
@@ -360,7 +362,7 @@ def compile_spec(spec_path, out_dir, jobs: Optional[int] = None, targets=None, m
     with stop_on_signals():
         tver = triton_version()
         check_supported(tver)
-        spec = load_spec(spec_path, target_override=targets, mode_override=mode)
+        spec = load_spec(spec_path, target_override=targets, mode_override=mode, targets_from=targets_from)
         out_dir = Path(out_dir)
         tmp_cache = None
         if use_cache:
@@ -370,7 +372,8 @@ def compile_spec(spec_path, out_dir, jobs: Optional[int] = None, targets=None, m
             tmp_cache = tempfile.mkdtemp(prefix=orphan_prefix(NOCACHE_PREFIX))
             cache_dir = Path(tmp_cache)
         try:
-            outcome = _compile(spec, out_dir, jobs, cache_dir, tver, quiet, stream, t0, limits, bool(targets))
+            outcome = _compile(spec, out_dir, jobs, cache_dir, tver, quiet, stream, t0, limits,
+                               targets_from if targets else None)
             if depfile:
                 write_depfile(Path(depfile), spec, out_dir)
             return outcome
@@ -405,6 +408,7 @@ def prepare(spec: Spec, tver: str, cache_dir: Optional[Path], stream=None):
 
 
 def _compile(spec, out_dir, jobs, cache_dir, tver, quiet, stream, t0, limits, overridden) -> Outcome:
+    """`overridden`: where the targets that replace the spec's came from ("--targets"), or None."""
     kernels, closures = prepare(spec, tver, cache_dir, stream)
     feature_notes = sorted({str(t.arch) + ":" + ":".join(t.features) for bk in kernels
                             for t in bk.spec.targets if t.features})

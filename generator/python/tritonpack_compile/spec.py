@@ -198,9 +198,10 @@ def _library_name(path: Path, doc: dict) -> str:
     return name
 
 
-def load_spec(path, target_override=None, mode_override=None) -> Spec:
+def load_spec(path, target_override=None, mode_override=None, targets_from="--targets") -> Spec:
     """Phase 1: read and check the TOML. `target_override` (list of strings) and `mode_override`
-    come from the command line and replace every kernel's targets/mode."""
+    come from the command line and replace every kernel's targets/mode; `targets_from` names where
+    the targets came from in messages ("--targets", "TARGETS of tritonpack_add_kernels(app)")."""
     path = Path(path)
     if path.is_dir():
         raise TritonpackError(is_a_directory(path, "a kernel spec file (TOML, docs/spec.md)"))
@@ -221,7 +222,7 @@ def load_spec(path, target_override=None, mode_override=None) -> Spec:
         parse_targets(DEFAULT_TARGETS)
     file_mode = _parse_mode(path, doc.get("mode", DEFAULT_MODE), None, "mode")
     if target_override:
-        file_targets = _parse_targets(path, list(target_override), None, "--targets")
+        file_targets = _parse_targets(path, list(target_override), None, targets_from)
     if mode_override:
         file_mode = _parse_mode(path, mode_override, None, "--mode")
 
