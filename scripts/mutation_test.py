@@ -38,6 +38,9 @@ SUITES = {
              ["tests/capi/tritonpack_capi_tests", "--no-intro", "--minimal", "{doctest_filter}"]),
     "cli": (["tritonpack_cli_tests", "tritonpack_cli"],
             ["tests/cli/tritonpack_cli_tests", "--no-intro", "--minimal", "{doctest_filter}"]),
+    # Separate mode (tests/cli/separate): a program whose translation units see declarations only.
+    "separate": (["tritonpack_separate_test", "tritonpack_fake_cuda"],
+                 ["ctest", "--output-on-failure", "-R", "^generated_header_separate_mode$"]),
     # Python front end: nothing to build; {filter} is a pytest path (and -k expression).
     "python": ([], ["{python}", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "{pytest_filter}"]),
 }
