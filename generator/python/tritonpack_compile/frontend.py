@@ -131,7 +131,7 @@ def _sha(obj) -> str:
 
 def _introspect(spec: Spec, ks, closure: str, tver: str, cache_dir: Optional[Path]) -> dict:
     key = _sha({"gen": generator_fingerprint(), "triton": tver, "path": str(ks.source_path),
-                "closure": closure, "function": ks.function})
+                "closure": closure, "function": ks.function, **({"stubs": ks.stubs} if ks.stubs else {})})
     path = cache_dir / "introspect" / f"{key}.json" if cache_dir else None
     if path and path.is_file():
         try:
@@ -140,7 +140,7 @@ def _introspect(spec: Spec, ks, closure: str, tver: str, cache_dir: Optional[Pat
             pass  # a damaged entry is recomputed
     from .introspect import KernelLoadError, describe_kernel
     try:
-        info = describe_kernel(ks.source_path, ks.function)
+        info = describe_kernel(ks.source_path, ks.function, ks.stubs)
     except KernelLoadError as e:
         raise SpecError(spec.path, str(e), ks.label, "source") from None
     if path:
@@ -172,10 +172,13 @@ def _worker_payload(bk: BoundKernel, vi: int, target: Target, generic: bool) -> 
     options = {"num_warps": v.config.num_warps, "num_stages": v.config.num_stages,
                "num_ctas": v.config.num_ctas, "enable_fp_fusion": DEFAULT_FP_FUSION}
     options.update(v.config.options)
-    return {"source_path": str(bk.spec.source_path), "function": bk.spec.function,
-            "signature": signature, "constexprs": constexprs, "div16": div16, "options": options,
-            "target": {"backend": target.backend, "arch": target.arch, "warp_size": target.warp_size},
-            "image_arch": target.image_arch, "generic": generic}
+    payload = {"source_path": str(bk.spec.source_path), "function": bk.spec.function,
+               "signature": signature, "constexprs": constexprs, "div16": div16, "options": options,
+               "target": {"backend": target.backend, "arch": target.arch, "warp_size": target.warp_size},
+               "image_arch": target.image_arch, "generic": generic}
+    if bk.spec.stubs:  # only then: the cache keys of specs without stubs stay as they were
+        payload["stubs"] = bk.spec.stubs
+    return payload
 
 
 def plan_jobs(kernels: List[BoundKernel], closures: Dict[str, str], tver: str) -> List[Job]:
