@@ -142,8 +142,8 @@ TEST_CASE("a kernel taking a tensor descriptor is left out of C and Fortran, wit
   pack::header_options o;
   o.namespace_name = "lib";
   const std::string h = pack::write_c_header(desc, o);
-  CHECK(contains(h, "// Not here: kernel tma (argument d is a tensor descriptor, tensordesc<fp16[64,64]>, which has no C form yet);\n"
-                    "// call it from C++: lib::tma in lib.hpp.\n"));
+  CHECK(contains(h, "// Not here: kernel tma (argument d is a tensor descriptor, tensordesc<fp16[64,64]>, which has no C\n"
+                    "// form yet); call it from C++: lib::tma in lib.hpp.\n"));
   CHECK(contains(h, "int lib_k(float* x, int32_t n, tritonpack_stream_t stream);"));
   CHECK(!contains(h, "int lib_tma("));
   const std::string cpp = pack::write_c_source(desc, o);

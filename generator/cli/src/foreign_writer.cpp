@@ -412,9 +412,8 @@ std::string write_c_header(const container_info& all, const header_options& opt)
   for (const kernel_info& k : all.kernels)
     if (const kernel_arg* d = descriptor_arg(k))
       out += fmt::format(
-          "\n// Not here: kernel {0} (argument {1} is a tensor descriptor, {2}, which has no C "
-          "form "
-          "yet);\n// call it from C++: {3}::{0} in {3}.hpp.\n",
+          "\n// Not here: kernel {0} (argument {1} is a tensor descriptor, {2}, which has no C\n"
+          "// form yet); call it from C++: {3}::{0} in {3}.hpp.\n",
           k.name, d->name, d->type, lib);
   for (const kernel_info& k : info.kernels) {
     out += "\n" + comment_block(info, k, "//");
