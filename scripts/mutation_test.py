@@ -40,6 +40,9 @@ SUITES = {
             ["tests/cli/tritonpack_cli_tests", "--no-intro", "--minimal", "{doctest_filter}"]),
     "lulesh": (["lulesh_decomposition_test"],
                ["apps/lulesh/lulesh_decomposition_test", "--no-intro", "--minimal", "{doctest_filter}"]),
+    # Separate mode (tests/cli/separate): a program whose translation units see declarations only.
+    "separate": (["tritonpack_separate_test", "tritonpack_fake_cuda"],
+                 ["ctest", "--output-on-failure", "-R", "^generated_header_separate_mode$"]),
     # Python front end: nothing to build; {filter} is a pytest path (and -k expression).
     "python": ([], ["{python}", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "{pytest_filter}"]),
 }

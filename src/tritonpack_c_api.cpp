@@ -10,13 +10,22 @@
 #include "tritonpack/core/types.hpp"
 #include "tritonpack/tritonpack.hpp"
 
-namespace {
+TRITONPACK_BEGIN_NAMESPACE
+namespace c_bridge {
 
-thread_local std::string last_error;
+std::string& thread_last_error() noexcept {
+  thread_local std::string slot;
+  return slot;
+}
+
+}  // namespace c_bridge
+TRITONPACK_END_NAMESPACE
+
+namespace {
 
 template <class Body>
 int guarded(const char* call, Body&& body) noexcept {
-  return tritonpack::c_bridge::guard(last_error, call, body);
+  return tritonpack::c_bridge::guard(call, body);
 }
 
 void require(const void* p, const char* call, const char* parameter) {
@@ -49,7 +58,9 @@ void copy_out(const std::string& text, char* buffer, std::size_t size, const cha
 
 extern "C" {
 
-const char* tritonpack_last_error(void) { return last_error.c_str(); }
+const char* tritonpack_last_error(void) {
+  return tritonpack::c_bridge::thread_last_error().c_str();
+}
 
 const char* tritonpack_status_name(int status) { return tritonpack::c_bridge::status_name(status); }
 

@@ -135,8 +135,9 @@ void print_choices(const tp::container_info& c) {
     }
     std::printf(" %s\n", why.c_str());
   }
-  std::printf("\n  AMD rows show the code object the selection picks; launching it needs the run time's HIP\n"
-              "  backend (see README.md, \"Honest limits\"). PTX is JIT-compiled once and cached on disk.\n\n");
+  std::printf("\n  AMD rows show the code object the selection picks; the run time's HIP backend launches it\n"
+              "  on an AMD GPU (tested on the CPU only: README.md, \"Honest limits\"). PTX is JIT-compiled\n"
+              "  once and cached on disk.\n\n");
 }
 
 // ---- the GPU run -------------------------------------------------------------------------------

@@ -7,9 +7,11 @@
 //   - separate (TRITONPACK_SEPARATE defined, as linking the CMake target tritonpack::runtime or the
 //     Meson dependency tritonpack-runtime does): this header is all a translation unit sees, a few
 //     declarations over core/types.hpp, launch/grid.hpp and launch/tensor_descriptor.hpp; the run
-//     time is compiled once, into tritonpack::runtime (src/runtime.cpp). tritonpack::library and
-//     tritonpack::kernel are then incomplete types here: include <tritonpack/tritonpack.hpp> where
-//     a translation unit uses them (library().info(), preload(), the memory API).
+//     time is compiled once, into tritonpack::runtime (src/runtime.cpp). The memory and device API
+//     (runtime/memory.hpp: set_device, device_array, copy, ...) is declared here too, its
+//     definitions compiled into the library as well. tritonpack::library and tritonpack::kernel
+//     are incomplete types here: include <tritonpack/tritonpack.hpp> where a translation unit
+//     uses them (library().info(), preload()).
 // The calls sit in an inline namespace named after the mode, so the two modes' symbols differ: a
 // separate-mode object always pulls the compiled run time in, and a program that mixes the modes
 // fails to link naming the mix (typed_api_impl.hpp). The typed functions themselves stay inline in
@@ -23,6 +25,7 @@
 #include "tritonpack/launch/config_launcher.hpp"
 #include "tritonpack/launch/grid.hpp"
 #include "tritonpack/launch/tensor_descriptor.hpp"
+#include "tritonpack/runtime/memory.hpp"
 #include "tritonpack/version.hpp"
 
 #if defined(TRITONPACK_SEPARATE)

@@ -142,7 +142,23 @@ TEST_CASE("C API: no variant accepts the call: BAD_ARGUMENT and the library's me
   std::string other = "unset";
   std::thread([&] { other = library_last_error(); }).join();
   CHECK(other.empty());
-  CHECK(std::string(tritonpack_last_error()).empty());  // the memory API's message is its own
+}
+
+TEST_CASE("C API: tritonpack_last_error() is the last failure of the thread, of a kernel or of the memory API") {
+  if (!in_child("*is the last failure of the thread*")) return;
+  tptest::setup();
+  device_buffer x(64);
+  // An older failure of the memory API first, then a kernel's: the kernel's is the last error.
+  CHECK(tritonpack_memset(x.p, 256, 8) == TRITONPACK_ERROR_BAD_ARGUMENT);
+  CHECK(call_aligned_only(x.f(), 3) == TRITONPACK_ERROR_BAD_ARGUMENT);
+  const std::string kernel_message = tritonpack_last_error();
+  INFO(kernel_message);
+  CHECK(contains(kernel_message, "aligned_only"));
+  CHECK(std::string(library_last_error()) == kernel_message);
+  // And the other way round: the library's function reads the same slot.
+  CHECK(tritonpack_memset(x.p, -1, 8) == TRITONPACK_ERROR_BAD_ARGUMENT);
+  CHECK(contains(library_last_error(), "the value -1 is not a byte"));
+  CHECK(std::string(tritonpack_last_error()) == library_last_error());
 }
 
 TEST_CASE("C API: no GPU: NO_DEVICE from every kernel and allocation; device count 0 is no error") {

@@ -97,6 +97,32 @@ TEST_CASE("Fortran names: case-blind clashes with an interface, imported names a
   CHECK(contains(refusal("lib", library({kernel("lib_last_error")}), fortran),
                  "clash with the library's error-message function lib_last_error"));
   CHECK(contains(refusal("lib", library({kernel("c_ptr")}), fortran), "kernel c_ptr: the Fortran module lib imports a name c_ptr"));
+}
+
+TEST_CASE("Fortran: a kernel named like an intrinsic (sum, MAX) is renamed NAME_kernel there, with a warning; a library so named is refused") {
+  CHECK(contains(refusal("matmul", library({kernel("k")}), fortran),
+                 "the library name 'matmul' is a Fortran intrinsic procedure (MATMUL)"));
+  CHECK(refusal("matmul", library({kernel("k")}), c_only) == "");
+  const container_info info = library({kernel("sum"), kernel("MAX"), kernel("softmax")});
+  CHECK(pack::check_foreign_names("lib", info, c_only).empty());  // C has no intrinsics
+  const std::vector<std::string> warnings = pack::check_foreign_names("lib", info, fortran);
+  REQUIRE(warnings.size() == 2);
+  CHECK(warnings[0] == "kernel sum: SUM is a Fortran intrinsic procedure, which a subroutine of that name would hide in every "
+                       "program unit that uses module lib; its subroutine there is sum_kernel (the C function lib_sum and the "
+                       "C++ function are unchanged; set `name` in the spec to choose another)");
+  CHECK(contains(warnings[1], "its subroutine there is MAX_kernel"));
+  pack::header_options o;
+  o.namespace_name = "lib";
+  const std::string f90 = pack::write_fortran_module(info, o);
+  CHECK(contains(f90, "  ! Named sum_kernel here, not sum: a subroutine sum would hide the intrinsic SUM.\n"
+                      "  subroutine sum_kernel(x, n, stream, stat)\n"));
+  CHECK(contains(f90, "  end subroutine sum_kernel\n"));
+  CHECK(contains(f90, "  subroutine softmax(x, n, stream, stat)\n"));
+  CHECK(contains(f90, "public :: lib_last_error, sum_kernel, lib_sum, MAX_kernel, lib_MAX, softmax"));
+  CHECK(!contains(f90, "subroutine sum("));
+  CHECK(contains(refusal("lib", library({kernel("sum"), kernel("sum_kernel")}), fortran),
+                 "kernel sum_kernel: in the Fortran module lib (which ignores case) it would clash with the subroutine sum_kernel"));
+
   const std::string long_kernel(50, 'k');
   CHECK(contains(refusal("a_library_name", library({kernel(long_kernel)}), fortran),
                  "is longer than Fortran's 63 characters; shorten the library or kernel name"));
@@ -106,10 +132,29 @@ TEST_CASE("Fortran names: case-blind clashes with an interface, imported names a
                  "kernel k, argument " + long_arg + ": the Fortran name"));
 }
 
+TEST_CASE("a kernel taking a tensor descriptor is left out of C and Fortran, with a warning and a note; the others keep their C API") {
+  const container_info desc = library({kernel("tma", {{"d", "tensordesc<fp16[64,64]>", false}}), kernel("k")});
+  CHECK(refusal("lib", desc, fortran) == "");
+  const std::vector<std::string> warnings = pack::check_foreign_names("lib", desc, c_only);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] == "kernel tma: argument d is a tensor descriptor (tensordesc<fp16[64,64]>), which has no C or Fortran form yet: "
+                       "the C API leaves this kernel out (a note in lib.h says so); call it from C++ (lib.hpp)");
+  pack::header_options o;
+  o.namespace_name = "lib";
+  const std::string h = pack::write_c_header(desc, o);
+  CHECK(contains(h, "// Not here: kernel tma (argument d is a tensor descriptor, tensordesc<fp16[64,64]>, which has no C\n"
+                    "// form yet); call it from C++: lib::tma in lib.hpp.\n"));
+  CHECK(contains(h, "int lib_k(float* x, int32_t n, tritonpack_stream_t stream);"));
+  CHECK(!contains(h, "int lib_tma("));
+  const std::string cpp = pack::write_c_source(desc, o);
+  CHECK(contains(cpp, "int lib_k("));
+  CHECK(!contains(cpp, "lib_tma"));
+  const std::string f90 = pack::write_fortran_module(desc, o);
+  CHECK(contains(f90, "  subroutine k(x, n, stream, stat)\n"));
+  CHECK(!contains(f90, "tma"));
+}
+
 TEST_CASE("arguments the C API cannot pass are refused naming the kernel and the argument") {
-  const container_info desc = library({kernel("tma", {{"d", "tensordesc<fp16[64,64]>", false}})});
-  CHECK(contains(refusal("lib", desc, c_only),
-                 "kernel tma, argument d: a tensor descriptor (tensordesc<fp16[64,64]>) has no C or Fortran form yet"));
   const container_info fp8 = library({kernel("k", {{"s", "fp8e5", false}})});
   CHECK(contains(refusal("lib", fp8, c_only), "kernel k, argument s: argument type \"fp8e5\" has no C++ type"));
 }
@@ -136,7 +181,8 @@ TEST_CASE("the C header, its definitions and the Fortran module: types, names an
   CHECK(contains(cpp, "reinterpret_cast<const ::tritonpack::half*>(x)"));
   CHECK(contains(cpp, "::tritonpack::half::from_bits(h)"));
   CHECK(contains(cpp, "::tritonpack::grid3{grid.x, grid.y, grid.z}"));
-  CHECK(contains(cpp, "return ::tritonpack::c_bridge::guard(last_error, \"lib_k\", [&] {"));
+  CHECK(contains(cpp, "return ::tritonpack::c_bridge::guard(\"lib_k\", [&] {"));
+  CHECK(contains(cpp, "const char* lib_last_error(void) { return tritonpack_last_error(); }"));
   const std::string f90 = pack::write_fortran_module(info, o);
   CHECK(contains(f90, "module lib\n"));
   CHECK(contains(f90, "use tritonpack, only: tritonpack_grid3, tritonpack_stop\n"));

@@ -139,3 +139,24 @@ TEST_CASE("pack --name is checked by the rule before the manifest is read; the m
   CHECK(tp_test::run_cli("pack \"" + (dir / "manifest.json").string() + "\" -o \"" + out.string() + "\" --name physics").code == 0);
   CHECK(tp_test::fs::exists(out / "physics.hpp"));
 }
+
+TEST_CASE("Fortran intrinsic procedures: the list is Fortran 2018's (names.json); a kernel so named gets NAME_kernel in Fortran, in any case") {
+  std::vector<std::string> shared = table()["fortran_intrinsics"].get<std::vector<std::string>>();
+  std::sort(shared.begin(), shared.end());
+  const std::vector<std::string> ours(fortran_intrinsics().begin(), fortran_intrinsics().end());
+  CHECK(ours == shared);
+  for (const std::string& n : shared) {
+    CAPTURE(n);
+    CHECK(fortran_procedure_name(n) == n + "_kernel");
+  }
+  CHECK(fortran_procedure_name("SUM") == "SUM_kernel");
+  CHECK(fortran_procedure_name("MatMul") == "MatMul_kernel");
+  for (const char* n : {"softmax", "vector_add", "sum_rows", "maxval2"}) {
+    CAPTURE(n);
+    CHECK(fortran_procedure_name(n) == n);
+    CHECK(fortran_library_problem(n) == "");
+  }
+  CHECK(contains(fortran_library_problem("Sum"),
+                 "the library name 'Sum' is a Fortran intrinsic procedure (SUM): module Sum would hide the intrinsic in "
+                 "every program unit that uses it; pack with --name Sum_kernels"));
+}

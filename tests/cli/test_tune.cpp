@@ -194,6 +194,47 @@ TEST_CASE("sizes file: every kind of mistake is refused naming the kernel, the p
                   "num_stages 1): grid[0] = cdiv(M, BLOCK_M - 16): cdiv(16, 0) divides by zero") != std::string::npos, zero);
 }
 
+TEST_CASE("sizes file: a missing integer is named as missing, a bad value once with its own path, empty grids and imageless configs refused") {
+  // K missing, while the defaults' bytes expressions use it: K is what is missing.
+  std::string e = sizes_error(matmul_sizes(R"({"M": 16, "N": 16})"));
+  CHECK_MESSAGE(e == "tritonpack: sizes file s.json: kernels.matmul_f16.problems[0].K: missing: integer argument 'K' (i32) needs a "
+                     "value; write a non-negative integer, or an expression of the problem's other integers (\"N\", \"M * 2\")",
+                e);
+  // A bad M met first inside the bytes expression of a: one prefix, M's own path.
+  e = sizes_error(matmul_sizes(R"({"M": -16, "N": 16, "K": 16})"));
+  CHECK_MESSAGE(e.rfind("tritonpack: sizes file s.json: kernels.matmul_f16.problems[0].M: -16 is negative", 0) == 0, e);
+  CHECK_MESSAGE(e.find("sizes file", 15) == std::string::npos, e);
+  // A grid of 0 programs, given or computed, times nothing.
+  e = sizes_error(matmul_sizes(R"({"M": 16, "N": 16, "K": 16, "grid": [0]})"), true);
+  CHECK_MESSAGE(e.find("kernels.matmul_f16.problems[0].grid[0]: config 0 (BLOCK_K=16, BLOCK_M=16, BLOCK_N=16, num_warps 1, num_stages 1): "
+                       "grid[0] = 0 is 0 programs: the launch would run nothing") != std::string::npos,
+                e);
+  e = sizes_error(matmul_sizes(R"({"M": 0, "N": 16, "K": 16, "bytes": {"a": 64, "c": 64}})"));
+  CHECK_MESSAGE(e.find("kernels.matmul_f16.problems[0]: config 0 (BLOCK_K=16, BLOCK_M=16, BLOCK_N=16, num_warps 1, num_stages 1): grid[0] = "
+                       "cdiv(M, BLOCK_M) is 0 programs") != std::string::npos,
+                e);
+  // A config whose variant has no image cannot be timed anywhere.
+  container_info info = fixtures();
+  info.kernels[2].variants[1].images.clear();
+  e = error_of([&] { pack::parse_tune_sizes(matmul_sizes(three_problems), "s.json", info); });
+  CHECK_MESSAGE(e.find("kernels.matmul_f16: config 1 (") != std::string::npos, e);
+  CHECK_MESSAGE(e.find(", variant 1) has no image in the container: tune cannot time it on any GPU") !=
+                    std::string::npos,
+                e);
+}
+
+TEST_CASE("tune -o '' or a folder is refused before anything runs (it would write into the folder)") {
+  const tune_dir d("tune_no_file");
+  for (const std::string& o : {std::string(""), d.dir.string() + "/", d.dir.string()}) {
+    CAPTURE(o);
+    const auto r = tp_test::run_cli("tune \"" + std::string(TP_FIXTURES_TPK) + "\" --sizes s.json -o \"" + o + "\"");
+    CHECK(r.code == 2);
+    CHECK(r.out.find("names no file (the table would be written into a folder); give the table's file, e.g. -o tuning.json") !=
+          std::string::npos);
+  }
+  CHECK(fs::is_empty(d.dir));
+}
+
 TEST_CASE("tune on the test-double driver: the fastest config per bucket, a table pack --tuning embeds, resumed without a launch") {
   const tune_dir d("tune_run");
   // Config 1 (64 threads) faster: every row chooses it; M=1024 shares M=1000's bucket (pow2).

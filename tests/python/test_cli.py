@@ -99,6 +99,11 @@ def test_bad_arguments(kdir, capsys):
     assert "-j must be at least 1" in capsys.readouterr().err
     assert compile_main([str(spec), "-o", str(kdir / "o"), "--targets", "volta"]) == 2
     assert "--targets: unknown target 'volta'" in capsys.readouterr().err
+    # A value tritonpack_add_kernels passed is named as the CMake argument it came from.
+    assert compile_main([str(spec), "-o", str(kdir / "o"), "--targets", "volta",
+                         "--targets-from", "TARGETS of tritonpack_add_kernels(app)"]) == 2
+    err = capsys.readouterr().err
+    assert "TARGETS of tritonpack_add_kernels(app): unknown target 'volta'" in err and "--targets" not in err
     with pytest.raises(SystemExit):
         compile_main([str(spec)])  # -o is required (argparse prints usage)
 

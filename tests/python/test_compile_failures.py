@@ -55,6 +55,10 @@ def test_unbuildable_target_names_where_it_was_written(kdir, tmp_path, capsys):
     assert compile_main([str(spec), "-o", str(kdir / "o"), "--cache-dir", str(tmp_path),
                          "--targets", "sm_80,gfx9999"]) == 2
     assert f"error: {spec}: --targets: Triton {TRITON} cannot compile for gfx9999" in capsys.readouterr().err
+    assert compile_main([str(spec), "-o", str(kdir / "o"), "--cache-dir", str(tmp_path),
+                         "--targets", "sm_80,gfx9999", "--targets-from", "TARGETS of tritonpack_add_kernels(app)"]) == 2
+    assert (f"error: {spec}: TARGETS of tritonpack_add_kernels(app): Triton {TRITON} cannot compile for gfx9999"
+            in capsys.readouterr().err)
 
 
 # ---------------------------------------------------------------------------------------- failures

@@ -476,7 +476,10 @@ std::string write_header(const container_info& info, const std::vector<std::uint
       "an\n"
       "// inline variable, exists once per program however many translation units include this "
       "file.\n"
-      "inline constexpr char container_data[] =\n",
+      "// Not const: GCC writes a const array's whole value into the debug information of every\n"
+      "// translation unit (DW_AT_const_value), so under -g a program would carry it once per\n"
+      "// translation unit; this one is described by its address only.\n"
+      "inline char container_data[] =\n",
       ns, opt.generator, ns, info.kernels.size(), info.kernels.size() == 1 ? "" : "s", nimages,
       nimages == 1 ? "" : "s", container.size(), format::format_version, ns, ns);
   if (container.empty()) out += "    \"\"\n";

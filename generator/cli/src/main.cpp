@@ -195,7 +195,8 @@ int cmd_pack(int argc, char** argv) {
   if (auto t = a.get("--tuning")) pack::apply_tuning_table(m.info, *t);
   // The name rule for the library and its kernels (write_header applies it too), before any work.
   pack::check_names(m.info.name, m.info);
-  pack::check_foreign_names(m.info.name, m.info, langs);
+  for (const std::string& w : pack::check_foreign_names(m.info.name, m.info, langs))
+    std::cerr << "tritonpack: warning: " << w << "\n";
   const std::vector<std::uint8_t> blob = pack::write_container(m.info, m.image_bytes, wo);
   pack::header_options ho;
   ho.namespace_name = m.info.name;
@@ -330,6 +331,11 @@ int cmd_tune(int argc, char** argv) {
   auto table = a.get("-o");
   if (!table) table = a.get("--output");
   if (!table) throw usage_error("tune needs -o TABLE.json (created, or resumed when it exists)");
+  if (!fs::path(*table).has_filename() || fs::is_directory(*table))
+    throw usage_error(fmt::format(
+        "-o \"{}\" names no file (the table would be written into a folder); give the table's "
+        "file, e.g. -o tuning.json",
+        *table));
   const auto sizes = a.get("--sizes");
   if (!sizes)
     throw usage_error(

@@ -113,6 +113,52 @@ std::string lower(std::string_view s) {
   return out;
 }
 
+// Fortran 2018's intrinsic procedures (ISO/IEC 1539-1:2018, 16.7 generic and 16.8 specific names),
+// lower case. A module procedure of such a name hides the intrinsic in every scope that uses the
+// module: `use lib` with a kernel `sum` makes `sum(a)` an error ("Unexpected use of subroutine").
+const std::set<std::string, std::less<>>& fortran_intrinsic_set() {
+  // clang-format off
+  static const std::set<std::string, std::less<>> s = {
+      "abs", "achar", "acos", "acosh", "adjustl", "adjustr", "aimag", "aint", "all", "allocated",
+      "alog", "alog10", "amax0", "amax1", "amin0", "amin1", "amod", "anint", "any", "asin",
+      "asinh", "associated", "atan", "atan2", "atanh", "atomic_add", "atomic_and", "atomic_cas",
+      "atomic_define", "atomic_fetch_add", "atomic_fetch_and", "atomic_fetch_or",
+      "atomic_fetch_xor", "atomic_or", "atomic_ref", "atomic_xor", "bessel_j0", "bessel_j1",
+      "bessel_jn", "bessel_y0", "bessel_y1", "bessel_yn", "bge", "bgt", "bit_size", "ble", "blt",
+      "btest", "cabs", "ccos", "ceiling", "cexp", "char", "clog", "cmplx", "co_broadcast",
+      "co_max", "co_min", "co_reduce", "co_sum", "command_argument_count", "conjg", "cos", "cosh",
+      "coshape", "count", "cpu_time", "cshift", "csin", "csqrt", "dabs", "dacos", "dasin", "datan",
+      "datan2", "date_and_time", "dble", "dcos", "dcosh", "ddim", "dexp", "digits", "dim", "dint",
+      "dlog", "dlog10", "dmax1", "dmin1", "dmod", "dnint", "dot_product", "dprod", "dshiftl",
+      "dshiftr", "dsign", "dsin", "dsinh", "dsqrt", "dtan", "dtanh", "eoshift", "epsilon", "erf",
+      "erfc", "erfc_scaled", "event_query", "execute_command_line", "exp", "exponent",
+      "extends_type_of", "failed_images", "findloc", "float", "floor", "fraction", "gamma",
+      "get_command", "get_command_argument", "get_environment_variable", "get_team", "huge",
+      "hypot", "iabs", "iachar", "iall", "iand", "iany", "ibclr", "ibits", "ibset", "ichar",
+      "idim", "idint", "idnint", "ieor", "ifix", "image_index", "image_status", "index", "int",
+      "ior", "iparity", "is_contiguous", "is_iostat_end", "is_iostat_eor", "ishft", "ishftc",
+      "isign", "kind", "lbound", "lcobound", "leadz", "len", "len_trim", "lge", "lgt", "lle",
+      "llt", "log", "log10", "log_gamma", "logical", "maskl", "maskr", "matmul", "max", "max0",
+      "max1", "maxexponent", "maxloc", "maxval", "merge", "merge_bits", "min", "min0", "min1",
+      "minexponent", "minloc", "minval", "mod", "modulo", "move_alloc", "nearest", "new_line",
+      "nint", "norm2", "not", "null", "num_images", "out_of_range", "pack", "parity", "popcnt",
+      "poppar", "precision", "present", "product", "radix", "random_init", "random_number",
+      "random_seed", "range", "rank", "real", "reduce", "repeat", "reshape", "rrspacing",
+      "same_type_as", "scale", "scan", "selected_char_kind", "selected_int_kind",
+      "selected_real_kind", "set_exponent", "shape", "shifta", "shiftl", "shiftr", "sign", "sin",
+      "sinh", "size", "sngl", "spacing", "spread", "sqrt", "stopped_images", "storage_size", "sum",
+      "system_clock", "tan", "tanh", "team_number", "this_image", "tiny", "trailz", "transfer",
+      "transpose", "trim", "ubound", "ucobound", "unpack", "verify"};
+  // clang-format on
+  return s;
+}
+
+std::string upper_ascii(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
 bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // "std" followed by digits: namespaces C++ keeps for future standards.
@@ -212,6 +258,26 @@ std::optional<kernel_name_clash> kernel_names_clash(std::string_view library,
                                               kernels[i])};
   }
   return std::nullopt;
+}
+
+const std::set<std::string, std::less<>>& fortran_intrinsics() { return fortran_intrinsic_set(); }
+
+bool is_fortran_intrinsic(std::string_view name) {
+  return fortran_intrinsic_set().count(lower(name)) != 0;
+}
+
+std::string fortran_procedure_name(std::string_view kernel) {
+  std::string name(kernel);
+  return is_fortran_intrinsic(kernel) ? name + "_kernel" : name;
+}
+
+std::string fortran_library_problem(std::string_view library) {
+  if (!is_fortran_intrinsic(library)) return "";
+  return fmt::format(
+      "the library name '{}' is a Fortran intrinsic procedure ({}): module {} would hide the "
+      "intrinsic in every program unit that uses it; pack with --name {}_kernels (or set `name` "
+      "in the spec), or pack without Fortran",
+      library, upper_ascii(library), library, library);
 }
 
 void check_names(std::string_view library, const container_info& info) {

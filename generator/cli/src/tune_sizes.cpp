@@ -39,8 +39,15 @@ constexpr const char* integer_hint =
     "write a non-negative integer, or an expression of the problem's other integers (\"N\", \"M * "
     "2\")";
 
+// An error already located in the sizes file (its prefix and JSON path said): passed on as it is
+// when it surfaces inside the evaluation of another entry's expression.
+struct sizes_file_error : error {
+  using error::error;
+};
+
 [[noreturn]] void bad(const std::string& file, const std::string& where, const std::string& what) {
-  throw error(errc::bad_argument, fmt::format("sizes file {}: {}: {}", file, where, what));
+  throw sizes_file_error(errc::bad_argument,
+                         fmt::format("sizes file {}: {}: {}", file, where, what));
 }
 
 enum class arg_kind { integer, floating, pointer, unsupported };
@@ -120,6 +127,8 @@ class problem_resolver {
         if (!ints.count(n)) return std::nullopt;
         return grid_int(resolve(n));
       });
+    } catch (const sizes_file_error&) {
+      throw;  // a name this expression uses is itself wrong: that entry's own message and path
     } catch (const error& e) {
       const std::string msg = e.message();
       if (msg.find("unknown name") == std::string::npos) bad(file_, path, msg);
@@ -206,6 +215,14 @@ tune_problem resolve_problem(const std::string& file, const kernel_info& k, cons
     r.ints[name] = v;
   }
 
+  // Every integer argument first: a missing one is named as missing, not as an unknown name in
+  // the first bytes expression that uses it.
+  for (const kernel_arg& a : k.args)
+    if (kind_of(a) == arg_kind::integer && !r.ints.count(a.name))
+      bad(file, ppath + "." + a.name,
+          fmt::format("missing: integer argument '{}' ({}) needs a value; {}", a.name, a.type,
+                      integer_hint));
+
   tune_problem p;
   p.index = index;
   p.ints.assign(k.args.size(), 0);
@@ -222,10 +239,6 @@ tune_problem resolve_problem(const std::string& file, const kernel_info& k, cons
                         "scalars): tune this kernel from a program of your own",
                         a.name, a.type));
       case arg_kind::integer: {
-        if (!r.ints.count(a.name))
-          bad(file, apath,
-              fmt::format("missing: integer argument '{}' ({}) needs a value; {}", a.name, a.type,
-                          integer_hint));
         const std::int64_t v = r.resolve(a.name);
         if (v > max_of(a.type))
           bad(file, r.ints.at(a.name).second,
@@ -338,12 +351,21 @@ tune_problem resolve_problem(const std::string& file, const kernel_info& k, cons
     }
   }
   // Every config's grid, now: a zero divisor or a negative dimension is the sizes file's error.
+  // An empty grid launches nothing: every config would "run" in no time.
   for (std::uint32_t c = 0; c < k.tuning.config_count && c < k.variants.size(); ++c) {
+    grid3 g;
     try {
-      (void)problem_grid(k, c, p);
+      g = problem_grid(k, c, p);
     } catch (const error& e) {
       bad(file, own_grid ? ppath : grid->second, e.message());
     }
+    const std::uint32_t dims[3] = {g.x, g.y, g.z};
+    for (int d = 0; d < 3; ++d)
+      if (dims[d] == 0)
+        bad(file, own_grid ? ppath : fmt::format("{}[{}]", grid->second, d),
+            fmt::format("config {} ({}): grid[{}] = {} is 0 programs: the launch would run "
+                        "nothing, so there is nothing to time; give sizes that make work",
+                        c, tuning::config_text(k.variants[c].config), d, p.grid[d]));
   }
   std::string label;
   for (const tune_arg& t : k.tuning.args)
@@ -429,6 +451,13 @@ std::vector<tune_request> parse_tune_sizes(const std::string& text, const std::s
       bad(file, kpath,
           "the kernel has one config per specialisation: there is nothing to tune (give it several "
           "configs in the spec)");
+    for (std::size_t v = 0; v < k.variants.size(); ++v)
+      if (k.variants[v].images.empty())
+        bad(file, kpath,
+            fmt::format("config {} ({}, variant {}) has no image in the container: tune cannot "
+                        "time it on any GPU; pack the kernel with every config compiled (the "
+                        "front end's summary names what failed)",
+                        v % k.tuning.config_count, tuning::config_text(k.variants[v].config), v));
     if (!kj.is_object())
       bad(file, kpath, "not an object with \"problems\" (and optional \"defaults\")");
     for (const auto& [key, v] : kj.items())

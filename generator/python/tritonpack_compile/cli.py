@@ -37,6 +37,9 @@ def _common(p: argparse.ArgumentParser):
                         "about 1 GB each)")
     p.add_argument("--targets", nargs="+", metavar="TARGET",
                    help="replace every kernel's targets, e.g. --targets sm_80 sm_90 gfx942 (or comma-separated)")
+    p.add_argument("--targets-from", metavar="TEXT", default="--targets",
+                   help="where the --targets value came from, named in its error messages (tritonpack_add_kernels "
+                        "passes 'TARGETS of tritonpack_add_kernels(TARGET)')")
     p.add_argument("--mode", choices=("binary", "ir", "both"), help="replace every kernel's mode")
     p.add_argument("--cache-dir", help="compile cache (default $TRITONPACK_COMPILE_CACHE_DIR, else "
                                        "$XDG_CACHE_HOME/tritonpack/compile or ~/.cache/tritonpack/compile)")
@@ -68,6 +71,7 @@ def _run_compile(ns, out_dir):
                          "the compile cache: choose another with --cache-dir or TRITONPACK_COMPILE_CACHE_DIR, or "
                          "use --no-cache")
     outcome = compile_spec(ns.spec, out_dir, jobs=ns.jobs, targets=_split_targets(ns.targets), mode=ns.mode,
+                           targets_from=ns.targets_from,
                            cache_dir=ns.cache_dir, use_cache=not ns.no_cache, quiet=ns.quiet,
                            depfile=ns.depfile, time_limit=ns.time_limit)
     for w in outcome.warnings:

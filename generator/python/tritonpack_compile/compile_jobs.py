@@ -133,9 +133,11 @@ def clear_logs(log_dir: Path) -> None:
         pass
 
 
-def check_buildable(spec: Spec, jobs: List[Job], tver: str, cache_dir: Optional[Path], overridden: bool) -> None:
+def check_buildable(spec: Spec, jobs: List[Job], tver: str, cache_dir: Optional[Path],
+                    overridden: Optional[str]) -> None:
     """Every target about to be compiled must be one this Triton can compile (targets.py):
-    otherwise a spec error, before anything compiles. (Generic PTX is optional: not checked.)"""
+    otherwise a spec error, before anything compiles. (Generic PTX is optional: not checked.)
+    `overridden`: where targets replacing the spec's came from ("--targets"), named in the error."""
     todo = {}
     for j in jobs:
         if not j.generic:
@@ -147,7 +149,7 @@ def check_buildable(spec: Spec, jobs: List[Job], tver: str, cache_dir: Optional[
         why = unbuildable(target, facts, tver)
         if why:
             if overridden:
-                raise SpecError(spec.path, why, key="--targets")
+                raise SpecError(spec.path, why, key=overridden)
             if ks.targets is spec.targets:
                 raise SpecError(spec.path, why, key="targets")
             raise SpecError(spec.path, why, ks.label, "targets")

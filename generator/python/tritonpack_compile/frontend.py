@@ -132,7 +132,7 @@ def _sha(obj) -> str:
 
 def _introspect(spec: Spec, ks, closure: str, tver: str, cache_dir: Optional[Path]) -> dict:
     key = _sha({"gen": generator_fingerprint(), "triton": tver, "path": str(ks.source_path),
-                "closure": closure, "function": ks.function})
+                "closure": closure, "function": ks.function, **({"stubs": ks.stubs} if ks.stubs else {})})
     path = cache_dir / "introspect" / f"{key}.json" if cache_dir else None
     if path and path.is_file():
         try:
@@ -141,7 +141,7 @@ def _introspect(spec: Spec, ks, closure: str, tver: str, cache_dir: Optional[Pat
             pass  # a damaged entry is recomputed
     from .introspect import KernelLoadError, describe_kernel
     try:
-        info = describe_kernel(ks.source_path, ks.function)
+        info = describe_kernel(ks.source_path, ks.function, ks.stubs)
     except KernelLoadError as e:
         raise SpecError(spec.path, str(e), ks.label, "source") from None
     if path:
@@ -174,10 +174,13 @@ def _worker_payload(bk: BoundKernel, vi: int, target: Target, generic: bool) -> 
     options = {"num_warps": v.config.num_warps, "num_stages": v.config.num_stages,
                "num_ctas": v.config.num_ctas, "enable_fp_fusion": DEFAULT_FP_FUSION}
     options.update(v.config.options)
-    return {"source_path": str(bk.spec.source_path), "function": bk.spec.function,
-            "signature": signature, "constexprs": constexprs, "div16": div16, "options": options,
-            "target": {"backend": target.backend, "arch": target.arch, "warp_size": target.warp_size},
-            "image_arch": target.image_arch, "generic": generic}
+    payload = {"source_path": str(bk.spec.source_path), "function": bk.spec.function,
+               "signature": signature, "constexprs": constexprs, "div16": div16, "options": options,
+               "target": {"backend": target.backend, "arch": target.arch, "warp_size": target.warp_size},
+               "image_arch": target.image_arch, "generic": generic}
+    if bk.spec.stubs:  # only then: the cache keys of specs without stubs stay as they were
+        payload["stubs"] = bk.spec.stubs
+    return payload
 
 
 def plan_jobs(kernels: List[BoundKernel], closures: Dict[str, str], tver: str) -> List[Job]:
@@ -352,8 +355,10 @@ def write_depfile(depfile: Path, spec: Spec, out_dir: Path):
 
 def compile_spec(spec_path, out_dir, jobs: Optional[int] = None, targets=None, mode=None,
                  cache_dir=None, use_cache: bool = True, quiet: bool = False, stream=None,
-                 depfile=None, time_limit: Optional[float] = None, notice_after: float = 30.0) -> Outcome:
-    """`time_limit`: seconds per image (None: $TRITONPACK_COMPILE_TIME_LIMIT, else 600; 0: none).
+                 depfile=None, time_limit: Optional[float] = None, notice_after: float = 30.0,
+                 targets_from: str = "--targets") -> Outcome:
+    """`targets_from`: where `targets` came from, as messages about them name it.
+    `time_limit`: seconds per image (None: $TRITONPACK_COMPILE_TIME_LIMIT, else 600; 0: none).
     `notice_after`: seconds before a "still compiling" line. SIGTERM, SIGINT and SIGHUP stop the
     run (interrupt.Interrupted) with every worker killed and no manifest written."""
     t0 = time.time()
@@ -365,7 +370,7 @@ def compile_spec(spec_path, out_dir, jobs: Optional[int] = None, targets=None, m
     with stop_on_signals():
         tver = triton_version()
         check_supported(tver)
-        spec = load_spec(spec_path, target_override=targets, mode_override=mode)
+        spec = load_spec(spec_path, target_override=targets, mode_override=mode, targets_from=targets_from)
         out_dir = Path(out_dir)
         tmp_cache = None
         if use_cache:
@@ -375,7 +380,8 @@ def compile_spec(spec_path, out_dir, jobs: Optional[int] = None, targets=None, m
             tmp_cache = tempfile.mkdtemp(prefix=orphan_prefix(NOCACHE_PREFIX))
             cache_dir = Path(tmp_cache)
         try:
-            outcome = _compile(spec, out_dir, jobs, cache_dir, tver, quiet, stream, t0, limits, bool(targets))
+            outcome = _compile(spec, out_dir, jobs, cache_dir, tver, quiet, stream, t0, limits,
+                               targets_from if targets else None)
             if depfile:
                 write_depfile(Path(depfile), spec, out_dir)
             return outcome
@@ -408,6 +414,7 @@ def prepare(spec: Spec, tver: str, cache_dir: Optional[Path], stream=None):
 
 
 def _compile(spec, out_dir, jobs, cache_dir, tver, quiet, stream, t0, limits, overridden) -> Outcome:
+    """`overridden`: where the targets that replace the spec's came from ("--targets"), or None."""
     kernels, closures = prepare(spec, tver, cache_dir, stream)
     feature_notes = sorted({str(t.arch) + ":" + ":".join(t.features) for bk in kernels
                             for t in bk.spec.targets if t.features})

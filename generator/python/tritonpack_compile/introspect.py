@@ -10,6 +10,7 @@ import hashlib
 import importlib.util
 import sys
 from pathlib import Path
+from typing import Optional
 
 from .errors import TritonpackError
 from .pre_hook import run_hooks
@@ -25,7 +26,9 @@ def _module_name(path: Path) -> str:
     return f"_tritonpack_src_{path.stem}_{digest}"
 
 
-def load_module(path: Path):
+def load_module(path: Path, stubs: Optional[dict] = None):
+    """The kernel file as a module; `stubs` ({"modules": [...], "values": {...}}, the spec's
+    stub_modules / stub_values) puts stand-ins in place of modules its kernels do not need."""
     path = Path(path).resolve()
     name = _module_name(path)
     mod = sys.modules.get(name)
@@ -40,7 +43,9 @@ def load_module(path: Path):
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod  # before exec: dataclasses and pickling look the module up by name
     try:
-        spec.loader.exec_module(mod)
+        from . import stubs as stub_modules
+        with stub_modules.installed(stubs):
+            spec.loader.exec_module(mod)
     except Exception as e:  # the user's file failed to import: report it at their line, not ours
         del sys.modules[name]
         from .import_errors import describe_import_failure, display_path
@@ -63,8 +68,8 @@ def unwrap(obj):
     return obj, autotuner
 
 
-def load_kernel(path: Path, func: str):
-    mod = load_module(path)
+def load_kernel(path: Path, func: str, stubs: Optional[dict] = None):
+    mod = load_module(path, stubs)
     if not hasattr(mod, func):
         raise KernelLoadError(f"{path} has no function '{func}'")
     jit, autotuner = unwrap(getattr(mod, func))
@@ -87,9 +92,9 @@ def constexpr_to_json(value):
     raise TypeError(f"constexpr value {value!r} ({type(value).__name__}) cannot be stored in the manifest")
 
 
-def describe_kernel(path: Path, func: str) -> dict:
+def describe_kernel(path: Path, func: str, stubs: Optional[dict] = None) -> dict:
     """JSON-able facts about the kernel: parameters and autotune configs."""
-    jit, autotuner = load_kernel(path, func)
+    jit, autotuner = load_kernel(path, func, stubs)
     params = []
     for p in jit.params:
         has_default = bool(p.has_default)

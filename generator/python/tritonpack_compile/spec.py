@@ -39,7 +39,7 @@ DEFAULT_NUM_WARPS = 4
 DEFAULT_NUM_STAGES = 3   # triton.Config's and the CUDA backend's default; passed as is to every backend
 DEFAULT_NUM_CTAS = 1
 
-TOP_KEYS = ("name", "targets", "mode", "kernel")
+TOP_KEYS = ("name", "targets", "mode", "kernel", "stub_modules", "stub_values")
 KERNEL_KEYS = ("source", "name", "signatures", "constexprs", "configs", "num_warps", "num_stages",
                "num_ctas", "options", "grid", "targets", "mode", "tune", "pre_hook")
 TUNE_KEYS = ("key", "bucket", "on_first_use", "reset_to_zero", "restore", "bytes")
@@ -56,7 +56,7 @@ OPTION_KEYS = {
     "launch_cooperative_grid": bool, "launch_pdl": bool, "debug": bool, "sanitize_overflow": bool,
     "default_dot_input_precision": str, "max_num_imprecise_acc_default": int,
     "waves_per_eu": int, "matrix_instr_nonkdim": int, "kpack": int, "schedule_hint": str,
-    "allow_flush_denorm": bool,
+    "allow_flush_denorm": bool, "extern_libs": dict,
 }
 
 # A Python function name, as `source = "file.py:function"` names it (the C++ name has its own
@@ -96,6 +96,7 @@ class KernelSpec:
     mode: str
     tune: Optional[dict] = None  # the spec's `tune` table, syntax-checked
     pre_hook: Optional[str] = None  # what the autotune configs' pre_hook does: PRE_HOOK_MODES
+    stubs: Optional[dict] = None  # {"modules": [...], "values": {...}}: the spec's stub_modules (stubs.py)
 
 
 @dataclass
@@ -173,7 +174,46 @@ def _check_options(path, table, kernel, key):
         want = OPTION_KEYS[k]
         if (want is int and (isinstance(v, bool) or not isinstance(v, int))) or not isinstance(v, want):
             raise SpecError(path, f"must be of type {want.__name__}, not {v!r}", kernel, f"{key}.{k}")
-    return dict(table)
+    out = dict(table)
+    if "extern_libs" in out:  # { libdevice = "path/libdevice.10.bc" }: paths relative to the spec
+        libs = {}
+        for lib, file in out["extern_libs"].items():
+            where = f"{key}.extern_libs.{lib}"
+            if not isinstance(file, str):
+                raise SpecError(path, f"must be the path of a bitcode library (a string), not {file!r}", kernel, where)
+            resolved = (Path(path).parent / file).resolve()
+            if not resolved.is_file():
+                raise SpecError(path, f"{file} ({resolved}) is not a file; give the path of the .bc library, relative "
+                                f"to the spec", kernel, where)
+            libs[lib] = str(resolved)
+        out["extern_libs"] = libs
+    return out
+
+
+def _parse_stubs(path, doc) -> Optional[dict]:
+    """`stub_modules` (modules the kernel file imports but its kernels do not need, loaded as stubs:
+    stubs.py) and `stub_values` (what the file computes from them at import), or None."""
+    from .stubs import stub_problem
+    modules = doc.get("stub_modules", [])
+    if not isinstance(modules, list) or not all(isinstance(m, str) for m in modules):
+        raise SpecError(path, "must be a list of module names, e.g. [\"torch\"]", key="stub_modules")
+    for m in modules:
+        why = stub_problem(m)
+        if why:
+            raise SpecError(path, why, key="stub_modules")
+    values = doc.get("stub_values", {})
+    if not isinstance(values, dict):
+        raise SpecError(path, "must be a table of \"module.path\" = value, e.g. "
+                        "{ \"torch.cuda.get_device_properties().multi_processor_count\" = 132 }", key="stub_values")
+    for k, v in values.items():
+        if not any(k == m or k.startswith(m + ".") for m in modules):
+            raise SpecError(path, f"'{k}' is not under a module of stub_modules ({', '.join(modules) or 'none'})",
+                            key=f"stub_values.{k}")
+        if isinstance(v, (dict, list)) or not isinstance(v, (bool, int, float, str)):
+            raise SpecError(path, f"must be a number, a boolean or a string, not {v!r}", key=f"stub_values.{k}")
+    if not modules:
+        return None
+    return {"modules": sorted(set(modules)), "values": dict(sorted(values.items()))}
 
 
 def _parse_targets(path, raw, kernel, key):
@@ -207,9 +247,10 @@ def _library_name(path: Path, doc: dict) -> str:
     return name
 
 
-def load_spec(path, target_override=None, mode_override=None) -> Spec:
+def load_spec(path, target_override=None, mode_override=None, targets_from="--targets") -> Spec:
     """Phase 1: read and check the TOML. `target_override` (list of strings) and `mode_override`
-    come from the command line and replace every kernel's targets/mode."""
+    come from the command line and replace every kernel's targets/mode; `targets_from` names where
+    the targets came from in messages ("--targets", "TARGETS of tritonpack_add_kernels(app)")."""
     path = Path(path)
     if path.is_dir():
         raise TritonpackError(is_a_directory(path, "a kernel spec file (TOML, docs/spec.md)"))
@@ -230,7 +271,7 @@ def load_spec(path, target_override=None, mode_override=None) -> Spec:
         parse_targets(DEFAULT_TARGETS)
     file_mode = _parse_mode(path, doc.get("mode", DEFAULT_MODE), None, "mode")
     if target_override:
-        file_targets = _parse_targets(path, list(target_override), None, "--targets")
+        file_targets = _parse_targets(path, list(target_override), None, targets_from)
     if mode_override:
         file_mode = _parse_mode(path, mode_override, None, "--mode")
 
@@ -246,6 +287,9 @@ def load_spec(path, target_override=None, mode_override=None) -> Spec:
     kernels = []
     for i, rk in enumerate(raw_kernels):
         kernels.append(_load_kernel(path, i, rk, file_targets, file_mode, target_override, mode_override))
+    stubs = _parse_stubs(path, doc)
+    for ks in kernels:
+        ks.stubs = stubs
     clash = names.kernels_problem(name, [ks.name or ks.function for ks in kernels])
     if clash:
         i, why = clash

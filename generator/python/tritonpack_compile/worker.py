@@ -77,7 +77,7 @@ def _compile(job, cap_override=None):
     from triton.compiler import ASTSource
 
     from .introspect import load_kernel
-    jit, _ = load_kernel(Path(job["source_path"]), job["function"])
+    jit, _ = load_kernel(Path(job["source_path"]), job["function"], job.get("stubs"))
     constexprs = {k: _constexpr_value(v) for k, v in job["constexprs"].items()}
     attrs = {(i,): [["tt.divisibility", 16]] for i in job["div16"]}
     job["gluon"] = _is_gluon(jit)  # for _describe's hint

@@ -2,8 +2,8 @@
 //
 // Used by the memory API's C definitions (src/tritonpack_c_api.cpp) and by every generated
 // NAME_c.cpp: each C entry point runs its C++ body through guard(), which returns
-// TRITONPACK_SUCCESS or the error code of the exception and keeps its message in the caller's
-// thread-local string. No exception ever crosses into C (or Fortran).
+// TRITONPACK_SUCCESS or the error code of the exception and keeps its message in the calling
+// thread's one last-error slot, thread_last_error(). No exception ever crosses into C (or Fortran).
 #pragma once
 
 #include <exception>
@@ -66,8 +66,14 @@ inline int fail(std::string& last_error, int status, const char* message) noexce
   return status;
 }
 
+// The calling thread's last error message, one slot for the whole program: the memory API and every
+// generated library record their failures here, so tritonpack_last_error() (and NAME_last_error(),
+// which returns the same) is the last failure of the thread, whatever failed. Defined once, in
+// libtritonpack_c_api (src/tritonpack_c_api.cpp), which every C or Fortran caller links.
+std::string& thread_last_error() noexcept;
+
 // Runs `body`; TRITONPACK_SUCCESS when it returns, else the code of what it threw, its message
-// kept in `last_error` (the calling thread's, a thread_local of the caller).
+// kept in `last_error`.
 template <class Body>
 int guard(std::string& last_error, const char* call, Body&& body) noexcept {
   try {
@@ -88,6 +94,12 @@ int guard(std::string& last_error, const char* call, Body&& body) noexcept {
     return fail(last_error, TRITONPACK_ERROR_INTERNAL,
                 "tritonpack: unexpected failure (an exception of unknown type)");
   }
+}
+
+// guard() recording into the calling thread's one slot: what every C entry point uses.
+template <class Body>
+int guard(const char* call, Body&& body) noexcept {
+  return guard(thread_last_error(), call, body);
 }
 
 }  // namespace c_bridge

@@ -9,7 +9,9 @@
  * Every function that can fail returns TRITONPACK_SUCCESS (0) or one of the error codes below;
  * after a failure, tritonpack_last_error() holds the calling thread's message, which says what was
  * attempted, what was found and what to do. A library's generated NAME.h adds one function per
- * kernel with the same convention and its own NAME_last_error().
+ * kernel with the same convention; their failures land in the same per-thread message, so
+ * tritonpack_last_error() is the one place to read the last error, whatever failed
+ * (NAME_last_error() returns the same message).
  *
  * The definitions are in libtritonpack_c_api (CMake: tritonpack::c_api), a static library built
  * once from src/tritonpack_c_api.cpp; no exception ever crosses into C.
@@ -48,8 +50,9 @@ enum tritonpack_status {
 };
 /* clang-format on */
 
-/* The calling thread's message for its last failed call of this API ("" if none failed yet).
- * Valid until the thread's next failing call; successful calls leave it unchanged. */
+/* The calling thread's message for its last failed call ("" if none failed yet): of this API or of
+ * any generated library's kernel function, whichever failed last. Valid until the thread's next
+ * failing call; successful calls leave it unchanged. */
 const char* tritonpack_last_error(void);
 
 /* "TRITONPACK_ERROR_NO_DEVICE" for a code; "TRITONPACK_ERROR_UNKNOWN" for a value that is none. */

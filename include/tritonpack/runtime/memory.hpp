@@ -15,9 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <exception>
 #include <limits>
-#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -25,155 +23,81 @@
 
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/types.hpp"
-#include "tritonpack/runtime/backend.hpp"
 #include "tritonpack/runtime/device_ops.hpp"
 #include "tritonpack/version.hpp"
 
+// Header-only mode: the functions below are inline, defined by runtime/memory_impl.hpp (included at
+// the end). Separate mode (TRITONPACK_SEPARATE, docs/runtime-api.md "Separate compilation"): this
+// header is declarations and device_array only, the definitions are compiled once into
+// tritonpack::runtime (src/runtime.cpp), so a translation unit that moves data pays for this
+// header, not for the run time.
+#if defined(TRITONPACK_SEPARATE)
+#define TRITONPACK_MEMORY_API
+#else
+#define TRITONPACK_MEMORY_API inline
+#endif
+
 TRITONPACK_BEGIN_NAMESPACE
-namespace detail {
-
-// The backend's operations; throws the run time's no_driver / no_device diagnosis (the same as a
-// launch gives) when there is none. Defined by the composition root (the top-level backends
-// header), which knows each backend's implementation of device_ops.
-inline device_ops& device_api();
-
-// `ordinal` when it names a device, else error(no_device) naming it and what exists.
-inline int checked_ordinal(device_ops& ops, int ordinal, const char* call) {
-  const int n = ops.count();
-  if (ordinal >= 0 && ordinal < n) return ordinal;
-  throw error(
-      errc::no_device,
-      std::string(call) + "(" + std::to_string(ordinal) + "): no such device; the " +
-          get_backend().describe() + " sees " + std::to_string(n) +
-          (n == 1 ? " GPU (ordinal 0)" : " GPUs (ordinals 0 to " + std::to_string(n - 1) + ")") +
-          ops.visibility_note());
-}
-
-inline void check_pointer(const void* p, const char* role, const char* call, std::size_t bytes) {
-  if (!p)
-    throw error(errc::bad_argument, std::string(call) + " of " + bytes_text(bytes) + ": the " +
-                                        role + " pointer is null");
-}
-
-}  // namespace detail
 
 // GPUs the backend sees; 0 when there is no driver or no GPU (the only call here that does not
 // report that as an error). Other failures (a broken driver) still throw.
-inline int device_count() {
-  try {
-    return detail::device_api().count();
-  } catch (const error& e) {
-    if (e.code() == errc::no_driver || e.code() == errc::no_device) return 0;
-    throw;
-  }
-}
+TRITONPACK_MEMORY_API int device_count();
 
 // Makes `ordinal` this thread's device: for the calls below and for kernel launches.
-inline void set_device(int ordinal) {
-  device_ops& ops = detail::device_api();
-  ops.set_current(detail::checked_ordinal(ops, ordinal, "set_device"));
-}
+TRITONPACK_MEMORY_API void set_device(int ordinal);
 
 // This thread's device: the last set_device() (or the application's cudaSetDevice), 0 if none.
-inline int get_device() { return detail::device_api().current(); }
+TRITONPACK_MEMORY_API int get_device();
 
 // "NVIDIA H200" of device `ordinal`; -1: this thread's device.
-inline std::string device_name(int ordinal = -1) {
-  device_ops& ops = detail::device_api();
-  return ops.name(ordinal == -1 ? ops.current()
-                                : detail::checked_ordinal(ops, ordinal, "device_name"));
-}
+TRITONPACK_MEMORY_API std::string device_name(int ordinal = -1);
 
 // "sm_90", "gfx942:sramecc+:xnack-": the architecture as image selection sees it; -1: this thread's
 // device.
-inline std::string device_arch(int ordinal = -1) {
-  device_ops& ops = detail::device_api();
-  return ops.arch(ordinal == -1 ? ops.current()
-                                : detail::checked_ordinal(ops, ordinal, "device_arch"));
-}
+TRITONPACK_MEMORY_API std::string device_arch(int ordinal = -1);
 
 // Free and total memory of this thread's device.
-inline memory_info device_memory_info() { return detail::device_api().memory(); }
+TRITONPACK_MEMORY_API memory_info device_memory_info();
 
 // `bytes` of device memory on this thread's device (256-byte aligned); nullptr for 0 bytes.
 // Out of memory: errc::out_of_memory naming the size and the device's free memory.
-inline void* device_malloc(std::size_t bytes) {
-  if (bytes == 0) return nullptr;
-  return detail::device_api().allocate(bytes);
-}
+TRITONPACK_MEMORY_API void* device_malloc(std::size_t bytes);
 
 // Frees what device_malloc returned; nullptr is fine. Never throws (destructors call it): a
 // failure is printed on stderr. During process exit it does nothing, since the driver may already
 // be torn down and exit reclaims the memory (runtime/backend.hpp, "Exit").
-inline void device_free(void* ptr) noexcept {
-  if (!ptr || process_exiting()) return;
-  try {
-    detail::device_api().free(ptr);
-  } catch (const std::exception& e) {
-    detail::report_unthrown("device_free", e);
-  } catch (...) {
-    detail::report_unthrown("device_free", "device_free failed with an unknown exception");
-  }
-}
+TRITONPACK_MEMORY_API void device_free(void* ptr) noexcept;
 
 // Copies `bytes` between any two of host and device memory (unified addressing), ordered on the
 // legacy default stream; returns as cudaMemcpy does (the host buffer may be reused; a result in
 // host memory is there).
-inline void copy(void* dst, const void* src, std::size_t bytes) {
-  if (bytes == 0) return;
-  detail::check_pointer(dst, "destination", "copy", bytes);
-  detail::check_pointer(src, "source", "copy", bytes);
-  detail::device_api().copy(dst, src, bytes);
-}
+TRITONPACK_MEMORY_API void copy(void* dst, const void* src, std::size_t bytes);
 
 // Queues the copy on `stream` (a stream_t as the generated functions take; nullptr is the legacy
 // default stream). Overlaps with the host only for page-locked host memory, as in CUDA.
-inline void copy_async(void* dst, const void* src, std::size_t bytes, stream_t stream) {
-  if (bytes == 0) return;
-  detail::check_pointer(dst, "destination", "copy_async", bytes);
-  detail::check_pointer(src, "source", "copy_async", bytes);
-  detail::device_api().copy_async(dst, src, bytes, stream);
-}
+TRITONPACK_MEMORY_API void copy_async(void* dst, const void* src, std::size_t bytes,
+                                      stream_t stream);
 
 // Sets `bytes` of device memory to `value` (cudaMemset).
-inline void memset_device(void* dst, unsigned char value, std::size_t bytes) {
-  if (bytes == 0) return;
-  detail::check_pointer(dst, "destination", "memset_device", bytes);
-  detail::device_api().fill(dst, value, bytes);
-}
+TRITONPACK_MEMORY_API void memset_device(void* dst, unsigned char value, std::size_t bytes);
 
-inline void memset_device_async(void* dst, unsigned char value, std::size_t bytes,
-                                stream_t stream) {
-  if (bytes == 0) return;
-  detail::check_pointer(dst, "destination", "memset_device_async", bytes);
-  detail::device_api().fill_async(dst, value, bytes, stream);
-}
+TRITONPACK_MEMORY_API void memset_device_async(void* dst, unsigned char value, std::size_t bytes,
+                                               stream_t stream);
 
 // Waits for everything queued on this thread's device. A kernel that failed (an illegal address)
 // is reported here: errc::launch_failed with the driver's status.
-inline void synchronize() { detail::device_api().synchronize(); }
+TRITONPACK_MEMORY_API void synchronize();
 
 // Waits for `stream` (nullptr: the legacy default stream).
-inline void synchronize(stream_t stream) { detail::device_api().synchronize(stream); }
+TRITONPACK_MEMORY_API void synchronize(stream_t stream);
 
 // A new stream on this thread's device. Blocking (the default) synchronises with the legacy
 // default stream, as cudaStreamCreate; `non_blocking` as cudaStreamNonBlocking.
-inline stream_t create_stream(bool non_blocking = false) {
-  return detail::device_api().create_stream(non_blocking);
-}
+TRITONPACK_MEMORY_API stream_t create_stream(bool non_blocking = false);
 
 // Destroys a stream from create_stream() once its queued work is done; nullptr is fine. Never
 // throws (destructors call it): a failure is printed on stderr.
-inline void destroy_stream(stream_t stream) noexcept {
-  if (!stream || process_exiting()) return;
-  try {
-    detail::device_api().destroy_stream(stream);
-  } catch (const std::exception& e) {
-    detail::report_unthrown("destroy_stream", e);
-  } catch (...) {
-    detail::report_unthrown("destroy_stream", "destroy_stream failed with an unknown exception");
-  }
-}
+TRITONPACK_MEMORY_API void destroy_stream(stream_t stream) noexcept;
 
 // `count` elements of T in device memory on the device current at construction; freed by the
 // destructor. Move-only. T must be trivially copyable (its bytes are copied to and from the GPU).
@@ -265,3 +189,6 @@ class device_array {
 };
 
 TRITONPACK_END_NAMESPACE
+#if !defined(TRITONPACK_SEPARATE)
+#include "tritonpack/runtime/memory_impl.hpp"
+#endif

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 // This translation unit uses the library object itself, so it includes the whole run time too:
 // allowed in separate mode (the definitions are inline and the same everywhere).
@@ -35,6 +36,8 @@ extern "C" __attribute__((visibility("default"), used)) const char* __asan_defau
 
 const void* a_library();
 const void* b_library();
+std::vector<float> a_round_trip(const std::vector<float>& host, int local_rank);
+std::string a_device_arch();
 void a_vector_add(const float* x, const float* y, float* out, std::int32_t n, float alpha);
 void b_row_softmax(float* out, const float* in, std::int32_t rows, std::int32_t cols);
 void b_matmul(const tritonpack::half* a, const tritonpack::half* b, tritonpack::half* c, std::int32_t m, std::int32_t n,
@@ -116,6 +119,12 @@ int main() {
   std::printf("%s\n", too_large.c_str());
   EXPECT(too_large == "tritonpack: kernel matmul_f16: grid y = 70000 is above the CUDA limit of 65535");
   EXPECT(count() == 3);  // neither reached the driver
+
+  // The memory API from a translation unit that sees declarations only.
+  const std::vector<float> host = {1.5f, -2.0f, 3.25f};
+  EXPECT(a_round_trip(host, 3) == host);
+  EXPECT(count() == 4);
+  EXPECT(a_device_arch() == "sm_90");
 
   std::printf("%s\n", failures ? "FAILED" : "ok");
   return failures ? 1 : 0;

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tritonpack/core/model.hpp"
 #include "tritonpack/pack/header_writer.hpp"
@@ -25,9 +26,11 @@ languages parse_languages(std::string_view list);
 // Throws error(bad_argument) for a library whose C functions or Fortran names would collide (a
 // kernel named last_error, a C name the run time's C API declares, a Fortran name over 63
 // characters, a kernel whose name is another's interface name), or whose kernel takes an argument
-// the C API cannot pass (a tensor descriptor), naming the kernel and what to do.
-void check_foreign_names(std::string_view library, const container_info& info,
-                         const languages& langs);
+// the C API cannot pass (a tensor descriptor), naming the kernel and what to do; with Fortran, also
+// a library named like a Fortran intrinsic procedure (module NAME would hide it). Returns the
+// warnings to show: each kernel whose Fortran subroutine is renamed (fortran_procedure_name).
+std::vector<std::string> check_foreign_names(std::string_view library, const container_info& info,
+                                             const languages& langs);
 
 // The texts of NAME.h, NAME_c.cpp and NAME.f90 (options.namespace_name is NAME).
 std::string write_c_header(const container_info& info, const header_options& options);

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,23 @@ struct kernel_name_clash {
 // library `library` (same name, same name but for case, the library's own name), or none.
 std::optional<kernel_name_clash> kernel_names_clash(std::string_view library,
                                                     const std::vector<std::string>& kernels);
+
+// Fortran 2018's intrinsic procedure names (generic and specific: sum, matmul, max, dabs, …), lower
+// case; tests compare them with tests/data/names.json.
+const std::set<std::string, std::less<>>& fortran_intrinsics();
+
+// True when `name` is, ignoring case, a Fortran intrinsic procedure's name.
+bool is_fortran_intrinsic(std::string_view name);
+
+// The name of kernel `kernel`'s subroutine in the library's Fortran module: the kernel's own name,
+// or for a Fortran intrinsic's name that name + "_kernel" ("sum" -> "sum_kernel"), because a module
+// procedure named `sum` hides the intrinsic SUM in every program unit that uses the module. The C
+// and C++ names are unchanged; the packer warns about each renamed kernel.
+std::string fortran_procedure_name(std::string_view kernel);
+
+// Why `library` cannot name the library's Fortran module (it is a Fortran intrinsic's name, which
+// the module would hide), or "".
+std::string fortran_library_problem(std::string_view library);
 
 // Throws error(bad_argument) naming the first name of `info` (its library name `library`, then
 // each kernel's) that breaks the rule, with a suggested valid name.
