@@ -74,6 +74,27 @@ inline void set_device(int ordinal) {
   ops.set_current(detail::checked_ordinal(ops, ordinal, "set_device"));
 }
 
+// One process per GPU on a node (MPI ranks, jobs of a launcher): makes device
+// `local_rank % device_count()` this thread's device and returns it. `local_rank` is the process's
+// rank among those of its node (MPI_Comm_split_type(..., MPI_COMM_TYPE_SHARED, ...), or
+// $OMPI_COMM_WORLD_LOCAL_RANK, $SLURM_LOCALID). On a node with no driver or no GPU this throws the
+// run time's diagnosis, as any other call here does, where `set_device(local_rank %
+// device_count())` would divide by zero.
+inline int set_device_for_local_rank(int local_rank) {
+  if (local_rank < 0)
+    throw error(errc::bad_argument, "set_device_for_local_rank(" + std::to_string(local_rank) +
+                                        "): a local rank is 0 or more");
+  device_ops& ops = detail::device_api();  // no driver, no GPU: the diagnosis
+  const int n = ops.count();
+  if (n <= 0)  // a backend that loaded without a device
+    throw error(errc::no_device, "set_device_for_local_rank(" + std::to_string(local_rank) +
+                                     "): the " + get_backend().describe() + " sees no GPU" +
+                                     ops.visibility_note());
+  const int ordinal = local_rank % n;
+  ops.set_current(ordinal);
+  return ordinal;
+}
+
 // This thread's device: the last set_device() (or the application's cudaSetDevice), 0 if none.
 inline int get_device() { return detail::device_api().current(); }
 
