@@ -241,8 +241,8 @@ TRITONPACK_COLD inline void kernel::check_pointers(const context_state& state, s
     throw error(errc::bad_argument,
                 identify(*info_) + ": argument " + arg.name + " (" + arg.type + ") = " +
                     detail::address_text(reinterpret_cast<const void*>(p)) + " is " + why +
-                    ", not memory " + state.props().describe() +
-                    " can read: the kernel would fault (checked because "
+                    ", which kernels on " + state.props().describe() +
+                    " cannot read: the kernel would fault (checked because "
                     "TRITONPACK_CHECK_POINTERS is set)");
   }
 }
