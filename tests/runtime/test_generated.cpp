@@ -264,8 +264,8 @@ TEST_CASE("generated fixtures header: vector_add and matmul_f16 pass each argume
 // A std::size_t above 2^31 - 1 passed for an i32 used to convert silently (5,000,000,016 became
 // 705,032,720 and the kernel covered 14 % of the data). The typed functions take any integer and
 // refuse, before anything is launched, a value the argument's type cannot hold.
-TEST_CASE("generated integers: a value the argument's type cannot hold is refused, naming the kernel, argument and value") {
-  if (!in_child("*value the argument's type cannot hold*")) return;
+TEST_CASE("generated integers: a value its type cannot hold is refused, naming the kernel, argument and value") {
+  if (!in_child("*value its type cannot hold*")) return;
   auto& f = tptest::setup("sm_90");
   float* x = buffer;
   const std::size_t n = 5000000016;

@@ -100,7 +100,8 @@ inline grid3 grid_from_c(const tritonpack_grid3& g, const char* kernel) {
     const char axis = g.y == 0 ? 'y' : 'z';
     throw error(errc::bad_argument,
                 std::string("kernel ") + kernel + ": grid " + axis + " is 0 while x is " +
-                    std::to_string(g.x) + ": nothing would run. C sets the members an initializer "
+                    std::to_string(g.x) +
+                    ": nothing would run. C sets the members an initializer "
                     "leaves out to 0; write {x, 1, 1} for a 1-D grid (tritonpack_grid3 g = {" +
                     std::to_string(g.x) + ", 1, 1};), or skip the call when there is no work");
   }

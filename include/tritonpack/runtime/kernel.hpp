@@ -212,8 +212,8 @@ inline void kernel::launch_variant(std::size_t variant, grid3 grid, stream_t str
                                         " out of range (" + std::to_string(info_->variants.size()) +
                                         " variants)");
   if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;  // Triton skips empty grids too
-  check_null(variant, args);
-  const context_slot& slot = contexts_->current_slot();
+  const context_slot& slot = contexts_->current_slot();   // no driver, no GPU: that diagnosis first
+  check_null(variant, args);                              // before anything is loaded
   loaded_function* f = get_loaded(variant, slot);
   if (f->check_pointers) check_pointers(*slot.state, variant, args);
   slot.state->launch(*f, grid, stream, args);
@@ -239,8 +239,8 @@ TRITONPACK_COLD inline void kernel::check_pointers(const context_state& state, s
     if (why.empty()) continue;
     const kernel_arg& arg = info_->args[a];
     throw error(errc::bad_argument,
-                identify(*info_) + ": argument " + arg.name + " (" + arg.type + ") = " +
-                    detail::address_text(reinterpret_cast<const void*>(p)) + " is " + why +
+                identify(*info_) + ": argument " + arg.name + " (" + arg.type +
+                    ") = " + detail::address_text(reinterpret_cast<const void*>(p)) + " is " + why +
                     ", which kernels on " + state.props().describe() +
                     " cannot read: the kernel would fault (checked because "
                     "TRITONPACK_CHECK_POINTERS is set)");
