@@ -115,7 +115,7 @@ class kernel {
     return static_cast<std::uint32_t>(v.value());
   }
   [[noreturn]] void grid_failure(std::size_t axis, grid_int v) const;
-  // Pointer arguments (docs/bad-input.md, "Pointers"): null where the variant reads through the
+  // Pointer arguments (docs/runtime.md, "Arguments"): null where the variant reads through the
   // pointer (specialised :16) is refused on every launch; TRITONPACK_CHECK_POINTERS asks the driver
   // about every pointer the variant is passed.
   void check_null(std::size_t variant, const void* const* args) const {
