@@ -86,6 +86,13 @@ int tritonpack_set_device(int ordinal) {
   return guarded("tritonpack_set_device", [&] { tritonpack::set_device(ordinal); });
 }
 
+int tritonpack_set_device_for_local_rank(int local_rank, int* ordinal) {
+  return guarded("tritonpack_set_device_for_local_rank", [&] {
+    const int chosen = tritonpack::set_device_for_local_rank(local_rank);
+    if (ordinal) *ordinal = chosen;
+  });
+}
+
 int tritonpack_get_device(int* ordinal) {
   return guarded("tritonpack_get_device", [&] {
     require(ordinal, "tritonpack_get_device", "ordinal");

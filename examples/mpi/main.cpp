@@ -117,13 +117,9 @@ void make_data(const options& o, int rank, std::vector<float>& u, std::vector<fl
 // reaches the collective calls.
 void run_rank(const options& o, int local_rank, double start, std::vector<float>& u, const std::vector<float>& f,
               rank_report& r, double& checksum, double& checksum_cpu) {
-  const int devices = tp::device_count();
-  if (devices == 0) {
-    tp::set_device(0);  // throws the run time's diagnosis: which driver was tried, why no GPU
-    throw std::runtime_error("no GPU: tritonpack::device_count() is 0");
-  }
-  r.device = local_rank % devices;
-  tp::set_device(r.device);
+  // Device local_rank % GPUs of the node; no GPU: the run time's diagnosis (which driver was tried,
+  // why no GPU), never a division by zero.
+  r.device = tp::set_device_for_local_rank(local_rank);
   copy_text(r.device_name, sizeof r.device_name, tp::device_name(r.device) + " (" + tp::device_arch(r.device) + ")");
 
   const std::size_t n = u.size();

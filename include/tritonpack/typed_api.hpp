@@ -1,9 +1,9 @@
-// tritonpack/typed_api.hpp — what a generated header includes: the six calls its typed functions
+// tritonpack/typed_api.hpp — what a generated header includes: the calls its typed functions
 // make (docs/runtime-api.md, "Separate compilation").
 //
 // Two modes, chosen by the macro TRITONPACK_SEPARATE (fmt's header-only vs compiled modes):
 //   - header-only (the default): this header brings the whole run time (tritonpack.hpp) and
-//     defines the six calls inline, so a program needs no library of ours;
+//     defines the calls inline, so a program needs no library of ours;
 //   - separate (TRITONPACK_SEPARATE defined, as linking the CMake target tritonpack::runtime or the
 //     Meson dependency tritonpack-runtime does): this header is all a translation unit sees, a few
 //     declarations over core/types.hpp, launch/grid.hpp and launch/tensor_descriptor.hpp; the run
@@ -24,6 +24,7 @@
 #include "tritonpack/core/types.hpp"
 #include "tritonpack/launch/config_launcher.hpp"
 #include "tritonpack/launch/grid.hpp"
+#include "tritonpack/launch/int_arg.hpp"
 #include "tritonpack/launch/tensor_descriptor.hpp"
 #include "tritonpack/runtime/memory.hpp"
 #include "tritonpack/version.hpp"
@@ -74,6 +75,18 @@ TRITONPACK_TYPED_API void launch_tuned(kernel& k, std::size_t group_first, const
 
 // Throws kernel::no_variant_error(args): no variant's predicates hold for these arguments.
 [[noreturn]] TRITONPACK_TYPED_API void no_variant(const kernel& k, const void* const* args);
+
+// Throws error(bad_argument): integer argument `argument` of k was given a value its type cannot
+// hold (`why` is int_arg::refusal()).
+[[noreturn]] TRITONPACK_TYPED_API void integer_out_of_range(const kernel& k, const char* argument,
+                                                            const std::string& why);
+
+// A generated function's first statements: each integer argument holds the value it was given.
+// One compare when it does; nothing is launched when it does not.
+template <class T>
+inline void check_range(const kernel& k, const char* argument, const int_arg<T>& value) {
+  if (!value.fits()) integer_out_of_range(k, argument, value.refusal());
+}
 
 }  // namespace TRITONPACK_TYPED_MODE
 }  // namespace typed

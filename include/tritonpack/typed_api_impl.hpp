@@ -57,6 +57,13 @@ TRITONPACK_TYPED_API void launch_tuned(kernel& k, std::size_t group_first, const
   throw k.no_variant_error(args);
 }
 
+[[noreturn]] TRITONPACK_TYPED_API void integer_out_of_range(const kernel& k, const char* argument,
+                                                            const std::string& why) {
+  throw error(errc::bad_argument, identify(k.info()) + ": argument " + argument + " " + why +
+                                      "; pass a value in range (a kernel that takes larger values "
+                                      "needs a wider integer type in its signature)");
+}
+
 // One mode per program, checked by the linker where it can be (ELF, GCC or Clang), as the
 // one-library-per-name check is (docs/spec.md): each mode defines the symbol below in its own
 // COMDAT group, so the header-only copies fold into one and a program whose translation units

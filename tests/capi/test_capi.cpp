@@ -118,6 +118,25 @@ TEST_CASE("C API: a kernel without a grid expression takes tritonpack_grid3 firs
   check_param(r, 1, std::int32_t{9});
 }
 
+// C zero-fills what an initializer leaves out: `tritonpack_grid3 g = {n};` is {n, 0, 0}, a grid of
+// no programs. It used to return success and launch nothing; it is refused naming the axis.
+TEST_CASE("C API: a grid with x > 0 and y or z 0 is refused naming the axis, never a silent success") {
+  if (!in_child("*y or z 0 is refused*")) return;
+  auto& fake = tptest::setup();
+  device_buffer x(64);
+  CHECK(call_explicit_grid(x.f(), 3, 0, 0, 9) == TRITONPACK_ERROR_BAD_ARGUMENT);
+  CHECK(contains(library_last_error(),
+                 "kernel explicit_grid: grid y is 0 while x is 3: nothing would run. C sets the members an "
+                 "initializer leaves out to 0; write {x, 1, 1} for a 1-D grid (tritonpack_grid3 g = {3, 1, 1};)"));
+  CHECK(call_explicit_grid(x.f(), 3, 2, 0, 9) == TRITONPACK_ERROR_BAD_ARGUMENT);
+  CHECK(contains(library_last_error(), "grid z is 0 while x is 3"));
+  CHECK(fake.launch_count() == 0);
+  CHECK(call_explicit_grid(x.f(), 0, 0, 0, 9) == TRITONPACK_SUCCESS);  // no work on purpose: nothing runs
+  CHECK(fake.launch_count() == 0);
+  CHECK(call_explicit_grid(x.f(), 3, 1, 1, 9) == TRITONPACK_SUCCESS);
+  CHECK(fake.launch_count() == 1);
+}
+
 TEST_CASE("C API: arguments renamed for C keep their order and values") {
   if (!in_child("*arguments renamed for C*")) return;
   auto& fake = tptest::setup();
@@ -167,6 +186,11 @@ TEST_CASE("C API: no GPU: NO_DEVICE from every kernel and allocation; device cou
   int count = -1;
   CHECK(tritonpack_device_count(&count) == TRITONPACK_SUCCESS);
   CHECK(count == 0);
+  // The MPI idiom: the run time's diagnosis, not local_rank % 0.
+  int ordinal = -1;
+  CHECK(tritonpack_set_device_for_local_rank(3, &ordinal) == TRITONPACK_ERROR_NO_DEVICE);
+  CHECK(contains(tritonpack_last_error(), "no GPU"));
+  CHECK(ordinal == -1);
   CHECK(call_scalars(nullptr) == TRITONPACK_ERROR_NO_DEVICE);
   CHECK(contains(library_last_error(), "no GPU"));
   void* p = reinterpret_cast<void*>(1);
@@ -189,6 +213,13 @@ TEST_CASE("C memory API: copies, memsets, devices, streams and memory info work 
   int count = 0, device = -1;
   REQUIRE(tritonpack_device_count(&count) == TRITONPACK_SUCCESS);
   CHECK(count == 2);
+  int ordinal = -1;
+  REQUIRE(tritonpack_set_device_for_local_rank(3, &ordinal) == TRITONPACK_SUCCESS);  // 3 % 2
+  CHECK(ordinal == 1);
+  REQUIRE(tritonpack_set_device_for_local_rank(2, nullptr) == TRITONPACK_SUCCESS);
+  REQUIRE(tritonpack_get_device(&device) == TRITONPACK_SUCCESS);
+  CHECK(device == 0);
+  CHECK(tritonpack_set_device_for_local_rank(-1, &ordinal) == TRITONPACK_ERROR_BAD_ARGUMENT);
   REQUIRE(tritonpack_set_device(1) == TRITONPACK_SUCCESS);
   REQUIRE(tritonpack_get_device(&device) == TRITONPACK_SUCCESS);
   CHECK(device == 1);

@@ -180,7 +180,7 @@ TEST_CASE("the C header, its definitions and the Fortran module: types, names an
   const std::string cpp = pack::write_c_source(info, o);
   CHECK(contains(cpp, "reinterpret_cast<const ::tritonpack::half*>(x)"));
   CHECK(contains(cpp, "::tritonpack::half::from_bits(h)"));
-  CHECK(contains(cpp, "::tritonpack::grid3{grid.x, grid.y, grid.z}"));
+  CHECK(contains(cpp, "::tritonpack::c_bridge::grid_from_c(grid, \"k\")"));
   CHECK(contains(cpp, "return ::tritonpack::c_bridge::guard(\"lib_k\", [&] {"));
   CHECK(contains(cpp, "const char* lib_last_error(void) { return tritonpack_last_error(); }"));
   const std::string f90 = pack::write_fortran_module(info, o);

@@ -148,7 +148,7 @@ TEST_CASE("generated dispatch: predicates most specialised first, configs of one
   const auto& blob = f.blob;
   CHECK(h.find("inline char container_data[] =") != std::string::npos);  // not const: no copy in debug info
   CHECK(h.find("inline constexpr std::size_t container_size = " + std::to_string(blob.size()) + ";") != std::string::npos);
-  CHECK(h.find("inline void vector_add(const float* x, const float* y, float* out, std::int32_t n, float alpha,") != std::string::npos);
+  CHECK(h.find("inline void vector_add(const float* x, const float* y, float* out, ::tritonpack::arg_i32 n,") != std::string::npos);
   CHECK(h.find("::tritonpack::aligned_16(x) &&") != std::string::npos);
   CHECK(h.find("n % 16 == 0) {") != std::string::npos);
   CHECK(h.find("K == 1 &&") != std::string::npos);

@@ -15,6 +15,7 @@
 #include "test_util.hpp"
 
 using namespace tritonpack;
+using tptest::contains;
 
 namespace {
 // The message of the tritonpack::error `f` throws; fails the test when it throws none.
@@ -258,4 +259,78 @@ TEST_CASE("generated fixtures header: vector_add and matmul_f16 pass each argume
   const std::size_t modules = f.live_modules();
   fixtures::vector_add(xs, ys, os, 4095, 0.25f);  // aligned but n % 16 != 0: variant 1 again, no new module
   CHECK(f.live_modules() == modules);
+}
+
+// A std::size_t above 2^31 - 1 passed for an i32 used to convert silently (5,000,000,016 became
+// 705,032,720 and the kernel covered 14 % of the data). The typed functions take any integer and
+// refuse, before anything is launched, a value the argument's type cannot hold.
+TEST_CASE("generated integers: a value its type cannot hold is refused, naming the kernel, argument and value") {
+  if (!in_child("*value its type cannot hold*")) return;
+  auto& f = tptest::setup("sm_90");
+  float* x = buffer;
+  const std::size_t n = 5000000016;
+  CHECK(message_of([&] { gridcheck::chunked(x, n, 128); }) ==
+        "tritonpack: kernel chunked: argument n = 5000000016 does not fit in i32 (-2147483648 to 2147483647): the kernel "
+        "would read 705032720; pass a value in range (a kernel that takes larger values needs a wider integer type in "
+        "its signature)");
+  CHECK(contains(message_of([&] { gridcheck::rows(x, ~std::uint64_t{0}, 1); }),
+                 "kernel rows: argument n = 18446744073709551615 does not fit in i64 (-9223372036854775808 to "
+                 "9223372036854775807): the kernel would read -1"));
+  CHECK(contains(message_of([&] { gridcheck::area(x, 1, 1, -1); }),
+                 "kernel area: argument depth = -1 does not fit in u64 (0 to 18446744073709551615)"));
+  CHECK(contains(message_of([&] { gridcheck::explicit_grid({1, 1, 1}, x, std::int64_t{-2147483649}); }),
+                 "kernel explicit_grid: argument n = -2147483649 does not fit in i32"));
+  CHECK(f.launch_count() == 0);
+  // Wide types holding values in range launch, with the value the kernel's type holds.
+  gridcheck::chunked(x, std::size_t{1000}, std::uint64_t{128});
+  REQUIRE(f.launch_count() == 1);
+  CHECK(f.launches()[0].grid[0] == 8);
+  CHECK(tptest::param<std::int32_t>(f.launches()[0], 1) == 1000);
+}
+
+// Null where the variant reads through the pointer (`:16`) is refused on every launch, typed and
+// dynamic; an argument without `:16` may be null (optional buffers), and an empty grid reads
+// nothing.
+TEST_CASE("pointers: null where the variant reads through it is refused, naming the kernel and argument") {
+  if (!in_child("*null where the variant reads*")) return;
+  auto& f = tptest::setup("sm_90");
+  float* null = nullptr;
+  const std::string msg =
+      "tritonpack: kernel aligned_only: argument x (*fp32) is a null pointer, and variant 0 reads through it (its "
+      "signature says *fp32:16). Pass device memory; a kernel that may be passed null declares that argument "
+      "without :16 in every signature of its spec";
+  CHECK(message_of([&] { gridcheck::aligned_only({1, 1, 1}, null, 16, 1); }) == msg);
+  CHECK(message_of([&] {
+          gridcheck::library().get("aligned_only").launch(nullptr, {1, 1, 1}, null, std::int32_t{16}, std::int32_t{1});
+        }) == msg);
+  alignas(16) static float ys[16];
+  CHECK(contains(message_of([&] { fixtures::vector_add(ys, null, ys, 16, 1.0f); }),
+                 "kernel vector_add: argument y (*fp32) is a null pointer, and variant 0 reads through it"));
+  CHECK(f.launch_count() == 0);
+  CHECK(f.live_modules() == 0);  // refused before anything was loaded
+  gridcheck::aligned_only({0, 1, 1}, null, 16, 1);  // an empty grid: nothing runs, nothing to refuse
+  gridcheck::chunked(null, 1000, 128);              // no :16: null may be an optional buffer
+  CHECK(f.launch_count() == 1);
+}
+
+// TRITONPACK_CHECK_POINTERS=1: every pointer argument is asked about (cuPointerGetAttribute): host
+// memory and another device's memory are refused naming the kernel and argument.
+TEST_CASE("pointers: TRITONPACK_CHECK_POINTERS refuses host memory and another device's memory") {
+  if (!in_child("*TRITONPACK_CHECK_POINTERS refuses*")) return;
+  auto& f = tptest::setup("sm_90,sm_90");
+  tptest::env_guard checked("TRITONPACK_CHECK_POINTERS", "1");
+  set_device(1);
+  device_array<float> other(64);
+  set_device(0);
+  device_array<float> mine(64);
+  const std::string host = message_of([&] { gridcheck::chunked(buffer, 64, 64); });
+  CHECK(contains(host, "tritonpack: kernel chunked: argument x (*fp32) = " + hex(buffer) +
+                           " is host memory unknown to CUDA (pageable, or not allocated at all)"));
+  CHECK(contains(host, "TRITONPACK_CHECK_POINTERS"));
+  CHECK(contains(message_of([&] { gridcheck::chunked(other.data(), 64, 64); }),
+                 "kernel chunked: argument x (*fp32) = " + hex(other.data()) + " is device 1 memory"));
+  CHECK(f.launch_count() == 0);
+  gridcheck::chunked(mine.data(), 64, 64);
+  gridcheck::chunked(mine.data() + 3, 64, 64);  // inside an allocation
+  CHECK(f.launch_count() == 2);
 }

@@ -283,6 +283,10 @@ TEST_CASE("no driver or no GPU: device_count() is 0, every other call gives the 
   auto e = tptest::expect_error([] { device_malloc(16); });
   CHECK(e.code() == errc::no_device);
   CHECK(contains(e.what(), "reports no GPU"));
+  // The MPI idiom of README: the diagnosis, where set_device(local_rank % device_count()) divides by 0.
+  e = tptest::expect_error([] { set_device_for_local_rank(5); });
+  CHECK(e.code() == errc::no_device);
+  CHECK(contains(e.what(), "reports no GPU"));
 
   // A backend that cannot be used for another reason than "no driver / no GPU" is not "no GPU":
   // device_count() says why.
@@ -432,6 +436,10 @@ TEST_CASE("two devices: set_device picks the device of allocations, streams and 
                                  out.data(), std::int32_t{16}, 1.0f);
   };
   CHECK(device_count() == 2);
+  CHECK(set_device_for_local_rank(5) == 1);  // ranks spread over the node's GPUs: 5 % 2
+  CHECK(get_device() == 1);
+  CHECK(set_device_for_local_rank(0) == 0);
+  CHECK(tptest::expect_error([] { set_device_for_local_rank(-1); }).code() == errc::bad_argument);
   CHECK(device_arch(0) == "sm_90");
   CHECK(device_arch(1) == "sm_80");
   CHECK(device_name(1) == "Fake GPU sm_80");

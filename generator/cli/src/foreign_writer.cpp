@@ -51,6 +51,7 @@ const std::set<std::string>& c_api_names() {
                                           "tritonpack_bfloat16_to_float",
                                           "tritonpack_device_count",
                                           "tritonpack_set_device",
+                                          "tritonpack_set_device_for_local_rank",
                                           "tritonpack_get_device",
                                           "tritonpack_device_name",
                                           "tritonpack_device_arch",
@@ -450,7 +451,8 @@ std::string write_c_source(const container_info& all, const header_options& opt)
     const std::vector<foreign_arg> args = foreign_args(lib, k);
     const std::string c_function = lib + "_" + k.name;
     std::vector<std::string> call;
-    if (takes_grid(k)) call.push_back("::tritonpack::grid3{grid.x, grid.y, grid.z}");
+    if (takes_grid(k))
+      call.push_back(fmt::format("::tritonpack::c_bridge::grid_from_c(grid, \"{}\")", k.name));
     for (const foreign_arg& a : args) call.push_back(a.to_cpp);
     call.push_back("stream");
     out += "\n";

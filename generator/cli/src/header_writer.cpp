@@ -526,6 +526,8 @@ std::string write_header(const container_info& info, const std::vector<std::uint
       } catch (const error& e) {
         throw e.with_context(fmt::format("{}, argument {}", ctx, a.name));
       }
+      // Integers take any integer type and are checked against the kernel's (launch/int_arg.hpp).
+      if (is_int_type(a.type)) t = "::tritonpack::arg_" + a.type;
       const std::string n = cpp_name(a.name);
       names.push_back(n);
       used.insert(n);
@@ -541,6 +543,10 @@ std::string write_header(const container_info& info, const std::vector<std::uint
               {"library()", std::to_string(ki), cpp_string_literal(kernel_signature(k)),
                "detail::container_checksum"},
               ");");
+    for (std::size_t a = 0; a < k.args.size(); ++a)
+      if (is_int_type(k.args[a].type))
+        out += fmt::format("  ::tritonpack::typed::check_range(kernel, {}, {});\n",
+                           cpp_string_literal(k.args[a].name), names[a]);
     if (names.empty()) {
       out += "  const void* const* args = nullptr;\n";
     } else {

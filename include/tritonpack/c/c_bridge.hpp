@@ -13,6 +13,7 @@
 #include "tritonpack/c/tritonpack.h"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/error_codes.hpp"
+#include "tritonpack/core/types.hpp"
 #include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
@@ -100,6 +101,23 @@ int guard(std::string& last_error, const char* call, Body&& body) noexcept {
 template <class Body>
 int guard(const char* call, Body&& body) noexcept {
   return guard(thread_last_error(), call, body);
+}
+
+// A grid a C caller passed to kernel `kernel`. C zero-fills what an initializer leaves out, so
+// `tritonpack_grid3 g = {n};` has y = z = 0: a grid of no programs, which would return success
+// and launch nothing. A grid with programs along x and none along y or z is refused naming the
+// axis; a grid with x = 0 is empty on purpose and launches nothing, as in C++.
+inline grid3 grid_from_c(const tritonpack_grid3& g, const char* kernel) {
+  if (g.x != 0 && (g.y == 0 || g.z == 0)) {
+    const char axis = g.y == 0 ? 'y' : 'z';
+    throw error(errc::bad_argument,
+                std::string("kernel ") + kernel + ": grid " + axis + " is 0 while x is " +
+                    std::to_string(g.x) +
+                    ": nothing would run. C sets the members an initializer "
+                    "leaves out to 0; write {x, 1, 1} for a 1-D grid (tritonpack_grid3 g = {" +
+                    std::to_string(g.x) + ", 1, 1};), or skip the call when there is no work");
+  }
+  return grid3{g.x, g.y, g.z};
 }
 
 }  // namespace c_bridge

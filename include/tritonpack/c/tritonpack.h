@@ -61,7 +61,10 @@ const char* tritonpack_status_name(int status);
 /* A stream (CUstream / hipStream_t); NULL is the legacy default stream. */
 typedef void* tritonpack_stream_t;
 
-/* A launch grid counted in Triton programs, for kernels whose spec gives no grid expression. */
+/* A launch grid counted in Triton programs, for kernels whose spec gives no grid expression.
+ * Give all three members: a 1-D grid is {n, 1, 1}. `= {n}` leaves y and z at 0, and a grid with
+ * x > 0 and y or z 0 is refused (TRITONPACK_ERROR_BAD_ARGUMENT, naming the axis) rather than
+ * launching nothing; x = 0 is an empty grid and launches nothing. */
 typedef struct tritonpack_grid3 {
   uint32_t x, y, z;
 } tritonpack_grid3;
@@ -84,6 +87,11 @@ float tritonpack_bfloat16_to_float(tritonpack_bfloat16 value);
 int tritonpack_device_count(int* count);
 /* Makes `ordinal` the calling thread's device, for the calls below and for kernel launches. */
 int tritonpack_set_device(int ordinal);
+/* One process per GPU on a node (MPI ranks): makes device local_rank % (GPUs seen) the calling
+ * thread's device and stores it in *ordinal (ordinal may be NULL). On a node with no driver or no
+ * GPU it returns NO_DRIVER / NO_DEVICE with the run time's diagnosis, where
+ * tritonpack_set_device(local_rank % count) would divide by zero. */
+int tritonpack_set_device_for_local_rank(int local_rank, int* ordinal);
 /* The calling thread's device (0 if none was set). */
 int tritonpack_get_device(int* ordinal);
 /* The device's name ("NVIDIA H200") / architecture ("sm_90"), NUL-terminated in buffer[size];

@@ -47,6 +47,8 @@ constexpr const char* verify_abi =
     "TRITONPACK_VERIFY_ABI";  // "1": check every kernel's parameters with the driver
 constexpr const char* force_image =
     "TRITONPACK_FORCE_IMAGE";  // "ptx:sm_80": only that image (tests, comparisons)
+constexpr const char* check_pointers =
+    "TRITONPACK_CHECK_POINTERS";  // "1": ask the driver about every pointer argument of a launch
 constexpr const char* comgr_library =
     "TRITONPACK_COMGR_LIBRARY";  // path of libamd_comgr (AMD LLVM IR JIT)
 constexpr const char* tune_lock_wait =

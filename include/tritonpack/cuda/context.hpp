@@ -57,6 +57,22 @@ class context final : public context_state {
   inline void unload(loaded_function& f) noexcept override;
   inline void release() noexcept override;
 
+  // What cuPointerGetAttribute says of `p`, when a kernel on this device cannot read it.
+  std::string pointer_refusal(const void* p) const override {
+    if (!d_.fn.cuPointerGetAttribute)
+      return "";  // a driver without the query: nothing to check against
+    const CUdeviceptr a = static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(p));
+    unsigned type = 0;
+    if (d_.fn.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, a) != CUDA_SUCCESS)
+      return "host memory unknown to CUDA (pageable, or not allocated at all)";
+    if (type == CU_MEMORYTYPE_HOST || type == CU_MEMORYTYPE_UNIFIED) return "";
+    int ordinal = -1;
+    if (d_.fn.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, a) !=
+        CUDA_SUCCESS)
+      return "";
+    return ordinal == dev_ ? "" : "device " + std::to_string(ordinal) + " memory";
+  }
+
  private:
   int attribute(int a, const char* what) const { return d_.attribute(dev_, a, what); }
   void fill_props(device_props& p) const override {

@@ -38,6 +38,7 @@ module tritonpack
 
   public :: tritonpack_last_error, tritonpack_status_name, tritonpack_message, tritonpack_stop
   public :: tritonpack_device_count, tritonpack_set_device, tritonpack_get_device, tritonpack_memory_info
+  public :: tritonpack_set_device_for_local_rank
   public :: tritonpack_malloc, tritonpack_free, tritonpack_copy, tritonpack_copy_async
   public :: tritonpack_memset, tritonpack_memset_async, tritonpack_synchronize
   public :: tritonpack_stream_synchronize, tritonpack_stream_create, tritonpack_stream_destroy
@@ -59,6 +60,14 @@ module tritonpack
       import :: c_int
       integer(c_int), value :: ordinal
     end function tritonpack_set_device
+    ! Device local_rank mod (GPUs seen), into ordinal; no GPU: the run time's diagnosis, not a
+    ! division by zero (docs/c-fortran.md).
+    integer(c_int) function tritonpack_set_device_for_local_rank(local_rank, ordinal) &
+        bind(C, name="tritonpack_set_device_for_local_rank")
+      import :: c_int
+      integer(c_int), value :: local_rank
+      integer(c_int), intent(out) :: ordinal
+    end function tritonpack_set_device_for_local_rank
     integer(c_int) function tritonpack_get_device(ordinal) bind(C, name="tritonpack_get_device")
       import :: c_int
       integer(c_int), intent(out) :: ordinal

@@ -115,7 +115,9 @@ inline constexpr int min_runtime_version = 60000000;
   X(hipMemGetInfo, (std::size_t*, std::size_t*))                                                \
   X(hipDeviceSynchronize, ())                                                                   \
   X(hipStreamCreateWithFlags, (hipStream_t*, unsigned))                                         \
-  X(hipStreamDestroy, (hipStream_t))
+  X(hipStreamDestroy, (hipStream_t))                                                            \
+  /* TRITONPACK_CHECK_POINTERS (hip/backend.hpp): HIP 5.0 and newer */                          \
+  X(hipPointerGetAttribute, (void*, int, void*))
 
 // Resolved entry points: plain function pointers.
 struct api {

@@ -62,6 +62,20 @@ class context final : public context_state {
   void release() noexcept override {
   }  // no scratch memory is held (load() refuses the kernels that would need it)
 
+  // What hipPointerGetAttribute says of `p`, when a kernel on this device cannot read it. HIP 6's
+  // hipMemoryType: 0 unregistered, 1 host (page-locked), 2 device, 3 managed.
+  std::string pointer_refusal(const void* p) const override {
+    if (!d_.fn.hipPointerGetAttribute) return "";  // no query: nothing to check against
+    void* a = const_cast<void*>(p);
+    unsigned type = 0;
+    if (d_.fn.hipPointerGetAttribute(&type, 2 /* MEMORY_TYPE */, a) != hipSuccess || type == 0)
+      return "host memory unknown to HIP (pageable, or not allocated at all)";
+    if (type != 2) return "";
+    int ordinal = -1;
+    if (d_.fn.hipPointerGetAttribute(&ordinal, 9 /* DEVICE_ORDINAL */, a) != hipSuccess) return "";
+    return ordinal == dev_ ? "" : "device " + std::to_string(ordinal) + " memory";
+  }
+
  private:
   void fill_props(device_props& p) const override {
     p.max_shared_default = static_cast<std::uint32_t>(

@@ -20,6 +20,7 @@
 #include "tritonpack/core/identify.hpp"
 #include "tritonpack/core/model.hpp"
 #include "tritonpack/core/types.hpp"
+#include "tritonpack/launch/int_arg.hpp"
 #include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
@@ -68,6 +69,10 @@ class grid_int {
       if (v > std::uint64_t{INT64_MAX}) *this = failure('u', static_cast<std::int64_t>(v), 0);
     }
   }
+
+  // A generated function's integer argument (launch/int_arg.hpp), as the integer it holds.
+  template <class T>
+  constexpr grid_int(int_arg<T> v) noexcept : grid_int(static_cast<T>(v)) {}
 
   constexpr std::int64_t value() const noexcept { return value_; }
   constexpr bool failed() const noexcept { return op_ != 0; }

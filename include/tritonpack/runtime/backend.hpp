@@ -62,6 +62,7 @@ class loaded_function {
   bool jit = false;
   param_plan plan;
   bool needs_scratch = false;
+  bool check_pointers = false;  // TRITONPACK_CHECK_POINTERS: ask the driver about every pointer
 };
 
 class context_state {
@@ -80,6 +81,10 @@ class context_state {
                                                 std::uint32_t variant) = 0;
   // The hot path. Checks the grid against the backend's max_grid() first.
   virtual void launch(loaded_function& f, grid3 grid, stream_t stream, const void* const* args) = 0;
+  // TRITONPACK_CHECK_POINTERS: "" when kernels launched in this context can read memory at `p`
+  // (memory of this device, managed or page-locked host memory, as the driver says); otherwise
+  // what the driver says it is ("host memory unknown to CUDA", "device 1 memory").
+  virtual std::string pointer_refusal(const void* p) const = 0;
   // Unloads `f`'s module (the function object is destroyed by the caller afterwards).
   virtual void unload(loaded_function& f) noexcept = 0;
   // Frees everything else this state holds (scratch memory, events). Called once, before

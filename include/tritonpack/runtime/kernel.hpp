@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "tritonpack/container/reader.hpp"
+#include "tritonpack/core/env.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/identify.hpp"
 #include "tritonpack/core/model.hpp"
@@ -27,10 +29,21 @@
 #include "tritonpack/launch/params.hpp"
 #include "tritonpack/runtime/backend.hpp"
 #include "tritonpack/runtime/contexts.hpp"
+#include "tritonpack/runtime/device_ops.hpp"
 #include "tritonpack/select/variant.hpp"
 #include "tritonpack/version.hpp"
 
 TRITONPACK_BEGIN_NAMESPACE
+
+namespace detail {
+// The address a pointer argument holds: its entry of a launch's argument array points at a T* (or
+// a CUdeviceptr, in the dynamic API), 8 bytes either way.
+inline std::uint64_t pointer_value(const void* arg) noexcept {
+  std::uint64_t v = 0;
+  std::memcpy(&v, arg, sizeof v);
+  return v;
+}
+}  // namespace detail
 
 class kernel {
  public:
@@ -102,6 +115,16 @@ class kernel {
     return static_cast<std::uint32_t>(v.value());
   }
   [[noreturn]] void grid_failure(std::size_t axis, grid_int v) const;
+  // Pointer arguments (docs/runtime.md, "Arguments"): null where the variant reads through the
+  // pointer (specialised :16) is refused on every launch; TRITONPACK_CHECK_POINTERS asks the driver
+  // about every pointer the variant is passed.
+  void check_null(std::size_t variant, const void* const* args) const {
+    for (std::uint32_t a : null_refused_[variant])
+      if (!detail::pointer_value(args[a])) null_pointer(variant, a);
+  }
+  [[noreturn]] void null_pointer(std::size_t variant, std::uint32_t arg) const;
+  void check_pointers(const context_state& state, std::size_t variant,
+                      const void* const* args) const;
 
   const tritonpack::container* container_;
   context_table* contexts_;
@@ -109,6 +132,8 @@ class kernel {
   const kernel_info* info_;
   std::vector<arg_type> types_;
   std::string type_error_;  // non-empty when an argument type cannot be passed
+  // Per variant, the pointer arguments null is refused for, and those the kernel is passed.
+  std::vector<std::vector<std::uint32_t>> null_refused_, passed_pointers_;
   std::unique_ptr<std::atomic<loaded_function*>[]> loaded_;  // [variant][context slot]
   std::mutex load_mutex_;
   struct owned {
@@ -136,6 +161,16 @@ inline kernel::kernel(const tritonpack::container& c, context_table& contexts, s
         type_error_ = identify(info) + ", argument '" + a.name + "': " + e.message();
     }
   }
+  for (const variant_info& v : info.variants) {
+    null_refused_.emplace_back();
+    passed_pointers_.emplace_back();
+    for (std::uint32_t a = 0; a < types_.size() && a < v.specs.size(); ++a) {
+      if (types_[a].cls != arg_class::pointer || v.specs[a].kind == spec_kind::constexpr_value)
+        continue;
+      passed_pointers_.back().push_back(a);
+      if (v.specs[a].kind == spec_kind::divisible_16) null_refused_.back().push_back(a);
+    }
+  }
 }
 
 inline kernel::~kernel() = default;
@@ -152,6 +187,7 @@ inline loaded_function* kernel::load_slow(std::size_t variant, const context_slo
   std::unique_ptr<loaded_function> f =
       slot.state->load(*container_, index_, static_cast<std::uint32_t>(variant));
   loaded_function* raw = f.get();
+  raw->check_pointers = env::flag(env::check_pointers);
   owned_.push_back({slot.index, std::move(f)});
   cell.store(raw, std::memory_order_release);
   return raw;
@@ -176,9 +212,39 @@ inline void kernel::launch_variant(std::size_t variant, grid3 grid, stream_t str
                                         " out of range (" + std::to_string(info_->variants.size()) +
                                         " variants)");
   if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;  // Triton skips empty grids too
-  const context_slot& slot = contexts_->current_slot();
+  const context_slot& slot = contexts_->current_slot();   // no driver, no GPU: that diagnosis first
+  check_null(variant, args);                              // before anything is loaded
   loaded_function* f = get_loaded(variant, slot);
+  if (f->check_pointers) check_pointers(*slot.state, variant, args);
   slot.state->launch(*f, grid, stream, args);
+}
+
+[[noreturn]] TRITONPACK_COLD inline void kernel::null_pointer(std::size_t variant,
+                                                              std::uint32_t a) const {
+  const kernel_arg& arg = info_->args[a];
+  throw error(errc::bad_argument,
+              identify(*info_) + ": argument " + arg.name + " (" + arg.type +
+                  ") is a null pointer, and variant " + std::to_string(variant) +
+                  " reads through it (its signature says " + arg.type +
+                  ":16). Pass device memory; a kernel that may be passed null declares that "
+                  "argument without :16 in every signature of its spec");
+}
+
+TRITONPACK_COLD inline void kernel::check_pointers(const context_state& state, std::size_t variant,
+                                                   const void* const* args) const {
+  for (std::uint32_t a : passed_pointers_[variant]) {
+    const std::uint64_t p = detail::pointer_value(args[a]);
+    if (!p) continue;  // null: refused above where the variant reads through it
+    const std::string why = state.pointer_refusal(reinterpret_cast<const void*>(p));
+    if (why.empty()) continue;
+    const kernel_arg& arg = info_->args[a];
+    throw error(errc::bad_argument,
+                identify(*info_) + ": argument " + arg.name + " (" + arg.type +
+                    ") = " + detail::address_text(reinterpret_cast<const void*>(p)) + " is " + why +
+                    ", which kernels on " + state.props().describe() +
+                    " cannot read: the kernel would fault (checked because "
+                    "TRITONPACK_CHECK_POINTERS is set)");
+  }
 }
 
 inline std::size_t kernel::pick_variant(const host_arg* descs, std::size_t n) const {

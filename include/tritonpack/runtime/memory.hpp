@@ -46,6 +46,14 @@ TRITONPACK_MEMORY_API int device_count();
 // Makes `ordinal` this thread's device: for the calls below and for kernel launches.
 TRITONPACK_MEMORY_API void set_device(int ordinal);
 
+// One process per GPU on a node (MPI ranks, jobs of a launcher): makes device
+// `local_rank % device_count()` this thread's device and returns it. `local_rank` is the process's
+// rank among those of its node (MPI_Comm_split_type(..., MPI_COMM_TYPE_SHARED, ...), or
+// $OMPI_COMM_WORLD_LOCAL_RANK, $SLURM_LOCALID). On a node with no driver or no GPU this throws the
+// run time's diagnosis, as any other call here does, where `set_device(local_rank %
+// device_count())` would divide by zero.
+TRITONPACK_MEMORY_API int set_device_for_local_rank(int local_rank);
+
 // This thread's device: the last set_device() (or the application's cudaSetDevice), 0 if none.
 TRITONPACK_MEMORY_API int get_device();
 

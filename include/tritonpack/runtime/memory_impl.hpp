@@ -55,6 +55,21 @@ TRITONPACK_MEMORY_API void set_device(int ordinal) {
   ops.set_current(detail::checked_ordinal(ops, ordinal, "set_device"));
 }
 
+TRITONPACK_MEMORY_API int set_device_for_local_rank(int local_rank) {
+  if (local_rank < 0)
+    throw error(errc::bad_argument, "set_device_for_local_rank(" + std::to_string(local_rank) +
+                                        "): a local rank is 0 or more");
+  device_ops& ops = detail::device_api();  // no driver, no GPU: the diagnosis
+  const int n = ops.count();
+  if (n <= 0)  // a backend that loaded without a device
+    throw error(errc::no_device, "set_device_for_local_rank(" + std::to_string(local_rank) +
+                                     "): the " + get_backend().describe() + " sees no GPU" +
+                                     ops.visibility_note());
+  const int ordinal = local_rank % n;
+  ops.set_current(ordinal);
+  return ordinal;
+}
+
 TRITONPACK_MEMORY_API int get_device() { return detail::device_api().current(); }
 
 TRITONPACK_MEMORY_API std::string device_name(int ordinal) {
