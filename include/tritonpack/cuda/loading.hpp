@@ -106,7 +106,7 @@ inline CUmodule jit_ptx(const driver& d, const device_props& props, std::vector<
     };
     const std::vector<std::uint8_t> cubin =
         jit_cache::get_or_compile(jit_cache::file_name(im.checksum, props.arch, d.version),
-                                  "the CUDA driver's linker", link_ptx, loads, how);
+                                  ptx, "the CUDA driver's linker", link_ptx, loads, how);
     if (!m)
       d.check(d.fn.cuModuleLoadData(&m, cubin.data()),
               identify(k) + ": cuModuleLoadData of the JIT-compiled cubin");
