@@ -80,7 +80,8 @@ void scan(const std::vector<std::uint8_t>& bytes, search_result& r) {
   if (unchecked)
     r.rejected.push_back(std::to_string(unchecked) +
                          " candidates not validated: invalid candidates before them already "
-                         "claimed " + std::to_string(invalid_budget_factor) +
+                         "claimed " +
+                         std::to_string(invalid_budget_factor) +
                          " times the file's size (a crafted file?)");
 }
 

@@ -25,8 +25,7 @@ std::string printable(std::string_view s, bool keep_newlines = false) {
     const auto c = static_cast<unsigned char>(ch);
     if ((c < 0x20 && !(keep_newlines && c == '\n')) || c == 0x7f)
       out += fmt::format("\\x{:02x}", c);
-    else
-      out += ch;
+    else out += ch;
   }
   return out;
 }
@@ -245,7 +244,8 @@ inspect_result inspect_report(const search_result& found, const inspect_options&
         info.format_version, printable(info.name),
         info.triton_version.empty() ? "?" : printable(info.triton_version));
     cj["integrity"] = integrity_json(c, opt.quick, damaged);
-    cj["integrity"]["not_checked"] = opt.quick ? json(nullptr) : integrity_json(c, false, unchecked)["damaged"];
+    cj["integrity"]["not_checked"] =
+        opt.quick ? json(nullptr) : integrity_json(c, false, unchecked)["damaged"];
     text += integrity_text(c, opt.quick, damaged, unchecked);
     json kernels = json::array();
     for (std::size_t ki = 0; ki < info.kernels.size(); ++ki) {
@@ -263,12 +263,12 @@ inspect_result inspect_report(const search_result& found, const inspect_options&
         arg_text += fmt::format("{}{}: {}{}", arg_text.empty() ? "" : ", ", a.name,
                                 a.is_const ? "const " : "", a.type);
       kj["args"] = args;
-      text += fmt::format(
-          "\nkernel {} ({})\n  args: {}\n  grid: {}\n", printable(k.name),
-          k.source.empty() ? "no source" : printable(k.source),
-          arg_text.empty() ? "none" : printable(arg_text),
-          k.grid[0].empty() ? "passed by the caller"
-                            : printable(fmt::format("({}, {}, {})", k.grid[0], k.grid[1], k.grid[2])));
+      text += fmt::format("\nkernel {} ({})\n  args: {}\n  grid: {}\n", printable(k.name),
+                          k.source.empty() ? "no source" : printable(k.source),
+                          arg_text.empty() ? "none" : printable(arg_text),
+                          k.grid[0].empty() ? "passed by the caller"
+                                            : printable(fmt::format("({}, {}, {})", k.grid[0],
+                                                                    k.grid[1], k.grid[2])));
       json variants = json::array();
       for (std::size_t vi = 0; vi < k.variants.size(); ++vi) {
         const variant_info& v = k.variants[vi];

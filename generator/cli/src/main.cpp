@@ -361,11 +361,12 @@ int cmd_extract(int argc, char** argv) {
       for (int dup = 1; !used.insert(n).second; ++dup) n = fmt::format("{}.{}", names[im], dup);
       const frame_view& frame = c.frames()[c.frame_of(static_cast<std::uint32_t>(im))];
       if (frame.codec != format::codec_stored && frame.raw_size > max_image_size)
-        throw error(errc::bad_container,
-                    fmt::format("{}: {} is in a frame that decodes to {} bytes, more than "
-                                "--max-image-size ({}); pass a larger --max-image-size to extract it",
-                                a.positional[0], c.describe_image(static_cast<std::uint32_t>(im)),
-                                frame.raw_size, max_image_size));
+        throw error(
+            errc::bad_container,
+            fmt::format("{}: {} is in a frame that decodes to {} bytes, more than "
+                        "--max-image-size ({}); pass a larger --max-image-size to extract it",
+                        a.positional[0], c.describe_image(static_cast<std::uint32_t>(im)),
+                        frame.raw_size, max_image_size));
       const std::vector<std::uint8_t> bytes = c.decode_image(static_cast<std::uint32_t>(im));
       const fs::path path = confined(root, n);
       pack::create_directories(path.parent_path(), output_remedy);

@@ -141,7 +141,8 @@ fs::path manifest_file(const fs::path& dir, const std::string& rel, const std::s
   if (options.allow_outside_manifest_dir) return dir / p;
   const fs::path normal = p.lexically_normal();
   if (p.is_absolute() || p.has_root_name() || (!normal.empty() && *normal.begin() == ".."))
-    bad(fmt::format("manifest: {} is \"{}\", which is not inside the manifest's directory {}; the "
+    bad(
+        fmt::format("manifest: {} is \"{}\", which is not inside the manifest's directory {}; the "
                     "front end writes every file beside the manifest: pack the manifest it wrote, "
                     "or pass --allow-outside-manifest-dir if you wrote this one and trust it",
                     where, rel, dir.empty() ? std::string(".") : dir.string()));

@@ -47,7 +47,7 @@ TRITONPACK_BEGIN_NAMESPACE
 // An image whose bytes are not what was packed, as find_damage() reports it.
 struct image_damage {
   std::uint32_t image = 0;
-  std::string reason;  // "does not decode (frames[1]: zstd: Data corruption detected)"
+  std::string reason;   // "does not decode (frames[1]: zstd: Data corruption detected)"
   bool checked = true;  // false: not decoded (its frame is above find_damage's limit), so unknown
 };
 
@@ -228,10 +228,10 @@ class container {
   }
   [[noreturn]] TRITONPACK_COLD void out_of_memory(std::uint32_t i) const {
     const frame_view& f = layout_.frames[layout_.images[i].frame];
-    throw error(errc::out_of_memory,
-                "not enough host memory to decode " + describe_image(i) + " (its frame holds " +
-                    std::to_string(f.raw_size) + " bytes once decoded); free memory or raise the "
-                    "process's memory limit");
+    throw error(errc::out_of_memory, "not enough host memory to decode " + describe_image(i) +
+                                         " (its frame holds " + std::to_string(f.raw_size) +
+                                         " bytes once decoded); free memory or raise the "
+                                         "process's memory limit");
   }
   [[noreturn]] TRITONPACK_COLD void damaged(std::uint32_t i, const std::string& reason) const {
     const std::string which =
@@ -322,9 +322,9 @@ inline std::vector<image_damage> container::find_damage(std::uint64_t max_frame_
             produced = n;
           } else {
             whole_reason = decode_reason(fi, why);
-            const char* stream_why = codec::decode_zstd_stream(layout_.data + f.offset,
-                                                               f.stored_size, f.raw_size, dict,
-                                                               buf.get(), n, buf_size, why, produced);
+            const char* stream_why =
+                codec::decode_zstd_stream(layout_.data + f.offset, f.stored_size, f.raw_size, dict,
+                                          buf.get(), n, buf_size, why, produced);
             if (stream_why) stream_reason = decode_reason(fi, stream_why);
           }
         }
@@ -336,14 +336,11 @@ inline std::vector<image_damage> container::find_damage(std::uint64_t max_frame_
         bool intact = false;
         if (end == 0)  // nothing to decode (decode_into): only its checksum to compare
           intact = checksum_matches(i, layout_.data, reason);
-        else if (!frame_reason.empty())
-          reason = frame_reason;
-        else if (!whole_reason.empty() && im.offset == 0 && end == f.raw_size)
-          reason = whole_reason;  // decode_into decodes such an image in one shot, as above
-        else if (end <= produced)
-          intact = checksum_matches(i, decoded + im.offset, reason);
-        else
-          reason = stream_reason;
+        else if (!frame_reason.empty()) reason = frame_reason;
+        else if (!whole_reason.empty() && end == f.raw_size)
+          reason = whole_reason;  // an image ending the frame is decoded in one shot, as above
+        else if (end <= produced) intact = checksum_matches(i, decoded + im.offset, reason);
+        else reason = stream_reason;
         if (!intact) found.push_back({i, reason, !over_limit});
       }
     }

@@ -74,7 +74,8 @@ inline std::vector<std::uint8_t> compile_llir(const load_plan& p, const device_p
   };
   std::string why = comgr_cannot_target(cg, props.arch);
   if (!why.empty()) throw cannot(why);
-  // Decoded before the cache is asked: an entry is used only when compiled from exactly these bytes.
+  // Decoded before the cache is asked: an entry is used only when compiled from exactly these
+  // bytes.
   const std::vector<std::uint8_t> ir = p.source->decode_image(p.image_index());
   auto compile = [&] {
     std::vector<std::uint8_t> code = cg.lib->compile(ir, props.arch, why);

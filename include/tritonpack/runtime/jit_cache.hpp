@@ -316,8 +316,9 @@ inline std::optional<std::vector<std::uint8_t>> inspect(const std::string& path,
     return std::nullopt;
   }
   if (source.size != 0 && std::memcmp(stored_source.data(), source.data, source.size) != 0) {
-    why = "compiled from other source bytes with the same XXH64 and size (a collision, or an entry "
-          "forged under this image's name)";
+    why =
+        "compiled from other source bytes with the same XXH64 and size (a collision, or an entry "
+        "forged under this image's name)";
     return std::nullopt;
   }
   return payload;

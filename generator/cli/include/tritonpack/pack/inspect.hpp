@@ -28,7 +28,7 @@ struct inspect_options {
 
 struct inspect_result {
   std::string report;
-  std::size_t damaged_images = 0;  // over every container; 0 when all intact or `quick`
+  std::size_t damaged_images = 0;    // over every container; 0 when all intact or `quick`
   std::size_t unchecked_images = 0;  // in frames above max_image_size: neither intact nor damaged
 };
 
