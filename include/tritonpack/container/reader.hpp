@@ -258,7 +258,7 @@ inline bool container::decode_into(std::uint32_t i, std::vector<std::uint8_t>& o
       // Into memory that is not zero-filled: a frame header that claims gigabytes it does not
       // hold costs an allocation whose pages are never touched, not a fill of all of them.
       const std::size_t n = static_cast<std::size_t>(end);
-      std::unique_ptr<std::uint8_t[]> buf(new (std::nothrow) std::uint8_t[n]());
+      std::unique_ptr<std::uint8_t[]> buf(new (std::nothrow) std::uint8_t[n]);
       if (!buf) throw std::bad_alloc();
       if (codec::decode_zstd_prefix(stored, f.stored_size, f.raw_size, dict, buf.get(), n, n, why))
         return reason = decode_reason(im.frame, why), false;
