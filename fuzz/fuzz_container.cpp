@@ -1,6 +1,8 @@
 // libFuzzer target for the container reader (include/tritonpack/container/reader.hpp): any input
 // must either be refused with tritonpack::error or parse into a model whose every index is in
-// range and whose images decode (or are refused) without a crash, leak or UB.
+// range and whose images decode (or are refused) without a crash, leak or UB — also when a frame
+// header claims gigabytes its blocks do not hold (a decompression bomb, reached by rewriting each
+// input's first frame to claim all it may: claim_large_frame).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -22,43 +24,40 @@ void check_one(const std::uint8_t* data, std::size_t size) {
         for (std::uint32_t i : v.images)
           if (i >= info.images.size()) std::abort();
       }
-    std::uint64_t budget = 8u << 20;  // decode at most 8 MiB per input to keep runs fast
+    // Frames are decoded into memory that is not zero-filled, and find_damage decodes each frame
+    // at most twice, so a frame whose header claims up to `frame_limit` bytes (a decompression
+    // bomb within the container's own limits) is decoded here too: it must cost only what its
+    // blocks really hold. Above it, only the frame header is checked (what inspect's
+    // --max-image-size does).
+    constexpr std::uint64_t frame_limit = std::uint64_t{1} << 30;
+    const std::vector<image_damage> damage = c.find_damage(frame_limit);
+    for (const image_damage& d : damage)
+      if (d.checked != (c.frames()[c.frame_of(d.image)].raw_size <= frame_limit ||
+                        c.frames()[c.frame_of(d.image)].codec == format::codec_stored))
+        std::abort();
+    // decode_image must agree with find_damage on which images are damaged. (Bounded: each call
+    // decodes its frame up to the image, so this costs the sum of those prefixes.)
+    std::uint64_t budget = 64u << 20;
+    std::size_t next = 0;
     for (std::uint32_t i = 0; i < info.images.size(); ++i) {
+      const bool listed = next < damage.size() && damage[next].image == i;
+      if (listed) ++next;
       const std::uint64_t need = c.frame_offset(i) + info.images[i].raw_size;
-      if (need > budget) continue;
+      if (need > budget || (listed && !damage[next - 1].checked)) continue;
       budget -= need;
+      bool refused = false;
       try {
         const std::vector<std::uint8_t> bytes = c.decode_image(i);
         if (bytes.size() != info.images[i].raw_size) std::abort();
       } catch (const error& e) {
         // damaged payload: refused as damage, as it must be
         if (e.code() != errc::bad_container) std::abort();
+        refused = true;
       }
+      if (listed != refused) std::abort();
+      if (listed) (void)c.describe_image(i);
     }
-    // The whole-container check (`tritonpack inspect`): every frame decoded once, every image
-    // checked; it must agree with decode_image on which images are damaged.
-    // (Bounded: deciding which images decode_image refuses decodes each frame once per image.)
-    std::uint64_t total = 0;
-    for (const frame_view& f : c.frames()) total += f.raw_size;
-    if (total * info.images.size() <= (32u << 20)) {
-      const std::vector<image_damage> damage = c.find_damage();
-      std::size_t next = 0;
-      for (std::uint32_t i = 0; i < info.images.size(); ++i) {
-        bool refused = false;
-        try {
-          (void)c.decode_image(i);
-        } catch (const error&) {
-          refused = true;
-        }
-        const bool listed = next < damage.size() && damage[next].image == i;
-        if (listed != refused) std::abort();
-        if (listed) {
-          (void)c.describe_image(i);
-          ++next;
-        }
-      }
-      if (next != damage.size()) std::abort();
-    }
+    if (next != damage.size()) std::abort();
     // The run time selects from a parsed container; it must not trip over any model the reader
     // accepts.
     for (const char* dev : {"sm_90", "sm_80", "gfx942"}) {
@@ -69,6 +68,47 @@ void check_one(const std::uint8_t* data, std::size_t size) {
   } catch (const error&) {
     // refused input: fine
   }
+}
+
+// Rewrites `b` (a container whose total_size and tables checksum agree with it) so that its first
+// single-image zstd frame claims far more content than its blocks hold; false when there is none.
+bool claim_large_frame(std::vector<std::uint8_t>& b) {
+  using namespace tritonpack;
+  namespace F = format;
+  try {
+    const container c = container::parse(b.data(), b.size());
+    for (std::uint32_t z = 0; z < c.frames().size(); ++z) {
+      const frame_view& f = c.frames()[z];
+      if (f.codec != F::codec_zstd || f.image_count != 1 || f.stored_size < 6) continue;
+      std::uint8_t* frame = b.data() + f.offset;
+      const unsigned fhd = frame[4];
+      if ((fhd >> 6) < 2) continue;  // a content size field of 4 or 8 bytes
+      static const std::size_t did_size[4] = {0, 1, 2, 4};
+      const std::size_t at = 5 + (((fhd >> 5) & 1) ? 0 : 1) + did_size[fhd & 3];
+      if (at + 8 > f.stored_size) continue;
+      std::uint64_t claim = f.stored_size * F::max_expansion;
+      if (claim > F::max_frame_raw_size) claim = F::max_frame_raw_size;
+      if ((fhd >> 6) == 2) {
+        claim = claim > 0xFFFFFFFFu ? 0xFFFFFFFFu : claim;
+        byte_io::store_u32(frame + at, static_cast<std::uint32_t>(claim));
+      } else {
+        byte_io::store_u64(frame + at, claim);
+      }
+      const auto record = [&](std::uint32_t s, std::uint64_t i) {
+        return b.data() + byte_io::load_u64(b.data() + F::header::sections + s * F::header::section_entry_size) +
+               i * F::record_size[s];
+      };
+      byte_io::store_u64(record(F::sec_frames, z) + F::frame_rec::raw_size, claim);
+      byte_io::store_u64(record(F::sec_images, f.first_image) + F::image_rec::raw_size, claim);
+      const std::uint64_t data_off =
+          byte_io::load_u64(b.data() + F::header::sections + F::sec_data * F::header::section_entry_size);
+      byte_io::store_u64(b.data() + F::header::tables_checksum, 0);
+      byte_io::store_u64(b.data() + F::header::tables_checksum, xxh64(b.data(), static_cast<std::size_t>(data_off)));
+      return true;
+    }
+  } catch (const tritonpack::error&) {
+  }
+  return false;
 }
 
 }  // namespace
@@ -89,6 +129,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       byte_io::store_u64(fixed.data() + format::header::tables_checksum, xxh64(fixed.data(), static_cast<std::size_t>(data_off)));
     }
     check_one(fixed.data(), fixed.size());
+    // And a decompression bomb: the first zstd frame of one image made to claim what its stored
+    // bytes may at most expand to (format::max_expansion, at most 4 GiB), in its zstd header, its
+    // frame record and its image record alike, as a crafted container would.
+    if (claim_large_frame(fixed)) check_one(fixed.data(), fixed.size());
   }
   return 0;
 }

@@ -4,7 +4,12 @@
 // nothing crashes (this file also runs under ASan+UBSan with TRITONPACK_SANITIZE=ON).
 #include <doctest/doctest.h>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <functional>
+#include <set>
 #include <optional>
 #include <string>
 
@@ -525,4 +530,130 @@ TEST_CASE("a zstd frame made with the dictionary but flagged as not using it is 
   }
   CHECK(msg.find("frames[" + std::to_string(z) + "]") != std::string::npos);
   CHECK(msg.find("the frame's dictionary flag is clear") != std::string::npos);
+}
+
+namespace {
+// The sample container with image `big` replaced by 200 KiB that compress to about half, alone in its
+// frame, whose zstd frame header, frame record and image record then all claim `claimed` bytes:
+// consistent tables (parse accepts them), a frame header that lies about what its blocks hold.
+struct bomb {
+  std::vector<std::uint8_t> blob;
+  std::uint32_t image = 0;
+};
+bomb frame_claiming(std::uint64_t claimed) {
+  auto images = tp_test::sample_images();
+  std::uint32_t big = 0;
+  for (std::uint32_t i = 0; i < images.size(); ++i)
+    if (images[i].size() > images[big].size()) big = i;
+  images[big].assign(200 << 10, 0);  // half random, half zeros: compressed (zstd), to about 100 KiB
+  std::uint32_t x = 12345;
+  for (std::size_t i = 0; i < images[big].size() / 2; ++i)
+    images[big][i] = static_cast<std::uint8_t>((x = x * 1103515245u + 12345u) >> 24);
+  pack::write_options opt;
+  opt.grouping = pack::frame_grouping::per_image;
+  bomb out{pack::write_container(tp_test::sample_info(), images, opt), big};
+  auto& b = out.blob;
+  const container c = container::parse(b.data(), b.size());
+  const std::uint32_t z = c.frame_of(big);
+  REQUIRE(c.frames()[z].codec == F::codec_zstd);
+  REQUIRE(c.frames()[z].image_count == 1);
+  std::uint8_t* frame = b.data() + c.frames()[z].offset;
+  const unsigned fhd = frame[4];
+  REQUIRE((fhd >> 6) == 2);  // a 4-byte content size field
+  const std::size_t fcs = 5 + (((fhd >> 5) & 1) ? 0 : 1) + std::size_t{fhd & 3 ? 1u << ((fhd & 3) - 1) : 0u};
+  store_u32(frame + fcs, static_cast<std::uint32_t>(claimed));
+  store_u64(b.data() + rec(b, F::sec_frames, z) + F::frame_rec::raw_size, claimed);
+  store_u64(b.data() + rec(b, F::sec_images, big) + F::image_rec::raw_size, claimed);
+  fix_checksum(b);
+  REQUIRE(parse_error(b).empty());
+  return out;
+}
+
+long max_rss_kib() {
+  struct rusage u {};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+}  // namespace
+
+TEST_CASE("a frame header that claims gigabytes it does not hold costs no fill of that memory") {
+  const bomb bm = frame_claiming(std::uint64_t{2} << 30);  // 2 GiB, ~100 KiB stored: within the limits
+  const container c = container::parse(bm.blob.data(), bm.blob.size());
+  const long before = max_rss_kib();
+  std::string msg;
+  try {
+    (void)c.decode_image(bm.image);
+  } catch (const error& e) {
+    CHECK(e.code() == errc::bad_container);
+    msg = e.what();
+  }
+  CHECK(msg.find(" is damaged: ") != std::string::npos);
+  const auto damage = c.find_damage();
+  REQUIRE(damage.size() == 1);
+  CHECK(damage[0].image == bm.image);
+  // Neither touched the 2 GiB (before: decode_image zero-filled them, then learnt the frame lied).
+  CHECK(max_rss_kib() - before < 256 * 1024);
+}
+
+TEST_CASE("memory that cannot be had for a decode is errc::out_of_memory, not std::bad_alloc (child process)") {
+  const bomb bm = frame_claiming(std::uint64_t{2} << 30);
+  const container c = container::parse(bm.blob.data(), bm.blob.size());
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    struct rlimit lim {};
+    lim.rlim_cur = lim.rlim_max = rlim_t{1} << 30;  // an address space of 1 GiB: 2 GiB cannot be had
+    if (setrlimit(RLIMIT_AS, &lim) != 0) _exit(4);
+    int rc = 5;
+    for (int which = 0; which < 2; ++which) {
+      try {
+        if (which == 0) (void)c.decode_image(bm.image);
+        else (void)c.find_damage();
+        rc = 6;  // no error at all
+      } catch (const error& e) {
+        rc = e.code() == errc::out_of_memory && std::string(e.what()).find("not enough host memory to decode image") != std::string::npos ? 0 : 1;
+      } catch (const std::bad_alloc&) {
+        rc = 2;
+      } catch (...) {
+        rc = 3;
+      }
+      if (rc != 0) break;
+    }
+    _exit(rc);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 4) {
+    MESSAGE("skipped: setrlimit(RLIMIT_AS) failed");
+    return;
+  }
+  CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("find_damage agrees with decode_image on a damaged frame of many images, decoding it once") {
+  pack::write_options opt;
+  opt.grouping = pack::frame_grouping::per_kernel;
+  auto b = pack::write_container(tp_test::sample_info(), tp_test::sample_images(), opt);
+  const container good = container::parse(b.data(), b.size());
+  std::uint32_t z = 0;
+  for (std::uint32_t f = 0; f < good.frames().size(); ++f)
+    if (good.frames()[f].codec == F::codec_zstd && good.frames()[f].image_count > good.frames()[z].image_count) z = f;
+  REQUIRE(good.frames()[z].image_count >= 3);
+  for (std::uint64_t at = good.frames()[z].stored_size / 2; at < good.frames()[z].stored_size; at += 7) {
+    auto d = b;
+    d[good.frames()[z].offset + at] ^= 0x5a;
+    const container c = container::parse(d.data(), d.size());
+    std::set<std::uint32_t> found;
+    for (const image_damage& x : c.find_damage()) found.insert(x.image);
+    for (std::uint32_t i = 0; i < c.info().images.size(); ++i) {
+      bool refused = false;
+      try {
+        (void)c.decode_image(i);
+      } catch (const error&) {
+        refused = true;
+      }
+      CHECK_MESSAGE(refused == (found.count(i) != 0), "byte " << at << " image " << i);
+    }
+  }
 }

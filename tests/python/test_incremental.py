@@ -1,5 +1,6 @@
 """Incremental builds: unchanged entries are not recompiled, a no-op run is fast and does not
 import Triton, and editing a kernel (or a module it imports) recompiles what depends on it."""
+import hashlib
 import json
 import os
 import shutil
@@ -210,3 +211,47 @@ def test_triton_knobs_are_in_the_key(small):
     assert "0 compiled, 1 cached" in summary(r), r.stdout + r.stderr
     r, _ = cli(args, small, env=dict(base, TRITON_DISABLE_LINE_INFO="1"))
     assert "1 compiled, 0 cached" in summary(r)
+
+
+def test_a_cache_entry_that_is_not_what_was_stored_is_compiled_again(small):
+    """The compile cache is checked as the run time checks its JIT cache (cachetrust.py): an entry
+    whose file changed, names a file outside itself, or that others may write is a miss, never
+    packed."""
+    args = ["spec.toml", "-o", "out", "--cache-dir", "cache"]
+    r, _ = cli(args, small)
+    assert r.returncode == 0, r.stderr
+    assert "1 compiled, 0 cached" in summary(r)
+    good = {p.relative_to(small / "out"): p.read_bytes() for p in (small / "out").rglob("*") if p.is_file()}
+    results = list((small / "cache" / "jobs").glob("*/*/result.json"))
+    assert len(results) == 1
+    entry = results[0].parent
+    res = json.loads(results[0].read_text())
+    image = entry / next(f for k, f in res["files"].items() if k != "metadata")
+
+    def rerun_compiles_and_restores():
+        r, _ = cli(args, small)
+        assert r.returncode == 0, r.stderr
+        assert "1 compiled, 0 cached" in summary(r), r.stdout
+        now = {p.relative_to(small / "out"): p.read_bytes() for p in (small / "out").rglob("*") if p.is_file()}
+        assert now == good
+
+    # A changed byte in a cached image.
+    data = bytearray(image.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    image.write_bytes(bytes(data))
+    rerun_compiles_and_restores()
+    # An entry naming a file outside itself, with that file's hash recorded as a forger would.
+    outside = small / "outside.bin"
+    outside.write_bytes(b"not a kernel")
+    res = json.loads(results[0].read_text())
+    kind = next(k for k in res["files"] if k != "metadata")
+    res["files"][kind] = "../../../../outside.bin"
+    res["sha256"]["../../../../outside.bin"] = hashlib.sha256(b"not a kernel").hexdigest()
+    results[0].write_text(json.dumps(res))
+    rerun_compiles_and_restores()
+    # A file others may write.
+    res = json.loads(results[0].read_text())
+    os.chmod(entry / res["files"][kind], 0o666)
+    rerun_compiles_and_restores()
+    r, _ = cli(args, small)
+    assert "0 compiled, 1 cached" in summary(r)  # and the rewritten entry is used again

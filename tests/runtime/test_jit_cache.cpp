@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -53,6 +55,16 @@ std::string read_file(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+// True when the entry at `path` is intact and trusted, read with the source it records.
+bool intact_entry(const std::string& path) {
+  const std::string e = read_file(path);
+  if (e.size() < jit_cache::header_size) return false;
+  const std::uint64_t n = byte_io::load_u64(reinterpret_cast<const std::uint8_t*>(e.data()) + 16);
+  if (n > e.size() - jit_cache::header_size) return false;
+  const std::vector<std::uint8_t> source(e.begin() + jit_cache::header_size, e.begin() + jit_cache::header_size + static_cast<std::ptrdiff_t>(n));
+  return jit_cache::read(path, source).has_value();
+}
+
 void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
@@ -76,7 +88,7 @@ void launch_vector_add(library& lib) {
 
 TEST_CASE("jit_cache: file names, round trip, damaged files ignored") {
   cache_dir_guard g;
-  CHECK(jit_cache::file_name(0xabcull, "gfx90a:xnack-", 13000) == "v2-0000000000000abc-gfx90a_xnack_-13000.bin");
+  CHECK(jit_cache::file_name(0xabcull, "gfx90a:xnack-", 13000) == "v3-0000000000000abc-gfx90a_xnack_-13000.bin");
   const std::string path = g.path() + "/x.bin";
   std::vector<std::uint8_t> payload(1000);
   for (size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<std::uint8_t>(i * 7);
@@ -87,7 +99,7 @@ TEST_CASE("jit_cache: file names, round trip, damaged files ignored") {
   CHECK(list_dir(g.path()).size() == 1);  // no temporary left behind
   {  // truncate: rejected
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    f.write("TPJIT002", 8);
+    f.write("TPJIT003", 8);
   }
   CHECK_FALSE(jit_cache::read(path));
   CHECK(jit_cache::write(g.path(), path, payload).empty());
@@ -115,27 +127,27 @@ TEST_CASE("jit_cache: a damaged or untrustworthy file is refused with the reason
 
   SUBCASE("truncated") {
     write_file(path, good.substr(0, good.size() - 1));
-    CHECK(refusal(path) == "truncated or padded: the header says 4096 payload bytes, the file has 4095");
+    CHECK(refusal(path) == "truncated or padded: the header says 0 source and 4096 payload bytes, the file has 4095 after the header");
     write_file(path, good.substr(0, 20));
-    CHECK(refusal(path) == "truncated: 20 bytes, shorter than the 32-byte header");
+    CHECK(refusal(path) == "truncated: 20 bytes, shorter than the 40-byte header");
     write_file(path, "");
-    CHECK(refusal(path) == "truncated: 0 bytes, shorter than the 32-byte header");
+    CHECK(refusal(path) == "truncated: 0 bytes, shorter than the 40-byte header");
   }
   SUBCASE("bit-flipped") {
     for (std::size_t at : {std::size_t{40}, good.size() - 1}) {  // payload bytes
       std::string bad = good;
       bad[at] = static_cast<char>(bad[at] ^ 0x10);
       write_file(path, bad);
-      CHECK(refusal(path) == "damaged: the payload's XXH64 does not match the header's");
+      CHECK(refusal(path) == "damaged: the entry's XXH64 does not match the header's");
     }
     std::string bad = good;
-    bad[17] = static_cast<char>(bad[17] ^ 0x01);  // the size field
+    bad[25] = static_cast<char>(bad[25] ^ 0x01);  // the payload size field
     write_file(path, bad);
     CHECK(contains(refusal(path), "truncated or padded: the header says "));
     bad = good;
     bad[3] = 'X';
     write_file(path, bad);
-    CHECK(refusal(path) == "not a tritonpack JIT cache file of this version (no TPJIT002 magic)");
+    CHECK(refusal(path) == "not a tritonpack JIT cache file of this version (no TPJIT003 magic)");
   }
   SUBCASE("another key's entry, copied or renamed") {
     const std::string other = g.path() + "/" + jit_cache::file_name(0x5678, "sm_90", 13000);
@@ -185,7 +197,7 @@ TEST_CASE("a refused cache entry is logged with its file and reason, compiled ag
     CAPTURE(out);
     CHECK(child.status == 0);
     CHECK(contains(out, "refused: truncated or padded: the header says "));
-    CHECK(contains(out, "refused: damaged: the payload's XXH64 does not match the header's; compiling again"));
+    CHECK(contains(out, "refused: damaged: the entry's XXH64 does not match the header's; compiling again"));
     CHECK(contains(out, "refused: writable by others (mode 0666); compiling again"));
     if (!contains(out, "skipped: chown"))
       CHECK(contains(out, "refused: owned by uid 4242, not by this user"));
@@ -404,7 +416,7 @@ TEST_CASE("PTX JIT results are cached and reused by a later library and by anoth
     launch_vector_add(lib);
   }
   CHECK(f3.calls("cuLinkComplete") == 1);
-  CHECK(jit_cache::read(g.path() + "/" + list_dir(g.path())[0]));
+  CHECK(intact_entry(g.path() + "/" + list_dir(g.path())[0]));
 }
 
 // 64 processes start at once on a cold cache, each loading the same PTX with the IR path forced.
@@ -485,8 +497,7 @@ TEST_CASE("64 processes on a cold cache: every one gets a correct module, none r
   }
   const auto files = list_dir(g.path());
   REQUIRE(files.size() == 1);  // one entry, no temporary left behind
-  CHECK(refusal(g.path() + "/" + files[0]).empty());
-  CHECK(jit_cache::read(g.path() + "/" + files[0]));
+  CHECK(intact_entry(g.path() + "/" + files[0]));
   CHECK(hits + compiles == n);
   CHECK(compiles >= 1);
   std::printf("jit64: compiled by %d of %d processes, %d served from the cache\n", compiles, n, hits);
@@ -537,4 +548,159 @@ TEST_CASE("TRITONPACK_CACHE=0 JIT-compiles with cuModuleLoadDataEx and writes no
   CHECK(f.calls("cuModuleLoadDataEx") == 1);
   CHECK(f.calls("cuLinkCreate") == 0);
   CHECK(list_dir(g.path()).empty());
+}
+
+namespace {
+// An entry for `source` and `payload` as a writer of another build (or an attacker holding an IR
+// with the same XXH64) would put under `path`: every header field valid for those bytes.
+void forge_entry(const std::string& path, const std::string& source, const std::string& payload) {
+  std::string e(jit_cache::header_size, '\0');
+  std::memcpy(&e[0], jit_cache::magic, 8);
+  xxh64_stream h;
+  h.update(source.data(), source.size());
+  h.update(payload.data(), payload.size());
+  auto put = [&](std::size_t at, std::uint64_t v) { byte_io::store_u64(reinterpret_cast<std::uint8_t*>(&e[at]), v); };
+  put(8, jit_cache::key_of(path));
+  put(16, source.size());
+  put(24, payload.size());
+  put(32, h.digest());
+  write_file(path, e + source + payload);
+  REQUIRE(chmod(path.c_str(), 0600) == 0);
+}
+}  // namespace
+
+TEST_CASE("jit_cache: an entry is used only for the exact source bytes it was compiled from") {
+  cache_dir_guard g;
+  const std::string path = g.path() + "/" + jit_cache::file_name(0x1234, "sm_90", 13000);
+  const std::vector<std::uint8_t> source_a(300, 'a'), payload(128, 0x7e);
+  std::vector<std::uint8_t> source_b = source_a;  // same size, one byte differs: a collision of XXH64 and size
+  source_b[150] = 'b';
+  REQUIRE(jit_cache::write(g.path(), path, payload, source_a).empty());
+  auto hit = jit_cache::read(path, source_a);
+  REQUIRE(hit);
+  CHECK(*hit == payload);
+  std::string why;
+  CHECK_FALSE(jit_cache::inspect(path, why, source_b));
+  CHECK(why == "compiled from other source bytes with the same XXH64 and size (a collision, or an entry forged under "
+               "this image's name)");
+  CHECK_FALSE(jit_cache::inspect(path, why, std::vector<std::uint8_t>(301, 'a')));
+  CHECK(why == "compiled from other source bytes (300 bytes, this image has 301)");
+}
+
+TEST_CASE("jit_cache: bytes appended after the payload are refused, and a huge file is refused without reading it") {
+  cache_dir_guard g;
+  const std::string path = g.path() + "/" + jit_cache::file_name(0x1234, "sm_90", 13000);
+  const std::vector<std::uint8_t> source(100, 's'), payload(64, 0x11);
+  REQUIRE(jit_cache::write(g.path(), path, payload, source).empty());
+  const std::string good = read_file(path);
+  std::string why;
+  SUBCASE("one byte appended") {
+    write_file(path, good + "x");
+    CHECK_FALSE(jit_cache::inspect(path, why, source));
+    CHECK(why == "truncated or padded: the header says 100 source and 64 payload bytes, the file has 165 after the header");
+  }
+  SUBCASE("6 GiB appended (sparse): refused from fstat, before any of it is read") {
+    write_file(path, good);
+    REQUIRE(truncate(path.c_str(), off_t{6} << 30) == 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    CHECK_FALSE(jit_cache::inspect(path, why, source));
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));
+    CHECK(contains(why, "truncated or padded: the header says 100 source and 64 payload bytes, the file has 6442450904 after the header"));
+  }
+  SUBCASE("a header declaring more than an entry may hold") {
+    std::string bad = good;
+    byte_io::store_u64(reinterpret_cast<std::uint8_t*>(&bad[24]), std::uint64_t{1} << 40);
+    write_file(path, bad);
+    CHECK_FALSE(jit_cache::inspect(path, why, source));
+    CHECK(why == "declares 1099511627776 payload bytes, more than an entry may hold (4294967296)");
+  }
+}
+
+// The attack the binding stops: an entry whose checksums are all valid, made from another IR that
+// has this image's XXH64 and size, stored under this image's file name. The library must compile
+// its own PTX rather than load the forged module, and replace the entry.
+TEST_CASE("a forged JIT cache entry under this image's name is a miss: compiled again, never loaded") {
+  cache_dir_guard g;
+  setenv("TRITONPACK_FORCE_IR", "1", 1);
+  const auto& bytes = tptest::fixture_container();
+  auto load = [&] {
+    auto& f = tptest::setup("sm_90");
+    library lib(bytes.data(), bytes.size());
+    launch_vector_add(lib);
+    CHECK(f.launches().size() == 1);
+    return f.calls("cuLinkComplete");
+  };
+  REQUIRE(load() == 1);
+  const auto files = list_dir(g.path());
+  REQUIRE(files.size() == 1);
+  const std::string path = g.path() + "/" + files[0];
+  const std::string good = read_file(path);
+  const std::uint64_t source_size = byte_io::load_u64(reinterpret_cast<const std::uint8_t*>(good.data()) + 16);
+  const std::string source = good.substr(jit_cache::header_size, source_size);
+  const std::string cubin = good.substr(jit_cache::header_size + source_size);
+  REQUIRE(contains(source, ".entry vector_add"));
+  std::string other = source;  // the attacker's IR: same size, other bytes
+  other[other.find(".entry")] = '/';
+  // A module that loads: without the binding it would be used, and no compile would happen.
+  forge_entry(path, other, cubin);
+  CHECK(load() == 1);
+  CHECK(read_file(path) == good);  // rewritten from this image's own PTX
+  CHECK(load() == 0);
+  unsetenv("TRITONPACK_FORCE_IR");
+}
+
+TEST_CASE("a JIT cache that cannot be written is said once per process, and nothing goes into a directory others may replace files in") {
+  if (!std::getenv("TP_JITWARN_CHILD")) {
+    const auto child = tptest::run_self("TP_JITWARN_CHILD=1", "*cannot be written is said once*");
+    const std::string& out = child.output;
+    CAPTURE(out);
+    CHECK(tptest::one_case_passed(child));
+    std::size_t warnings = 0;
+    for (std::size_t at = out.find("tritonpack: warning: JIT cache not written: "); at != std::string::npos;
+         at = out.find("tritonpack: warning:", at + 1))
+      ++warnings;
+    CHECK(warnings == 1);
+    CHECK(contains(out, "tritonpack: warning: JIT cache not written: nothing is written there: its directory "));
+    CHECK(contains(out, " is writable by others without the sticky bit (mode 0777), so another user could replace the "
+                        "file; chmod o-w or +t "));
+    return;
+  }
+  cache_dir_guard g;
+  setenv("TRITONPACK_FORCE_IR", "1", 1);
+  REQUIRE(jit_cache::make_dirs(g.path()));
+  REQUIRE(chmod(g.path().c_str(), 0777) == 0);
+  const auto& bytes = tptest::fixture_container();
+  for (int i = 0; i < 2; ++i) {  // two libraries: one warning
+    auto& f = tptest::setup("sm_90");
+    library lib(bytes.data(), bytes.size());
+    launch_vector_add(lib);
+    CHECK(f.launches().size() == 1);
+  }
+  CHECK(list_dir(g.path()).empty());
+  // A file where the directory should be: also not written, and not said a second time.
+  REQUIRE(chmod(g.path().c_str(), 0700) == 0);
+  tptest::remove_tree(g.path());
+  write_file(g.path(), "in the way");
+  {
+    tptest::setup("sm_90");
+    library lib(bytes.data(), bytes.size());
+    launch_vector_add(lib);
+  }
+  unsetenv("TRITONPACK_FORCE_IR");
+}
+
+TEST_CASE("jit_cache: a quoted ~ in TRITONPACK_CACHE_DIR is the home directory; ~user is refused") {
+  const std::string old_dir = env::get("TRITONPACK_CACHE_DIR"), old_home = env::get("HOME");
+  setenv("HOME", "/home/tp-test", 1);
+  setenv("TRITONPACK_CACHE_DIR", "~/jit", 1);
+  CHECK(jit_cache::directory() == std::optional<std::string>("/home/tp-test/jit"));
+  setenv("TRITONPACK_CACHE_DIR", "~", 1);
+  CHECK(jit_cache::directory() == std::optional<std::string>("/home/tp-test"));
+  setenv("TRITONPACK_CACHE_DIR", "~other/jit", 1);
+  CHECK_FALSE(jit_cache::directory());
+  unsetenv("HOME");
+  setenv("TRITONPACK_CACHE_DIR", "~/jit", 1);
+  CHECK_FALSE(jit_cache::directory());
+  setenv("HOME", old_home.c_str(), 1);
+  setenv("TRITONPACK_CACHE_DIR", old_dir.c_str(), 1);
 }

@@ -12,30 +12,53 @@
 namespace tritonpack::pack {
 namespace {
 
+// Candidates that fail validation cost up to their claimed size each (the tables checksum reads
+// their tables), and a crafted file can claim the rest of the file at every offset: the scan
+// would be quadratic. The bytes spent on candidates that turn out invalid are therefore bounded
+// by a multiple of the file's size; past it, further candidates are counted, not validated.
+constexpr std::uint64_t invalid_budget_factor = 4;
+constexpr std::uint64_t invalid_budget_floor = std::uint64_t{64} << 20;
+// Reasons kept for the error message; the others are counted.
+constexpr std::size_t rejected_kept = 16;
+
 void scan(const std::vector<std::uint8_t>& bytes, search_result& r) {
   const std::uint8_t* const begin = bytes.data();
   const std::uint8_t* const end = begin + bytes.size();
   const std::uint8_t* p = begin;
+  std::uint64_t budget = invalid_budget_floor + invalid_budget_factor * bytes.size();
+  std::size_t rejected = 0, unchecked = 0;
+  auto reject = [&](std::uint64_t off, const std::string& why) {
+    if (++rejected <= rejected_kept)
+      r.rejected.push_back("offset " + std::to_string(off) + ": " + why);
+  };
   while (true) {
     p = std::search(p, end, format::magic, format::magic + format::magic_size);
     if (p == end) break;
     const std::uint64_t off = static_cast<std::uint64_t>(p - begin);
     std::uint64_t total = 0;
     if (!container::probe(p, static_cast<std::size_t>(end - p), total)) {
-      r.rejected.push_back("offset " + std::to_string(off) + ": magic without a complete header");
+      reject(off, "magic without a complete header");
       ++p;
       continue;
     }
-    if (total > static_cast<std::uint64_t>(end - p)) {
+    const std::uint64_t available = static_cast<std::uint64_t>(end - p);
+    const std::uint64_t cost = total < available ? total : available;
+    if (cost > budget) {
+      ++unchecked;
+      ++p;
+      continue;
+    }
+    if (total > available) {
       // Truncated (or not a container): let the reader say which field disagrees.
       std::string why = "header says " + std::to_string(total) + " bytes, only " +
-                        std::to_string(end - p) + " follow";
+                        std::to_string(available) + " follow";
       try {
-        (void)container::parse(p, static_cast<std::size_t>(end - p));
+        (void)container::parse(p, static_cast<std::size_t>(available));
       } catch (const error& e) {
         why = e.message();
       }
-      r.rejected.push_back("offset " + std::to_string(off) + ": " + why);
+      budget -= cost;
+      reject(off, why);
       ++p;
       continue;
     }
@@ -47,10 +70,19 @@ void scan(const std::vector<std::uint8_t>& bytes, search_result& r) {
       r.containers.push_back({off, std::vector<std::uint8_t>(p, p + total)});
       p += total;  // a valid container: skip past it
     } catch (const error& e) {
-      r.rejected.push_back("offset " + std::to_string(off) + ": " + e.message());
+      budget -= cost;
+      reject(off, e.message());
       ++p;
     }
   }
+  if (rejected > rejected_kept)
+    r.rejected.push_back(std::to_string(rejected - rejected_kept) + " more invalid candidates");
+  if (unchecked)
+    r.rejected.push_back(std::to_string(unchecked) +
+                         " candidates not validated: invalid candidates before them already "
+                         "claimed " +
+                         std::to_string(invalid_budget_factor) +
+                         " times the file's size (a crafted file?)");
 }
 
 }  // namespace

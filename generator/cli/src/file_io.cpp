@@ -6,6 +6,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <memory>
@@ -36,16 +40,45 @@ bool is_a_directory(const fs::path& p) {
 
 }  // namespace
 
-std::vector<std::uint8_t> read_file(const fs::path& path, const std::string& expected) {
+std::vector<std::uint8_t> read_file(const fs::path& path, const std::string& expected,
+                                    std::uint64_t max_size) {
   if (is_a_directory(path))
     throw error(errc::io_error,
                 fmt::format("{} is a directory; expected {}", path.string(), expected));
-  file_ptr in(std::fopen(path.c_str(), "rb"));
-  if (!in) fail(fmt::format("cannot open {}", path.string()), errno);
+  // O_NONBLOCK: a FIFO named here must not block the open; it is refused below.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) fail(fmt::format("cannot open {}", path.string()), errno);
+  file_ptr in(::fdopen(fd, "rb"));
+  if (!in) {
+    const int err = errno;
+    ::close(fd);
+    fail(fmt::format("cannot open {}", path.string()), err);
+  }
+  // The file checked is the file read: fstat of the opened descriptor, not of the path.
+  struct stat st;
+  if (::fstat(fd, &st) != 0) fail(fmt::format("cannot stat {}", path.string()), errno);
+  if (!S_ISREG(st.st_mode))
+    throw error(errc::io_error,
+                fmt::format("{} is not a regular file (a {}); expected {}", path.string(),
+                            S_ISFIFO(st.st_mode)   ? "FIFO"
+                            : S_ISCHR(st.st_mode)  ? "character device"
+                            : S_ISBLK(st.st_mode)  ? "block device"
+                            : S_ISSOCK(st.st_mode) ? "socket"
+                                                   : "special file",
+                            expected));
+  if (static_cast<std::uint64_t>(st.st_size) > max_size)
+    throw error(errc::io_error,
+                fmt::format("{} is {} bytes, more than the {} bytes {} may be", path.string(),
+                            static_cast<std::uint64_t>(st.st_size), max_size, expected));
   std::vector<std::uint8_t> bytes;
+  bytes.reserve(static_cast<std::size_t>(st.st_size));
   std::uint8_t buf[1 << 16];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, in.get()))
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, in.get())) {
+    if (bytes.size() + n > max_size)  // grew while being read
+      throw error(errc::io_error, fmt::format("{} grew past {} bytes while being read; expected {}",
+                                              path.string(), max_size, expected));
     bytes.insert(bytes.end(), buf, buf + n);
+  }
   if (std::ferror(in.get())) fail(fmt::format("cannot read {}", path.string()), errno);
   return bytes;
 }

@@ -15,6 +15,21 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
+// `s` as it may be printed on a terminal: control bytes (escape sequences, carriage returns,
+// backspaces; newlines when `keep_newlines` is false) become \xNN, so a name in a container cannot
+// rewrite what the report shows. The container's strings are not trusted to be text.
+std::string printable(std::string_view s, bool keep_newlines = false) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && !(keep_newlines && c == '\n')) || c == 0x7f)
+      out += fmt::format("\\x{:02x}", c);
+    else out += ch;
+  }
+  return out;
+}
+
 const char* spec_name(spec_kind k) {
   switch (k) {
     case spec_kind::none: return "none";
@@ -157,22 +172,35 @@ json integrity_json(const container& c, bool quick,
 }
 
 std::string integrity_text(const container& c, bool quick,
-                           const std::map<std::uint32_t, std::string>& damaged) {
+                           const std::map<std::uint32_t, std::string>& damaged,
+                           const std::map<std::uint32_t, std::string>& unchecked) {
   const std::size_t n = c.info().images.size();
   if (quick)
     return "integrity: not checked (--quick: the header and tables were validated against their "
            "checksum; the frames were not decoded)\n";
+  std::string not_checked;
+  if (!unchecked.empty()) {
+    not_checked = fmt::format(
+        "NOT CHECKED: {} of {} image{} {} in frames above the --max-image-size limit, so {} not "
+        "decoded; pass a larger --max-image-size to check {}:\n",
+        unchecked.size(), n, n == 1 ? "" : "s", unchecked.size() == 1 ? "is" : "are",
+        unchecked.size() == 1 ? "it was" : "they were", unchecked.size() == 1 ? "it" : "them");
+    for (const auto& [i, why] : unchecked)
+      not_checked += fmt::format("  {} {}\n", printable(c.describe_image(i)), why);
+    if (damaged.empty()) return not_checked;
+  }
   if (damaged.empty())
     return fmt::format("integrity: ok: {} frame{} decoded, {} image checksum{} verified\n",
                        c.frames().size(), c.frames().size() == 1 ? "" : "s", n, n == 1 ? "" : "s");
   std::string t =
       fmt::format("DAMAGED: {} of {} image{} {} not the bytes that were packed:\n", damaged.size(),
                   n, n == 1 ? "" : "s", damaged.size() == 1 ? "is" : "are");
-  for (const auto& [i, why] : damaged) t += fmt::format("  {} {}\n", c.describe_image(i), why);
+  for (const auto& [i, why] : damaged)
+    t += fmt::format("  {} {}\n", printable(c.describe_image(i)), printable(why));
   t += "  the container's bytes changed after `tritonpack pack` wrote them; rebuild it (pack the "
        "kernels again and recompile\n"
        "  the program that embeds it)\n";
-  return t;
+  return not_checked + t;
 }
 
 }  // namespace
@@ -183,15 +211,17 @@ inspect_result inspect_report(const search_result& found, const inspect_options&
     device = parse_device_target(opt.device);  // bad_argument names the forms
   json all = json::array();
   std::string text;
-  std::size_t damaged_total = 0;
+  std::size_t damaged_total = 0, unchecked_total = 0;
   for (std::size_t ci = 0; ci < found.containers.size(); ++ci) {
     const found_container& fc = found.containers[ci];
     const container c = container::parse(fc.bytes.data(), fc.bytes.size());
     const container_info& info = c.info();
-    std::map<std::uint32_t, std::string> damaged;  // image → why
+    std::map<std::uint32_t, std::string> damaged, unchecked;  // image → why
     if (!opt.quick)
-      for (const image_damage& d : c.find_damage()) damaged.emplace(d.image, d.reason);
+      for (const image_damage& d : c.find_damage(opt.max_image_size))
+        (d.checked ? damaged : unchecked).emplace(d.image, d.reason);
     damaged_total += damaged.size();
+    unchecked_total += unchecked.size();
     std::uint64_t raw = 0;
     for (const image_info& im : info.images) raw += im.raw_size;
     std::uint64_t stored = 0;
@@ -211,9 +241,12 @@ inspect_result inspect_report(const search_result& found, const inspect_options&
         "{} ({}){}: tritonpack container v{}, library \"{}\", Triton {}\n", opt.file, found.source,
         found.containers.size() > 1 || fc.offset ? fmt::format(" at offset {}", fc.offset)
                                                  : std::string(),
-        info.format_version, info.name, info.triton_version.empty() ? "?" : info.triton_version);
+        info.format_version, printable(info.name),
+        info.triton_version.empty() ? "?" : printable(info.triton_version));
     cj["integrity"] = integrity_json(c, opt.quick, damaged);
-    text += integrity_text(c, opt.quick, damaged);
+    cj["integrity"]["not_checked"] =
+        opt.quick ? json(nullptr) : integrity_json(c, false, unchecked)["damaged"];
+    text += integrity_text(c, opt.quick, damaged, unchecked);
     json kernels = json::array();
     for (std::size_t ki = 0; ki < info.kernels.size(); ++ki) {
       const kernel_info& k = info.kernels[ki];
@@ -230,11 +263,12 @@ inspect_result inspect_report(const search_result& found, const inspect_options&
         arg_text += fmt::format("{}{}: {}{}", arg_text.empty() ? "" : ", ", a.name,
                                 a.is_const ? "const " : "", a.type);
       kj["args"] = args;
-      text += fmt::format(
-          "\nkernel {} ({})\n  args: {}\n  grid: {}\n", k.name,
-          k.source.empty() ? "no source" : k.source, arg_text.empty() ? "none" : arg_text,
-          k.grid[0].empty() ? "passed by the caller"
-                            : fmt::format("({}, {}, {})", k.grid[0], k.grid[1], k.grid[2]));
+      text += fmt::format("\nkernel {} ({})\n  args: {}\n  grid: {}\n", printable(k.name),
+                          k.source.empty() ? "no source" : printable(k.source),
+                          arg_text.empty() ? "none" : printable(arg_text),
+                          k.grid[0].empty() ? "passed by the caller"
+                                            : printable(fmt::format("({}, {}, {})", k.grid[0],
+                                                                    k.grid[1], k.grid[2])));
       json variants = json::array();
       for (std::size_t vi = 0; vi < k.variants.size(); ++vi) {
         const variant_info& v = k.variants[vi];
@@ -369,9 +403,13 @@ inspect_result inspect_report(const search_result& found, const inspect_options&
     top["file"] = opt.file;
     top["source"] = found.source;
     top["containers"] = all;
-    return {top.dump(2) + "\n", damaged_total};
+    // Invalid UTF-8 in a name is replaced (U+FFFD) rather than failing the report.
+    return {top.dump(2, ' ', false, json::error_handler_t::replace) + "\n", damaged_total,
+            unchecked_total};
   }
-  return {text, damaged_total};
+  // Whatever else came from the container (archs, selection reasons, tuning rows): no control
+  // byte reaches the terminal.
+  return {printable(text, true), damaged_total, unchecked_total};
 }
 
 }  // namespace tritonpack::pack

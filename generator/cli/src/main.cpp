@@ -44,7 +44,7 @@ constexpr const char* usage_text =
     "                 [--frames per-kernel-backend|per-kernel-backend-kind|per-kernel|\n"
     "                           binaries-alone|per-image]\n"
     "                 [--dict-size BYTES] [--store-binaries] [--languages c,fortran]\n"
-    "                 [--tuning TABLE.json]\n"
+    "                 [--tuning TABLE.json] [--allow-outside-manifest-dir]\n"
     "      Pack the artifacts of MANIFEST into OUTDIR/NAME.tpk and the generated header\n"
     "      OUTDIR/NAME.hpp. MANIFEST comes from the front end, `python -m tritonpack_compile\n"
     "      SPEC -o DIR`, with PYTHONPATH=<tritonpack>/generator/python (a checkout) or\n"
@@ -54,15 +54,19 @@ constexpr const char* usage_text =
     "      zstd level (1..22, default 19).\n"
     "      --store-binaries keeps cubins / code objects uncompressed (a bigger file, a first\n"
     "      launch without decompression).\n"
+    "      The files MANIFEST names must lie under its directory and be regular files;\n"
+    "      --allow-outside-manifest-dir lets a manifest you trust name files elsewhere.\n"
     "      --tuning embeds a tuning table measured on GPUs (rows of GPU or arch, key bucket,\n"
     "      config, times): docs/runtime.md \"Choosing a config\".\n"
     "      --languages c also writes the C API NAME.h and its definitions NAME_c.cpp; fortran\n"
     "      also writes module NAME in NAME.f90 (and the C files it binds to). docs/c-fortran.md.\n"
-    "  tritonpack inspect FILE [--device ARCH] [--json] [--quick]\n"
+    "  tritonpack inspect FILE [--device ARCH] [--json] [--quick] [--max-image-size BYTES]\n"
     "      List the kernels, variants and images in FILE (a .tpk, a generated .hpp, or a\n"
     "      program that embeds a container). --device sm_90 / gfx942 shows which image each\n"
     "      kernel variant would get on that GPU, and why. Every frame is decoded and every\n"
     "      image checked against its checksum (exit 1 if any is damaged); --quick skips that.\n"
+    "      Frames that decode to more than --max-image-size bytes (default 1 GiB) are not\n"
+    "      decoded: their images are reported as not checked (exit 1).\n"
     "  tritonpack tune FILE --sizes SIZES.json -o TABLE.json [--kernel NAME] [--device N]\n"
     "                 [--budget-ms MS] [--rounds N] [--fresh] [--arch-rows]\n"
     "      On a GPU: time every config of the tuned kernels of FILE (as inspect finds it) on\n"
@@ -71,8 +75,11 @@ constexpr const char* usage_text =
     "      The table is written after every problem; a rerun skips the rows it has (--fresh\n"
     "      re-times them). --budget-ms: time per problem (default 200); --rounds N: exactly N\n"
     "      rounds; --arch-rows: also rows for the GPU's arch (used by other GPUs of it).\n"
-    "  tritonpack extract FILE -o DIR\n"
-    "      Write every image of FILE to DIR/<kernel>/v<variant>/<backend>_<arch>.<kind>.\n"
+    "  tritonpack extract FILE -o DIR [--max-image-size BYTES]\n"
+    "      Write every image of FILE to DIR/<kernel>/v<variant>/<backend>_<arch>.<kind>\n"
+    "      (names reduced to [A-Za-z0-9_.-], never . or ..: nothing is written outside DIR).\n"
+    "      An image whose frame decodes to more than --max-image-size bytes (default 1 GiB)\n"
+    "      is refused.\n"
     "  tritonpack [COMMAND] --help | tritonpack --version\n"
     "exit codes: 0 success, 1 bad input, 2 usage error\n";
 
@@ -136,6 +143,20 @@ int parse_int(const std::string& s, const char* what, int lo, int hi) {
   return v;
 }
 
+// --max-image-size: a byte count, at least 1.
+std::uint64_t parse_size(const std::string& s, const char* what) {
+  std::size_t used = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || s.empty() || s[0] == '-' || v == 0)
+    throw usage_error(fmt::format("{} must be a byte count of at least 1, got \"{}\"", what, s));
+  return v;
+}
+
 // What to do when an output cannot be written.
 constexpr const char* output_remedy = "choose another output directory with -o";
 
@@ -143,12 +164,13 @@ int cmd_pack(int argc, char** argv) {
   const args a(argc, argv, 2,
                {"-o", "--output", "--name", "--mode", "--level", "--frames", "--dict-size",
                 "--languages", "--tuning"},
-               {"--store-binaries"});
+               {"--store-binaries", "--allow-outside-manifest-dir"});
   if (a.positional.size() != 1) throw usage_error("pack takes one MANIFEST");
   auto out_dir = a.get("-o");
   if (!out_dir) out_dir = a.get("--output");
   if (!out_dir) throw usage_error("pack needs -o OUTDIR");
   pack::load_options lo;
+  lo.allow_outside_manifest_dir = a.flags.count("--allow-outside-manifest-dir") != 0;
   if (auto m = a.get("--mode")) {
     if (*m != "binary" && *m != "ir" && *m != "both")
       throw usage_error(fmt::format("--mode must be binary, ir or both, got \"{}\"", *m));
@@ -248,7 +270,7 @@ pack::search_result load_containers(const std::string& file) {
 }
 
 int cmd_inspect(int argc, char** argv) {
-  const args a(argc, argv, 2, {"--device"}, {"--json", "--quick"});
+  const args a(argc, argv, 2, {"--device", "--max-image-size"}, {"--json", "--quick"});
   if (a.positional.size() != 1) throw usage_error("inspect takes one FILE");
   if (auto d = a.get("--device")) {
     try {
@@ -264,10 +286,21 @@ int cmd_inspect(int argc, char** argv) {
   if (auto d = a.get("--device")) io.device = *d;
   io.json = a.flags.count("--json") != 0;
   io.quick = a.flags.count("--quick") != 0;
+  if (auto m = a.get("--max-image-size")) io.max_image_size = parse_size(*m, "--max-image-size");
   const pack::inspect_result report = pack::inspect_report(r, io);
   std::cout << report.report;
-  if (report.damaged_images == 0) return 0;
+  if (report.damaged_images == 0 && report.unchecked_images == 0) return 0;
   std::cout.flush();
+  if (report.damaged_images == 0) {
+    std::cerr << fmt::format(
+        "tritonpack: {}: {} image{} not checked: {} frame{} decode{} to more than "
+        "--max-image-size ({} bytes); pass a larger --max-image-size to check {}\n",
+        a.positional[0], report.unchecked_images, report.unchecked_images == 1 ? " was" : "s were",
+        report.unchecked_images == 1 ? "its" : "their", report.unchecked_images == 1 ? "" : "s",
+        report.unchecked_images == 1 ? "s" : "", io.max_image_size,
+        report.unchecked_images == 1 ? "it" : "them");
+    return 1;
+  }
   std::cerr << fmt::format(
       "tritonpack: {} is damaged: {} image{} not the bytes that were packed (listed in the "
       "report); rebuild it\n",
@@ -275,15 +308,30 @@ int cmd_inspect(int argc, char** argv) {
   return 1;
 }
 
+// One path component made from a name in the container: [A-Za-z0-9_.-] only, and never "", "."
+// or ".." (a kernel named ".." would otherwise write beside DIR), nor a hidden file.
 std::string safe(std::string s) {
   for (char& c : s)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) c = '_';
+  if (s.empty() || s[0] == '.') s.insert(0, "_");
   return s;
 }
 
+// `relative` under `root`, refused unless it stays there: the last guard of extract's writes.
+fs::path confined(const fs::path& root, const std::string& relative) {
+  const fs::path rel = fs::path(relative).lexically_normal();
+  if (rel.empty() || rel.is_absolute() || *rel.begin() == "..")
+    throw error(errc::bad_container,
+                fmt::format("refusing to write {}: it is not inside the output directory {}",
+                            relative, root.string()));
+  return root / rel;
+}
+
 int cmd_extract(int argc, char** argv) {
-  const args a(argc, argv, 2, {"-o", "--output"}, {});
+  const args a(argc, argv, 2, {"-o", "--output", "--max-image-size"}, {});
   if (a.positional.size() != 1) throw usage_error("extract takes one FILE");
+  std::uint64_t max_image_size = pack::default_max_image_size;
+  if (auto m = a.get("--max-image-size")) max_image_size = parse_size(*m, "--max-image-size");
   auto out_dir = a.get("-o");
   if (!out_dir) out_dir = a.get("--output");
   if (!out_dir) throw usage_error("extract needs -o DIR");
@@ -312,8 +360,16 @@ int cmd_extract(int argc, char** argv) {
                                 safe(i.arch), image_kind_name(i.kind));
       std::string n = names[im];
       for (int dup = 1; !used.insert(n).second; ++dup) n = fmt::format("{}.{}", names[im], dup);
+      const frame_view& frame = c.frames()[c.frame_of(static_cast<std::uint32_t>(im))];
+      if (frame.codec != format::codec_stored && frame.raw_size > max_image_size)
+        throw error(
+            errc::bad_container,
+            fmt::format("{}: {} is in a frame that decodes to {} bytes, more than "
+                        "--max-image-size ({}); pass a larger --max-image-size to extract it",
+                        a.positional[0], c.describe_image(static_cast<std::uint32_t>(im)),
+                        frame.raw_size, max_image_size));
       const std::vector<std::uint8_t> bytes = c.decode_image(static_cast<std::uint32_t>(im));
-      const fs::path path = root / n;
+      const fs::path path = confined(root, n);
       pack::create_directories(path.parent_path(), output_remedy);
       pack::write_file_atomically(path, bytes.data(), bytes.size(), output_remedy);
       fmt::print("{}  {} bytes\n", path.string(), bytes.size());

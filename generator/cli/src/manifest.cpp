@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "tritonpack/container/format.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/identify.hpp"
 #include "tritonpack/launch/triton_abi.hpp"
@@ -126,9 +127,32 @@ std::string literal(const json& v, const std::string& where) {
   bad(fmt::format("manifest: {} must be a number, boolean or string, it is {}", where, v.dump()));
 }
 
+// The most an image or metadata file named by a manifest may hold: what one frame of a container
+// may decode to (format::max_frame_raw_size); a metadata JSON is far smaller.
+constexpr std::uint64_t max_image_file_size = format::max_frame_raw_size;
+constexpr std::uint64_t max_metadata_file_size = std::uint64_t{64} << 20;
+
+// `rel` (the manifest's `where`) resolved against the manifest's directory `dir`; refused when it
+// leaves that directory, unless the user allowed it.
+fs::path manifest_file(const fs::path& dir, const std::string& rel, const std::string& where,
+                       const load_options& options) {
+  const fs::path p(rel);
+  if (rel.empty()) bad(fmt::format("manifest: {} is empty; expected a file name", where));
+  if (options.allow_outside_manifest_dir) return dir / p;
+  const fs::path normal = p.lexically_normal();
+  if (p.is_absolute() || p.has_root_name() || (!normal.empty() && *normal.begin() == ".."))
+    bad(
+        fmt::format("manifest: {} is \"{}\", which is not inside the manifest's directory {}; the "
+                    "front end writes every file beside the manifest: pack the manifest it wrote, "
+                    "or pass --allow-outside-manifest-dir if you wrote this one and trust it",
+                    where, rel, dir.empty() ? std::string(".") : dir.string()));
+  return dir / normal;
+}
+
 // Launch facts from Triton's metadata JSON; defaults of docs/triton-abi.md §6 for missing keys.
 launch_info read_metadata(const fs::path& file, const std::string& rel, backend_kind backend) {
-  const std::vector<std::uint8_t> raw = read_file(file, "a metadata file (Triton's JSON)");
+  const std::vector<std::uint8_t> raw =
+      read_file(file, "a metadata file (Triton's JSON)", max_metadata_file_size);
   json m = json::parse(raw.begin(), raw.end(), nullptr, false);
   if (m.is_discarded() || !m.is_object()) bad(fmt::format("metadata {}: not a JSON object", rel));
   auto u32 = [&](const char* key, std::uint32_t dflt) -> std::uint32_t {
@@ -428,8 +452,11 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
           }
         if (dup) continue;
 
-        std::vector<std::uint8_t> bytes = read_file(dir / file, "an image file");
-        info_im.launch = read_metadata(dir / meta_rel, meta_rel, info_im.backend);
+        std::vector<std::uint8_t> bytes =
+            read_file(manifest_file(dir, file, im.sub("file"), options), "an image file",
+                      max_image_file_size);
+        info_im.launch = read_metadata(manifest_file(dir, meta_rel, im.sub("metadata"), options),
+                                       meta_rel, info_im.backend);
         const std::string& entry = info_im.launch.entry;
         auto fail = [&](const std::string& what) {
           bad(fmt::format("{} ({}): {}", file, im.path, what));

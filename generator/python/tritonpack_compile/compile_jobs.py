@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional
 
+from .cachetrust import MAX_RESULT_JSON, entry_file, plain_name, read_trusted, sha256, untrusted_dir
 from .errors import SpecError, TritonpackError
 from .pool import Limits, Task, WorkerPool, orphan_prefix, sweep_orphans
 from .progress import Progress
@@ -46,24 +47,59 @@ def entry_dir(cache_dir: Path, key: str) -> Path:
 
 
 def cache_lookup(cache_dir: Path, job: Job) -> Optional[dict]:
+    """The stored result of `job`, or None: absent, damaged, or not trusted (cachetrust.py): a
+    folder or file another user owns or may write, a file named outside the entry, not a regular
+    file, or not the bytes stored."""
     d = entry_dir(cache_dir, job.key)
-    try:
-        res = json.loads((d / "result.json").read_text())
-    except (OSError, ValueError):
+    if untrusted_dir(d) or untrusted_dir(d.parent):
         return None
-    if not res.get("ok") or not all((d / f).is_file() for f in res.get("files", {}).values()):
+    raw = read_trusted(d / "result.json", MAX_RESULT_JSON)
+    if raw is None:
+        return None
+    try:
+        res = json.loads(raw)
+    except ValueError:
+        return None
+    files = res.get("files") if isinstance(res, dict) else None
+    if not res.get("ok") or not isinstance(files, dict):
+        return None
+    if not all(entry_file(d, res, f) is not None for f in files.values()):
         return None
     return res
 
 
+def read_result_file(cache_dir: Path, job: Job, name) -> bytes:
+    """File `name` of `job`'s entry, checked again as it is read (cache_lookup checked it before
+    the run): what is packed is what was compiled."""
+    entry = entry_dir(cache_dir, job.key)
+    data = entry_file(entry, job.result, name)
+    if data is None:
+        raise TritonpackError(f"the compile cache entry {entry} changed while this run used it ({name} is not the "
+                           f"file stored); run again, or use --no-cache")
+    return data
+
+
 def _cache_store(cache_dir: Path, staging: Path, job: Job, res: dict) -> Path:
     final = entry_dir(cache_dir, job.key)
+    # The bytes each file had when compiled: a later lookup uses the entry only if they still are.
+    res["sha256"] = {name: sha256((staging / name).read_bytes()) for name in res.get("files", {}).values()
+                     if plain_name(name)}
     (staging / "result.json").write_text(json.dumps(res, indent=1))
     final.parent.mkdir(parents=True, exist_ok=True)
     try:
         os.replace(staging, final)
-    except OSError:  # another process stored the same entry first: theirs is as good
-        shutil.rmtree(staging, ignore_errors=True)
+    except OSError:
+        theirs = cache_lookup(cache_dir, job)
+        if theirs is not None:  # another process stored the same entry first: theirs is as good
+            shutil.rmtree(staging, ignore_errors=True)
+            res.clear()
+            res.update(theirs)
+        else:  # an entry that cannot be used (damaged, tampered with) stands there: this one replaces it
+            shutil.rmtree(final, ignore_errors=True)
+            try:
+                os.replace(staging, final)
+            except OSError:
+                shutil.rmtree(staging, ignore_errors=True)
     return final
 
 

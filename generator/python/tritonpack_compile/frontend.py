@@ -25,7 +25,8 @@ from .atomicfile import atomic_write as _atomic_write
 from .errors import SpecError, TritonpackError
 from .interrupt import stop_on_signals
 from .manifest import check_manifest
-from .compile_jobs import (LOG_DIR, TIME_LIMIT_ENV, cache_lookup, check_buildable, clear_logs, entry_dir,
+from .cachetrust import MAX_RESULT_JSON, read_trusted, untrusted_dir
+from .compile_jobs import (LOG_DIR, TIME_LIMIT_ENV, cache_lookup, check_buildable, clear_logs, entry_dir, read_result_file,
                            run_jobs, time_limit_from_env)
 from .pool import Limits, orphan_prefix, sweep_orphans
 from .progress import Progress
@@ -38,7 +39,7 @@ from .triton_support import DEFAULT_FP_FUSION, check_supported, pip_requirement
 from .tritonenv import compile_env
 
 # Bump when the layout or meaning of cached job results changes.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: result.json records each file's SHA-256 (cachetrust.py)
 # The modules whose code decides what a cached entry contains: their text is part of every key,
 # so a changed front end never reuses results of an older one (even at the same version number).
 _KEYED_MODULES = ("worker.py", "constness.py", "introspect.py", "triton_support.py")
@@ -134,10 +135,12 @@ def _introspect(spec: Spec, ks, closure: str, tver: str, cache_dir: Optional[Pat
     key = _sha({"gen": generator_fingerprint(), "triton": tver, "path": str(ks.source_path),
                 "closure": closure, "function": ks.function, **({"stubs": ks.stubs} if ks.stubs else {})})
     path = cache_dir / "introspect" / f"{key}.json" if cache_dir else None
-    if path and path.is_file():
+    # Used only when ours and no one else may change it (cachetrust.py); otherwise recomputed.
+    raw = read_trusted(path, MAX_RESULT_JSON) if path and not untrusted_dir(path.parent) else None
+    if raw is not None:
         try:
-            return json.loads(path.read_text())
-        except (OSError, ValueError):
+            return json.loads(raw)
+        except ValueError:
             pass  # a damaged entry is recomputed
     from .introspect import KernelLoadError, describe_kernel
     try:
@@ -265,16 +268,15 @@ def assemble(spec: Spec, kernels: List[BoundKernel], jobs: List[Job], out_dir: P
                 if not (j.result and j.result.get("ok")):
                     continue
                 res = j.result
-                entry = entry_dir(cache_dir, j.key)
                 arch = res["arch"]
                 stem = f"{bk.name}/v{vi}/{j.target.backend}_{arch.replace(':', '_')}"
                 meta_rel = f"{stem}.json"
-                files[meta_rel] = (entry / res["files"]["metadata"]).read_bytes()
+                files[meta_rel] = read_result_file(cache_dir, j, res["files"]["metadata"])
                 for kind in ("cubin", "ptx", "hsaco", "llir"):
                     if kind not in res["files"] or (kind not in kinds and not j.generic):
                         continue
                     rel = f"{stem}.{_EXT[kind]}"
-                    files[rel] = (entry / res["files"][kind]).read_bytes()
+                    files[rel] = read_result_file(cache_dir, j, res["files"][kind])
                     img = {"file": rel, "backend": j.target.backend, "kind": kind, "arch": arch}
                     if kind == "ptx":
                         img["arch"] = res.get("ptx_target") or arch

@@ -125,42 +125,18 @@ inline std::size_t frame_header_size(const std::uint8_t* p, std::size_t n) noexc
   return size <= n ? size : 0;
 }
 
-// Decodes the first `out_size` bytes of the zstd frame (`stored` bytes at `p`, `raw` bytes of
-// content) into `out`. When the whole frame is asked for it is decoded in one shot (zstd then
-// checks its content checksum and refuses a frame holding more than `raw` bytes); otherwise it is
-// streamed only as far as `out_size` (a few bytes more at most: to the end of the zstd block
-// holding byte `out_size`). Never writes past `out_capacity` bytes; with `out_capacity` >= `raw`,
-// zstd decodes straight into `out` instead of through window buffers of its own (fewer
-// allocations, pages and copies on a first launch).
-//
-// Returns nullptr when the bytes decoded; otherwise writes into `why` what zstd (or the block
-// walk) found wrong and returns it. Once check_zstd_frame has accepted the frame header, any such
-// failure means the payload is damaged — zstd's own words for it depend on where the damage
-// fell: a corrupted literal or match length makes the output overrun the recorded size, which
-// zstd reports as "Destination buffer is too small" — so the caller, which knows the image,
-// reports them all as damage and keeps zstd's words as the detail. Throws only when memory for
-// the decoder cannot be had (errc::out_of_memory).
-inline const char* decode_zstd_prefix(const std::uint8_t* p, std::uint64_t stored,
+// The streaming half of decode_zstd_prefix: decodes block by block until `out_size` bytes are
+// out, and says in `produced` how many were (on failure: the bytes before the damaged block). One
+// pass tells which images of a damaged frame decode (container::find_damage), instead of one
+// decode per image.
+inline const char* decode_zstd_stream(const std::uint8_t* p, std::uint64_t stored,
                                       std::uint64_t raw, const ZSTD_DDict* ddict, std::uint8_t* out,
                                       std::size_t out_size, std::size_t out_capacity,
-                                      char (&why)[256]) {
+                                      char (&why)[256], std::size_t& produced) {
+  produced = 0;
   ZSTD_DCtx* dctx = thread_dctx();
   if (!dctx) fail(errc::out_of_memory, "", "could not allocate a zstd decompression context");
-  // A previous, possibly failed, decode on this thread must not leak state into this one.
   ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);
-  if (out_size == raw) {
-    const std::size_t r =
-        ddict ? ZSTD_decompress_usingDDict(dctx, out, out_size, p, static_cast<std::size_t>(stored),
-                                           ddict)
-              : ZSTD_decompressDCtx(dctx, out, out_size, p, static_cast<std::size_t>(stored));
-    if (ZSTD_isError(r))
-      return std::snprintf(why, sizeof why, "zstd: %s", ZSTD_getErrorName(r)), why;
-    if (r != out_size)
-      return std::snprintf(why, sizeof why, "zstd frame holds %zu bytes, raw_size says %llu", r,
-                           static_cast<unsigned long long>(raw)),
-             why;
-    return nullptr;
-  }
   if (ddict) {
     const std::size_t r = ZSTD_DCtx_refDDict(dctx, ddict);
     if (ZSTD_isError(r))
@@ -202,11 +178,52 @@ inline const char* decode_zstd_prefix(const std::uint8_t* p, std::uint64_t store
     const std::size_t ret = ZSTD_decompressStream(dctx, &ob, &in);
     if (ZSTD_isError(ret))
       return std::snprintf(why, sizeof why, "zstd: %s", ZSTD_getErrorName(ret)), why;
+    produced = ob.pos;
     if (ret == 0 && ob.pos < out_size) return ended_early();
     if (in.pos == before_in && ob.pos == before_out && in.pos < in.size)
       return std::snprintf(why, sizeof why, "zstd decoder made no progress"), why;
   }
   return nullptr;
+}
+
+// Decodes the first `out_size` bytes of the zstd frame (`stored` bytes at `p`, `raw` bytes of
+// content) into `out`. When the whole frame is asked for it is decoded in one shot (zstd then
+// checks its content checksum and refuses a frame holding more than `raw` bytes); otherwise it is
+// streamed only as far as `out_size` (a few bytes more at most: to the end of the zstd block
+// holding byte `out_size`). Never writes past `out_capacity` bytes; with `out_capacity` >= `raw`,
+// zstd decodes straight into `out` instead of through window buffers of its own (fewer
+// allocations, pages and copies on a first launch).
+//
+// Returns nullptr when the bytes decoded; otherwise writes into `why` what zstd (or the block
+// walk) found wrong and returns it. Once check_zstd_frame has accepted the frame header, any such
+// failure means the payload is damaged — zstd's own words for it depend on where the damage
+// fell: a corrupted literal or match length makes the output overrun the recorded size, which
+// zstd reports as "Destination buffer is too small" — so the caller, which knows the image,
+// reports them all as damage and keeps zstd's words as the detail. Throws only when memory for
+// the decoder cannot be had (errc::out_of_memory).
+inline const char* decode_zstd_prefix(const std::uint8_t* p, std::uint64_t stored,
+                                      std::uint64_t raw, const ZSTD_DDict* ddict, std::uint8_t* out,
+                                      std::size_t out_size, std::size_t out_capacity,
+                                      char (&why)[256]) {
+  ZSTD_DCtx* dctx = thread_dctx();
+  if (!dctx) fail(errc::out_of_memory, "", "could not allocate a zstd decompression context");
+  // A previous, possibly failed, decode on this thread must not leak state into this one.
+  ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);
+  if (out_size == raw) {
+    const std::size_t r =
+        ddict ? ZSTD_decompress_usingDDict(dctx, out, out_size, p, static_cast<std::size_t>(stored),
+                                           ddict)
+              : ZSTD_decompressDCtx(dctx, out, out_size, p, static_cast<std::size_t>(stored));
+    if (ZSTD_isError(r))
+      return std::snprintf(why, sizeof why, "zstd: %s", ZSTD_getErrorName(r)), why;
+    if (r != out_size)
+      return std::snprintf(why, sizeof why, "zstd frame holds %zu bytes, raw_size says %llu", r,
+                           static_cast<unsigned long long>(raw)),
+             why;
+    return nullptr;
+  }
+  std::size_t produced = 0;
+  return decode_zstd_stream(p, stored, raw, ddict, out, out_size, out_capacity, why, produced);
 }
 
 }  // namespace codec

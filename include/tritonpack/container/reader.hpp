@@ -47,7 +47,8 @@ TRITONPACK_BEGIN_NAMESPACE
 // An image whose bytes are not what was packed, as find_damage() reports it.
 struct image_damage {
   std::uint32_t image = 0;
-  std::string reason;  // "does not decode (frames[1]: zstd: Data corruption detected)"
+  std::string reason;   // "does not decode (frames[1]: zstd: Data corruption detected)"
+  bool checked = true;  // false: not decoded (its frame is above find_damage's limit), so unknown
 };
 
 class container {
@@ -120,7 +121,11 @@ class container {
                   layout_.images.size());
     std::vector<std::uint8_t> out;
     std::string reason;
-    if (!decode_into(image_index, out, reason)) damaged(image_index, reason);
+    try {
+      if (!decode_into(image_index, out, reason)) damaged(image_index, reason);
+    } catch (const std::bad_alloc&) {
+      out_of_memory(image_index);
+    }
     return out;
   }
 
@@ -146,10 +151,13 @@ class container {
   }
 
   // Everything decode_image checks, for every image: each frame is decoded once, whole, and each
-  // image's XXH64 compared with the recorded one; a frame that does not decode whole is decoded
-  // image by image, so the images before the damage are reported intact. Returns the damaged
-  // images in index order (none: the container is exactly what was packed).
-  std::vector<image_damage> find_damage() const;
+  // image's XXH64 compared with the recorded one; a frame that does not decode whole is streamed
+  // once more as far as it decodes, so the images before the damage are reported intact (and a
+  // damaged frame of many images costs two decodes, not one per image). Frames whose raw_size is
+  // above `max_frame_size` are not decoded: their images are reported as not checked. Returns
+  // the damaged images in index order (none: the container is exactly what was packed). Memory
+  // that cannot be had throws error(errc::out_of_memory).
+  std::vector<image_damage> find_damage(std::uint64_t max_frame_size = ~std::uint64_t{0}) const;
 
   static std::string hex(std::uint64_t v) {
     static const char digits[] = "0123456789abcdef";
@@ -218,6 +226,13 @@ class container {
   static std::string decode_reason(std::uint32_t frame, const char* why) {
     return "does not decode (frames[" + std::to_string(frame) + "]: " + why + ")";
   }
+  [[noreturn]] TRITONPACK_COLD void out_of_memory(std::uint32_t i) const {
+    const frame_view& f = layout_.frames[layout_.images[i].frame];
+    throw error(errc::out_of_memory, "not enough host memory to decode " + describe_image(i) +
+                                         " (its frame holds " + std::to_string(f.raw_size) +
+                                         " bytes once decoded); free memory or raise the "
+                                         "process's memory limit");
+  }
   [[noreturn]] TRITONPACK_COLD void damaged(std::uint32_t i, const std::string& reason) const {
     const std::string which =
         layout_.name.empty() ? std::string("the container") : "container \"" + layout_.name + "\"";
@@ -239,11 +254,15 @@ inline bool container::decode_into(std::uint32_t i, std::vector<std::uint8_t>& o
     char why[256];
     if (frame_problem(im.frame, why)) return reason = decode_reason(im.frame, why), false;
     const ZSTD_DDict* dict = f.uses_dictionary ? layout_.ddict.get() : nullptr;
-    if (end == f.raw_size && begin == 0) {  // the whole frame: one shot, straight into the result
-      out.resize(static_cast<std::size_t>(end));
-      if (codec::decode_zstd_prefix(stored, f.stored_size, f.raw_size, dict, out.data(), out.size(),
-                                    out.size(), why))
+    if (end == f.raw_size && begin == 0) {  // the whole frame: one shot
+      // Into memory that is not zero-filled: a frame header that claims gigabytes it does not
+      // hold costs an allocation whose pages are never touched, not a fill of all of them.
+      const std::size_t n = static_cast<std::size_t>(end);
+      std::unique_ptr<std::uint8_t[]> buf(new (std::nothrow) std::uint8_t[n]);
+      if (!buf) throw std::bad_alloc();
+      if (codec::decode_zstd_prefix(stored, f.stored_size, f.raw_size, dict, buf.get(), n, n, why))
         return reason = decode_reason(im.frame, why), false;
+      out.assign(buf.get(), buf.get() + n);
     } else {
       // Room for the whole frame lets zstd decode in place (decode_zstd_prefix); the buffer is
       // not zero-filled, so only the pages of the decoded prefix are ever touched. Frames above
@@ -251,10 +270,7 @@ inline bool container::decode_into(std::uint32_t i, std::vector<std::uint8_t>& o
       const bool whole = f.raw_size <= (std::uint64_t{64} << 20);
       const std::size_t capacity = static_cast<std::size_t>(whole ? f.raw_size : end);
       std::unique_ptr<std::uint8_t[]> buf(new (std::nothrow) std::uint8_t[capacity]);
-      if (!buf)
-        codec::fail(errc::out_of_memory, "",
-                    "images[%u] (frames[%u]): cannot allocate %zu bytes to decode into", i,
-                    im.frame, capacity);
+      if (!buf) throw std::bad_alloc();
       if (codec::decode_zstd_prefix(stored, f.stored_size, f.raw_size, dict, buf.get(),
                                     static_cast<std::size_t>(end), capacity, why))
         return reason = decode_reason(im.frame, why), false;
@@ -264,31 +280,72 @@ inline bool container::decode_into(std::uint32_t i, std::vector<std::uint8_t>& o
   return checksum_matches(i, out.data(), reason);
 }
 
-inline std::vector<image_damage> container::find_damage() const {
+inline std::vector<image_damage> container::find_damage(std::uint64_t max_frame_size) const {
   std::vector<image_damage> found;
-  std::vector<std::uint8_t> whole, one;
-  std::string reason;
-  for (std::uint32_t fi = 0; fi < layout_.frames.size(); ++fi) {
-    const frame_view& f = layout_.frames[fi];
-    const std::uint8_t* decoded = nullptr;  // the whole frame, when it decodes in one piece
-    if (f.codec == format::codec_stored) {
-      decoded = layout_.data + f.offset;
-    } else {
-      char why[256];
-      whole.resize(static_cast<std::size_t>(f.raw_size) +
-                   1);  // + 1: a valid pointer for an empty frame
-      const ZSTD_DDict* dict = f.uses_dictionary ? layout_.ddict.get() : nullptr;
-      if (!frame_problem(fi, why) &&
-          !codec::decode_zstd_prefix(layout_.data + f.offset, f.stored_size, f.raw_size, dict,
-                                     whole.data(), static_cast<std::size_t>(f.raw_size),
-                                     whole.size(), why))
-        decoded = whole.data();
+  std::uint32_t current = 0;  // the image being checked, for the out-of-memory message
+  try {
+    std::unique_ptr<std::uint8_t[]> buf;  // not zero-filled (decode_into says why)
+    std::size_t buf_size = 0;
+    std::string reason;
+    for (std::uint32_t fi = 0; fi < layout_.frames.size(); ++fi) {
+      const frame_view& f = layout_.frames[fi];
+      current = f.first_image;
+      // What decode_into would conclude, worked out once per frame: the decoded bytes (whole, or
+      // the first `produced` of them), or why the frame cannot be decoded at all.
+      const std::uint8_t* decoded = nullptr;
+      std::size_t produced = 0;
+      std::string frame_reason, whole_reason, stream_reason;
+      const bool over_limit = f.codec != format::codec_stored && f.raw_size > max_frame_size;
+      if (f.codec == format::codec_stored) {
+        decoded = layout_.data + f.offset;
+        produced = static_cast<std::size_t>(f.raw_size);
+      } else if (over_limit) {
+        frame_reason = "was not checked: its frame (frames[" + std::to_string(fi) + "]) holds " +
+                       std::to_string(f.raw_size) + " bytes once decoded, above the " +
+                       std::to_string(max_frame_size) + "-byte limit on what is decoded";
+      } else {
+        char why[256];
+        const ZSTD_DDict* dict = f.uses_dictionary ? layout_.ddict.get() : nullptr;
+        const std::size_t n = static_cast<std::size_t>(f.raw_size);
+        if (frame_problem(fi, why)) {
+          frame_reason = decode_reason(fi, why);
+        } else {
+          if (buf_size < n + 1) {  // + 1: a valid pointer for an empty frame
+            buf.reset();
+            buf.reset(new (std::nothrow) std::uint8_t[n + 1]);
+            if (!buf) throw std::bad_alloc();
+            buf_size = n + 1;
+          }
+          decoded = buf.get();
+          if (!codec::decode_zstd_prefix(layout_.data + f.offset, f.stored_size, f.raw_size, dict,
+                                         buf.get(), n, buf_size, why)) {
+            produced = n;
+          } else {
+            whole_reason = decode_reason(fi, why);
+            const char* stream_why =
+                codec::decode_zstd_stream(layout_.data + f.offset, f.stored_size, f.raw_size, dict,
+                                          buf.get(), n, buf_size, why, produced);
+            if (stream_why) stream_reason = decode_reason(fi, stream_why);
+          }
+        }
+      }
+      for (std::uint32_t i = f.first_image; i < f.first_image + f.image_count; ++i) {
+        current = i;
+        const detail::image_location& im = layout_.images[i];
+        const std::uint64_t end = im.offset + im.raw_size;
+        bool intact = false;
+        if (end == 0)  // nothing to decode (decode_into): only its checksum to compare
+          intact = checksum_matches(i, layout_.data, reason);
+        else if (!frame_reason.empty()) reason = frame_reason;
+        else if (!whole_reason.empty() && end == f.raw_size)
+          reason = whole_reason;  // an image ending the frame is decoded in one shot, as above
+        else if (end <= produced) intact = checksum_matches(i, decoded + im.offset, reason);
+        else reason = stream_reason;
+        if (!intact) found.push_back({i, reason, !over_limit});
+      }
     }
-    for (std::uint32_t i = f.first_image; i < f.first_image + f.image_count; ++i) {
-      const bool intact = decoded ? checksum_matches(i, decoded + layout_.images[i].offset, reason)
-                                  : decode_into(i, one, reason);
-      if (!intact) found.push_back({i, reason});
-    }
+  } catch (const std::bad_alloc&) {
+    out_of_memory(current);
   }
   return found;
 }

@@ -105,7 +105,7 @@ inline CUmodule jit_ptx(const driver& d, const device_props& props, std::vector<
                                        static_cast<std::uint8_t*>(cubin) + cubin_size);
     };
     const std::vector<std::uint8_t> cubin =
-        jit_cache::get_or_compile(jit_cache::file_name(im.checksum, props.arch, d.version),
+        jit_cache::get_or_compile(jit_cache::file_name(im.checksum, props.arch, d.version), ptx,
                                   "the CUDA driver's linker", link_ptx, loads, how);
     if (!m)
       d.check(d.fn.cuModuleLoadData(&m, cubin.data()),

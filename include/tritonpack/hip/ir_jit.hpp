@@ -74,9 +74,11 @@ inline std::vector<std::uint8_t> compile_llir(const load_plan& p, const device_p
   };
   std::string why = comgr_cannot_target(cg, props.arch);
   if (!why.empty()) throw cannot(why);
+  // Decoded before the cache is asked: an entry is used only when compiled from exactly these
+  // bytes.
+  const std::vector<std::uint8_t> ir = p.source->decode_image(p.image_index());
   auto compile = [&] {
-    std::vector<std::uint8_t> code =
-        cg.lib->compile(p.source->decode_image(p.image_index()), props.arch, why);
+    std::vector<std::uint8_t> code = cg.lib->compile(ir, props.arch, why);
     if (code.empty())
       throw cannot(why + (why.find("LLVM IR") != std::string::npos
                               ? " (this comgr's LLVM is older than the LLVM 22 Triton 3.6 wrote "
@@ -90,7 +92,7 @@ inline std::vector<std::uint8_t> compile_llir(const load_plan& p, const device_p
   // The comgr version in the arch part of the key: two comgrs on one ROCm do not share entries.
   const std::string key_arch =
       props.arch + "-comgr" + std::to_string(cg.lib->major) + "." + std::to_string(cg.lib->minor);
-  return jit_cache::get_or_compile(jit_cache::file_name(im.checksum, key_arch, hip_version),
+  return jit_cache::get_or_compile(jit_cache::file_name(im.checksum, key_arch, hip_version), ir,
                                    cg.lib->describe(), compile, any_entry, how);
 }
 

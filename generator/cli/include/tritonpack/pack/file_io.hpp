@@ -12,10 +12,12 @@
 
 namespace tritonpack::pack {
 
-// The whole of `path`. `expected` names what it should be ("a manifest file (manifest.json)"), for
-// the message when it is a directory. Throws error(io_error) naming the path and the reason.
+// The whole of `path`, a regular file (a FIFO, device or socket is refused, never read or waited
+// on) of at most `max_size` bytes. `expected` names what it should be ("a manifest file
+// (manifest.json)"), for the messages. Throws error(io_error) naming the path and the reason.
 std::vector<std::uint8_t> read_file(const std::filesystem::path& path,
-                                    const std::string& expected = "a file");
+                                    const std::string& expected = "a file",
+                                    std::uint64_t max_size = ~std::uint64_t{0});
 
 // Writes `path` through a new temporary file of a random name next to it (never a file or link
 // already there) and a rename. On failure throws error(io_error) with the reason and `remedy`

@@ -22,6 +22,10 @@ struct load_options {
   // ptx/llir. Unset: keep what the manifest's `mode` says.
   bool mode_given = false;
   pack_mode mode = pack_mode::both;
+  // The files a manifest names (images, metadata) must lie under the manifest's directory: a
+  // manifest is input, and one naming ../.. or /etc/... would pack whatever it names. True
+  // (`pack --allow-outside-manifest-dir`) lets relative paths leave it and absolute paths in.
+  bool allow_outside_manifest_dir = false;
 };
 
 struct loaded_manifest {
