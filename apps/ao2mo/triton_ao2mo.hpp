@@ -151,7 +151,7 @@ inline bool fused_kernels_cover(std::int64_t n, std::int64_t max_n) { return n >
 // 64, 96, 128, 160; nullptr where not compiled (the example's library: 128 only).
 template <class T>
 struct half_kernels {
-  using fn = void (*)(const T*, const T*, T*, std::int32_t, std::int32_t, std::int32_t, std::int32_t, tritonpack::stream_t);
+  using fn = void (*)(const T*, const T*, T*, tritonpack::arg_i32, tritonpack::arg_i32, tritonpack::arg_i32, tritonpack::arg_i32, tritonpack::stream_t);
   fn r64 = nullptr, r96 = nullptr, r128 = nullptr, r160 = nullptr;
 
   std::int64_t max_n() const { return r160 ? 160 : r128 ? 128 : r96 ? 96 : r64 ? 64 : 0; }
@@ -215,8 +215,8 @@ enum class mo_layout { pq_rs, rs_pq };
 
 template <class T>
 struct pair_kernels {
-  using fn = void (*)(const T*, const T*, T*, std::int32_t, std::int32_t, std::int32_t, std::int32_t, std::int32_t,
-                      std::int32_t, std::int32_t, std::int32_t, tritonpack::stream_t);
+  using fn = void (*)(const T*, const T*, T*, tritonpack::arg_i32, tritonpack::arg_i32, tritonpack::arg_i32, tritonpack::arg_i32, tritonpack::arg_i32,
+                      tritonpack::arg_i32, tritonpack::arg_i32, tritonpack::arg_i32, tritonpack::stream_t);
   struct covering {
     std::int64_t rows;  // the largest N these two cover (R_HI + R_LO = K_HI + K_LO)
     fn first, second;   // I -> J, J -> MO (the second's signatures: one per mo_layout)

@@ -86,7 +86,7 @@ inline void mp2_unfused(precision p, mp2_device& d, const float* eri, tritonpack
 
 // The fused kernel's function for precision p and the largest v it covers (its V_PAD).
 struct mp2_fused_kernel {
-  using fn = void (*)(const float*, const float*, const float*, const float*, double*, std::int32_t, std::int32_t, std::int32_t,
+  using fn = void (*)(const float*, const float*, const float*, const float*, double*, tritonpack::arg_i32, tritonpack::arg_i32, tritonpack::arg_i32,
                       tritonpack::stream_t);
   fn f = nullptr;
   std::int64_t max_v = 0;

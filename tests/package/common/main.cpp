@@ -13,8 +13,8 @@
 #include <type_traits>
 
 static_assert(std::is_same_v<decltype(&pkgtest::scale),
-                             void (*)(const float*, float*, std::int32_t, float, tritonpack::stream_t)>,
-              "scale(x, out, n, alpha) should take (const float*, float*, int32_t, float, stream)");
+                             void (*)(const float*, float*, tritonpack::arg_i32, float, tritonpack::stream_t)>,
+              "scale(x, out, n, alpha) should take (const float*, float*, arg_i32, float, stream)");
 
 static int failures = 0;
 #define EXPECT(cond)                                                        \
