@@ -139,6 +139,7 @@ def run(cmd, cwd, log, timeout):
         raise
 
 
+PYTEST_RESULT = re.compile(r"^(FAILED|ERROR) (\S+\.py(?:::\S+)?)")  # "FAILED tests/python/t.py::test_x - why"
 CTEST_FAILED = re.compile(r"^\s*\d+ - (\S+) \([^)]*\)")  # "  27 - capi.fortran.streams (Failed)  cpu"
 
 
@@ -166,9 +167,9 @@ def failing_tests(output):
             current = None
         elif current and (": ERROR:" in line or ": FATAL ERROR:" in line or "TEST CASE FAILED" in line):
             name = current
-        elif line.startswith("FAILED ") or line.startswith("ERROR "):
-            name = line.split(" ", 1)[1].split(" - ")[0].strip()
-            if line.startswith("ERROR "):
+        elif PYTEST_RESULT.match(line):  # not gfortran's "ERROR STOP ...": pytest names a .py file
+            kind, name = PYTEST_RESULT.match(line).groups()
+            if kind == "ERROR":
                 name += " (error)"
         if name and name not in names:
             names.append(name)

@@ -24,6 +24,8 @@ def test_every_kind_of_failure_is_named():
         "===============================================================================",
         "FAILED tests/python/test_a.py::test_x - assert 1 == 2",
         "ERROR tests/python/test_b.py::test_y - FileNotFoundError: tritonpack",
+        "ERROR STOP copy_async to the device failed",
+        "ERROR tests/python/test_c.py - ImportError: no module",
         "The following tests FAILED:",
         "\t 27 - capi.fortran.streams (Failed)                    cpu",
         "\t 31 - example.c.fake_driver (SEGFAULT)",
@@ -33,6 +35,7 @@ def test_every_kind_of_failure_is_named():
         "C API: copy_async and memset_async go to the stream given",
         "tests/python/test_a.py::test_x",
         "tests/python/test_b.py::test_y (error)",
+        "tests/python/test_c.py (error)",
         "capi.fortran.streams",
         "example.c.fake_driver",
     ]

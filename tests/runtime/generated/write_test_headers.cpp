@@ -56,7 +56,8 @@ void add_kernel(tritonpack::container_info& info, std::vector<std::vector<std::u
     li.num_warps = v.num_warps;
     li.global_scratch_size = v.global_scratch;
     li.global_scratch_align = v.global_scratch ? 16 : 1;
-    s.image(vi, image_kind::cubin, "sm_90", tpfake::make_cubin(90, false, {{d.name, params, 128}}), li);
+    // The cubin requires its block (.maxntid): 32 threads per warp.
+    s.image(vi, image_kind::cubin, "sm_90", tpfake::make_cubin(90, false, {{d.name, params, 32 * v.num_warps}}), li);
   }
   s.append_to(info, images);
 }
