@@ -38,16 +38,17 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # suite -> (build targets, test command relative to the build directory; {filter} is the mutant's
-# test filter or empty). The HIP backend, the fake HIP and the C API add their suites here.
+# test filter or empty). doctest runs without --minimal: its summary shows when a filter selected
+# no test case (selected_nothing). The HIP backend, the fake HIP and the C API add their suites here.
 SUITES = {
     "runtime": (["tritonpack_runtime_tests", "tritonpack_fake_cuda"],
-                ["tests/runtime/tritonpack_runtime_tests", "--no-intro", "--minimal", "{doctest_filter}"]),
+                ["tests/runtime/tritonpack_runtime_tests", "--no-intro", "{doctest_filter}"]),
     "container": (["tritonpack_container_tests"],
-                  ["tests/container/tritonpack_container_tests", "--no-intro", "--minimal", "{doctest_filter}"]),
+                  ["tests/container/tritonpack_container_tests", "--no-intro", "{doctest_filter}"]),
     "capi": (["tritonpack_capi_tests"],
-             ["tests/capi/tritonpack_capi_tests", "--no-intro", "--minimal", "{doctest_filter}"]),
+             ["tests/capi/tritonpack_capi_tests", "--no-intro", "{doctest_filter}"]),
     "cli": (["tritonpack_cli_tests", "tritonpack_cli"],
-            ["tests/cli/tritonpack_cli_tests", "--no-intro", "--minimal", "{doctest_filter}"]),
+            ["tests/cli/tritonpack_cli_tests", "--no-intro", "{doctest_filter}"]),
     # Python front end: the packer only (the container-reader cross-checks run it through
     # TRITONPACK_PACKER); {filter} is a pytest path (and -k expression). -rs: each skip says why.
     "python": (["tritonpack_cli"], ["{python}", "-m", "pytest", "-q", "-x", "-rs", "-p", "no:cacheprovider",
@@ -174,6 +175,12 @@ def failing_tests(output):
         if name and name not in names:
             names.append(name)
     return names
+
+
+def selected_nothing(output):
+    """True when a run's output says it ran no test: doctest's "test cases: 0", pytest's "no tests
+    ran", ctest's "No tests were found"."""
+    return bool(re.search(r"\[doctest\] test cases:\s+0 \||^no tests ran|No tests were found", output, re.M))
 
 
 def ctest_targets(build, regex):
@@ -340,6 +347,10 @@ def main():
         output = open(out_path, encoding="utf-8", errors="replace").read()
         log.write(output)
         m.killers = failing_tests(output)
+        if rc == 0 and selected_nothing(output):  # a filter that matches nothing proves nothing
+            print(f"{m.id}: the suite's filter {m.filter!r} selects no test (doctest splits filters at commas)",
+                  flush=True)
+            return "no test selected"
         skipped = [line for line in output.splitlines() if line.startswith("SKIPPED")]
         if skipped and m.id == "baseline":  # a check that cannot run here kills nothing: say so
             print(f"warning: suite {m.suite}: {len(skipped)} skipped:\n  " + "\n  ".join(skipped), flush=True)
@@ -372,7 +383,8 @@ def main():
                 f.write(original)
             if open(path, encoding="utf-8").read() != original:
                 sys.exit(f"{m.id}: restoring {path} failed; remove {work} before the next run")
-        # A mutant that does not build proves nothing about the tests: it is reported, not counted.
+        # A mutant that does not build, or whose filter selects no test, proves nothing about the
+        # tests: it is reported, not counted.
         verdict = {"tests failed": "killed", "tests passed": "SURVIVED"}.get(outcome, "INVALID")
         if verdict == "killed":
             killed += 1
@@ -391,7 +403,7 @@ def main():
     for m in survived:
         print(f"  survived: {m.id} ({m.file}: {m.pattern!r} -> {m.replacement!r}): {m.breaks}")
     for m in invalid:
-        print(f"  did not build (fix the mutant): {m.id} ({m.file}); see {log_path}")
+        print(f"  did not build or selected no test (fix the mutant): {m.id} ({m.file}); see {log_path}")
     return 0 if not survived and not invalid else 1
 
 

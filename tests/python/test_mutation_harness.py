@@ -57,3 +57,10 @@ def test_the_mutants_file_reads_and_every_suite_is_known(tmp_path):
     ctest = [m for m in mutants if m.suite == "ctest"]
     assert ctest, "no ctest:REGEX mutant: the ctest-only checks would pin nothing"
     assert all(m.filter for m in ctest), "a ctest mutant without a regex would run every ctest test"
+
+
+def test_a_filter_that_selects_no_test_is_noticed():
+    h = harness()
+    assert h.selected_nothing("[doctest] test cases: 0 | 0 passed | 0 failed | 150 skipped\n")
+    assert h.selected_nothing("No tests were found!!!\n")
+    assert not h.selected_nothing("[doctest] test cases: 1 | 1 passed | 0 failed | 149 skipped\n")
