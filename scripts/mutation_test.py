@@ -11,6 +11,14 @@ modification time, so the next build recompiles what the mutant had touched.
 
 Mutants file: one mutant a line, six fields separated by " @@ ":
   id @@ suite[:test filter] @@ file @@ pattern @@ replacement @@ what it breaks
+Suite `ctest:REGEX` runs the ctest tests matching REGEX (`ctest -R`): the checks that exist only
+as ctest tests (the C API's Fortran programs, the examples against the test-double drivers, the
+HIP double's own tests, the no-driver runs). It builds what those tests run: every file of the
+build tree their commands and environment name that ninja knows how to make (all, when none).
+A Fortran program that no longer compiles against a mutated module interface (gfortran checks
+each call against it) is a failed check, so in this suite only a failure to compile a Fortran
+source kills the mutant ("build: <object>"); any other build failure is a mutant that did not
+build.
 `id` starting with "+" marks the fast subset (--fast, run in CI). `pattern` is literal text that
 must occur exactly once in `file` (a mutant whose pattern is gone or ambiguous is an error, never
 a silent skip); pattern and replacement are single lines, taken verbatim. Lines starting with '#'
@@ -18,7 +26,9 @@ are comments.
 """
 import argparse
 import filecmp
+import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -28,23 +38,28 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # suite -> (build targets, test command relative to the build directory; {filter} is the mutant's
-# test filter or empty). The HIP backend, the fake HIP and the C API add their suites here.
+# test filter or empty). doctest runs without --minimal: its summary shows when a filter selected
+# no test case (selected_nothing). The HIP backend, the fake HIP and the C API add their suites here.
 SUITES = {
     "runtime": (["tritonpack_runtime_tests", "tritonpack_fake_cuda"],
-                ["tests/runtime/tritonpack_runtime_tests", "--no-intro", "--minimal", "{doctest_filter}"]),
+                ["tests/runtime/tritonpack_runtime_tests", "--no-intro", "{doctest_filter}"]),
     "container": (["tritonpack_container_tests"],
-                  ["tests/container/tritonpack_container_tests", "--no-intro", "--minimal", "{doctest_filter}"]),
+                  ["tests/container/tritonpack_container_tests", "--no-intro", "{doctest_filter}"]),
     "capi": (["tritonpack_capi_tests"],
-             ["tests/capi/tritonpack_capi_tests", "--no-intro", "--minimal", "{doctest_filter}"]),
+             ["tests/capi/tritonpack_capi_tests", "--no-intro", "{doctest_filter}"]),
     "cli": (["tritonpack_cli_tests", "tritonpack_cli"],
-            ["tests/cli/tritonpack_cli_tests", "--no-intro", "--minimal", "{doctest_filter}"]),
+            ["tests/cli/tritonpack_cli_tests", "--no-intro", "{doctest_filter}"]),
     "lulesh": (["lulesh_decomposition_test"],
-               ["apps/lulesh/lulesh_decomposition_test", "--no-intro", "--minimal", "{doctest_filter}"]),
+               ["apps/lulesh/lulesh_decomposition_test", "--no-intro", "{doctest_filter}"]),
     # Separate mode (tests/cli/separate): a program whose translation units see declarations only.
     "separate": (["tritonpack_separate_test", "tritonpack_fake_cuda"],
                  ["ctest", "--output-on-failure", "-R", "^generated_header_separate_mode$"]),
-    # Python front end: nothing to build; {filter} is a pytest path (and -k expression).
-    "python": ([], ["{python}", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "{pytest_filter}"]),
+    # Python front end: the packer only (the container-reader cross-checks run it through
+    # TRITONPACK_PACKER); {filter} is a pytest path (and -k expression). -rs: each skip says why.
+    "python": (["tritonpack_cli"], ["{python}", "-m", "pytest", "-q", "-x", "-rs", "-p", "no:cacheprovider",
+                                    "{pytest_filter}"]),
+    # ctest-only checks; {filter} is ctest's -R regex; the targets come from the tests (ctest_targets).
+    "ctest": (None, ["ctest", "--output-on-failure", "-R", "{ctest_filter}"]),
 }
 
 
@@ -130,11 +145,27 @@ def run(cmd, cwd, log, timeout):
         raise
 
 
+PYTEST_RESULT = re.compile(r"^(FAILED|ERROR) (\S+\.py(?:::\S+)?)")  # "FAILED tests/python/t.py::test_x - why"
+CTEST_FAILED = re.compile(r"^\s*\d+ - (\S+) \([^)]*\)")  # "  27 - capi.fortran.streams (Failed)  cpu"
+
+
 def failing_tests(output):
     """The test cases a failed run names: doctest's "TEST CASE:  name" blocks that report an
-    ERROR (not those printing only a MESSAGE), pytest's "FAILED path::name"."""
-    names, current = [], None
+    ERROR (not those printing only a MESSAGE), pytest's "FAILED path::name" and "ERROR path::name"
+    (a fixture or collection error: the test never ran its checks, but the mutant broke it), and
+    ctest's "N - name (Failed)" lines after "The following tests FAILED:"."""
+    names, current, ctest_list = [], None, False
     for line in output.splitlines():
+        if line.startswith("The following tests FAILED:"):
+            ctest_list = True
+            continue
+        if ctest_list:
+            hit = CTEST_FAILED.match(line)
+            if hit:
+                if hit.group(1) not in names:
+                    names.append(hit.group(1))
+                continue
+            ctest_list = False
         name = None
         if line.startswith("TEST CASE:"):
             current = line[len("TEST CASE:"):].strip()
@@ -142,11 +173,54 @@ def failing_tests(output):
             current = None
         elif current and (": ERROR:" in line or ": FATAL ERROR:" in line or "TEST CASE FAILED" in line):
             name = current
-        elif line.startswith("FAILED "):
-            name = line[len("FAILED "):].split(" - ")[0].strip()
+        elif PYTEST_RESULT.match(line):  # not gfortran's "ERROR STOP ...": pytest names a .py file
+            kind, name = PYTEST_RESULT.match(line).groups()
+            if kind == "ERROR":
+                name += " (error)"
         if name and name not in names:
             names.append(name)
     return names
+
+
+def selected_nothing(output):
+    """True when a run's output says it ran no test: doctest's "test cases: 0", pytest's "no tests
+    ran", ctest's "No tests were found"."""
+    return bool(re.search(r"\[doctest\] test cases:\s+0 \||^no tests ran|No tests were found", output, re.M))
+
+
+def ctest_targets(build, regex):
+    """What the ctest tests matching `regex` run: every path under `build` named in their
+    commands or environment (-DPROGRAM=..., TRITONPACK_CUDA_LIBRARY=..., K=V@@K=V lists) that
+    ninja can make, relative to `build`; empty when ctest lists none."""
+    shown = subprocess.run(["ctest", "--show-only=json-v1", "-R", regex], cwd=build, capture_output=True, text=True)
+    try:
+        tests = json.loads(shown.stdout).get("tests", [])
+    except ValueError:
+        return []
+    words = []
+    for t in tests:
+        words += t.get("command", [])
+        for prop in t.get("properties", []):
+            if prop.get("name") == "ENVIRONMENT":
+                words += prop.get("value", [])
+    targets = []
+    for w in words:
+        for part in re.split(r"[=;@\s]", w):
+            if not part.startswith(build + os.sep):
+                continue
+            rel = os.path.relpath(part, build)
+            known = subprocess.run(["ninja", "-C", build, "-t", "query", rel], capture_output=True).returncode == 0
+            if known and rel not in targets:
+                targets.append(rel)
+    return targets
+
+
+def fortran_compile_failure(build_output):
+    """The Fortran object whose compilation failed in a build's output, or None."""
+    for line in build_output.splitlines():
+        if line.startswith("FAILED: ") and re.search(r"\.[fF]90\.o\b", line):
+            return line[len("FAILED: "):].split()[0]
+    return None
 
 
 def write_record(path, mutants, killed, survived, invalid):
@@ -240,11 +314,25 @@ def main():
 
     def build_and_test(m):
         targets, command = SUITES[m.suite]
-        if targets and run(["cmake", "--build", build, "-j", args.jobs, "-t", *targets], work, log, args.timeout) != 0:
-            return "build failed"
+        if targets is None:  # ctest: what the selected tests run, else everything
+            targets = ctest_targets(build, m.filter) or ["all"]
+        if targets:
+            build_out = os.path.join(work, "last-build-output.txt")
+            with open(build_out, "w", encoding="utf-8") as out:
+                rc = run(["cmake", "--build", build, "-j", args.jobs, "-t", *targets], work, out, args.timeout)
+            text = open(build_out, encoding="utf-8", errors="replace").read()
+            log.write(text)
+            if rc != 0:
+                failed_object = fortran_compile_failure(text) if m.suite == "ctest" else None
+                if failed_object and m.id != "baseline":
+                    m.killers = [f"build: {failed_object} no longer compiles"]
+                    return "tests failed"
+                return "build failed"
         cmd = []
         for part in command:
-            if part == "{doctest_filter}":
+            if part == "{ctest_filter}":
+                cmd.append(m.filter or ".")
+            elif part == "{doctest_filter}":
                 if m.filter:
                     cmd.append(f"--test-case={m.filter}")
             elif part == "{pytest_filter}":
@@ -253,21 +341,34 @@ def main():
                 cmd.append(part.replace("{python}", env_python))
         cwd = src if m.suite == "python" else build
         env_path = os.path.join(src, "generator", "python")
-        os.environ["PYTHONPATH"] = env_path + (":" + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
+        if not os.environ.get("PYTHONPATH", "").startswith(env_path):
+            os.environ["PYTHONPATH"] = env_path + (":" + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
+        # The copy's build lies outside the copy (<work>/build): name its packer, or the Python
+        # checks that run it would not find it (tests/python/test_container_reader.py).
+        os.environ["TRITONPACK_PACKER"] = os.path.join(build, "generator", "cli", "tritonpack")
         out_path = os.path.join(work, "last-test-output.txt")
         with open(out_path, "w", encoding="utf-8") as out:
             rc = run(cmd, cwd, out, args.timeout)
         output = open(out_path, encoding="utf-8", errors="replace").read()
         log.write(output)
         m.killers = failing_tests(output)
+        if rc == 0 and selected_nothing(output):  # a filter that matches nothing proves nothing
+            print(f"{m.id}: the suite's filter {m.filter!r} selects no test (doctest splits filters at commas)",
+                  flush=True)
+            return "no test selected"
+        skipped = [line for line in output.splitlines() if line.startswith("SKIPPED")]
+        if skipped and m.id == "baseline":  # a check that cannot run here kills nothing: say so
+            print(f"warning: suite {m.suite}: {len(skipped)} skipped:\n  " + "\n  ".join(skipped), flush=True)
         return "tests passed" if rc == 0 else "tests failed"
 
     # The unmutated copy must build and pass each suite used, or a "killed" would mean nothing.
-    for suite in sorted({m.suite for m in mutants}):
-        probe = Mutant(0, ["baseline", suite, "", "", "", ""])
-        log.write(f"\n=== baseline: suite {suite}\n")
+    # A ctest suite is as wide as its regex: each regex used gets its own baseline.
+    for suite, test_filter in sorted({(m.suite, m.filter if m.suite == "ctest" else "") for m in mutants}):
+        probe = Mutant(0, ["baseline", f"{suite}:{test_filter}" if test_filter else suite, "", "", "", ""])
+        log.write(f"\n=== baseline: suite {suite} {test_filter}\n")
         if build_and_test(probe) != "tests passed":
-            sys.exit(f"the unmutated tree fails suite '{suite}'; fix that first (see {log_path})")
+            sys.exit(f"the unmutated tree fails suite '{suite}{':' + test_filter if test_filter else ''}'; fix that "
+                     f"first (see {log_path})")
 
     killed, survived, invalid = 0, [], []
     for i, m in enumerate(mutants, 1):
@@ -287,7 +388,8 @@ def main():
                 f.write(original)
             if open(path, encoding="utf-8").read() != original:
                 sys.exit(f"{m.id}: restoring {path} failed; remove {work} before the next run")
-        # A mutant that does not build proves nothing about the tests: it is reported, not counted.
+        # A mutant that does not build, or whose filter selects no test, proves nothing about the
+        # tests: it is reported, not counted.
         verdict = {"tests failed": "killed", "tests passed": "SURVIVED"}.get(outcome, "INVALID")
         if verdict == "killed":
             killed += 1
@@ -306,7 +408,7 @@ def main():
     for m in survived:
         print(f"  survived: {m.id} ({m.file}: {m.pattern!r} -> {m.replacement!r}): {m.breaks}")
     for m in invalid:
-        print(f"  did not build (fix the mutant): {m.id} ({m.file}); see {log_path}")
+        print(f"  did not build or selected no test (fix the mutant): {m.id} ({m.file}); see {log_path}")
     return 0 if not survived and not invalid else 1
 
 

@@ -1,12 +1,18 @@
 # Runs a whole program and checks how it ended, what it printed and, through the test-double
 # driver's TRITONPACK_FAKE_LAUNCH_LOG, what it launched:
 #   cmake -DPROGRAM=<exe> [-DARGS=<arg>] [-DENV=K=V@@K=V] -DEXPECT_RC=0|nonzero [-DEXPECT_OUTPUT=<regex>]
-#         [-DLOG=<file> -DEXPECT_LOG=<regex>@@<regex>...] -P run_and_check.cmake
-# EXPECT_LOG holds one regex per launch, in order, each matched against the whole line.
+#         [-DLOG=<file> -DEXPECT_LOG=<regex>@@<regex>...]
+#         [-DSTREAM_LOG=<file> -DEXPECT_STREAM_LOG=<regex>@@<regex>...] -P run_and_check.cmake
+# EXPECT_LOG holds one regex per launch, in order, each matched against the whole line;
+# EXPECT_STREAM_LOG the same for each call the double's TRITONPACK_FAKE_STREAM_LOG records.
 string(REPLACE "@@" ";" _env "${ENV}")
 if(LOG)
   file(REMOVE "${LOG}")
   list(APPEND _env "TRITONPACK_FAKE_LAUNCH_LOG=${LOG}")
+endif()
+if(STREAM_LOG)
+  file(REMOVE "${STREAM_LOG}")
+  list(APPEND _env "TRITONPACK_FAKE_STREAM_LOG=${STREAM_LOG}")
 endif()
 execute_process(COMMAND "${CMAKE_COMMAND}" -E env ${_env} "${PROGRAM}" ${ARGS}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -19,23 +25,30 @@ endif()
 if(DEFINED EXPECT_OUTPUT AND NOT "${out}${err}" MATCHES "${EXPECT_OUTPUT}")
   message(FATAL_ERROR "the output does not match `${EXPECT_OUTPUT}`")
 endif()
-if(LOG)
-  string(REPLACE "@@" ";" _want "${EXPECT_LOG}")
+# Each line of `file` against its regex of `expected` (@@-separated), whole lines, same count.
+function(_tp_check_log file expected what)
+  string(REPLACE "@@" ";" _want "${expected}")
   set(_got)
-  if(EXISTS "${LOG}")
-    file(STRINGS "${LOG}" _got)
+  if(EXISTS "${file}")
+    file(STRINGS "${file}" _got)
   endif()
   list(LENGTH _want _nwant)
   list(LENGTH _got _ngot)
   if(NOT _nwant EQUAL _ngot)
-    message(FATAL_ERROR "${_ngot} launches recorded, expected ${_nwant}:\n${_got}")
+    message(FATAL_ERROR "${_ngot} ${what}s recorded, expected ${_nwant}:\n${_got}")
   endif()
   foreach(_i RANGE 1 ${_nwant})
     math(EXPR _at "${_i} - 1")
     list(GET _want ${_at} _regex)
     list(GET _got ${_at} _line)
     if(NOT _line MATCHES "^${_regex}$")
-      message(FATAL_ERROR "launch ${_i}:\n  ${_line}\ndoes not match\n  ${_regex}")
+      message(FATAL_ERROR "${what} ${_i}:\n  ${_line}\ndoes not match\n  ${_regex}")
     endif()
   endforeach()
+endfunction()
+if(LOG)
+  _tp_check_log("${LOG}" "${EXPECT_LOG}" "launch")
+endif()
+if(STREAM_LOG)
+  _tp_check_log("${STREAM_LOG}" "${EXPECT_STREAM_LOG}" "stream call")
 endif()

@@ -264,6 +264,36 @@ TEST_CASE("C memory API: copies, memsets, devices, streams and memory info work 
   CHECK(tritonpack_set_device(0) == TRITONPACK_SUCCESS);
 }
 
+// Work queued on a stream reaches the driver on that stream, and a stream asked for as
+// non-blocking is created so: a C API queueing everything on the legacy default stream would
+// still copy the right bytes (the double runs each call at once), so the stream is checked itself.
+TEST_CASE("C API: copy_async and memset_async go to the stream given; non_blocking reaches cuStreamCreate") {
+  if (!in_child("*go to the stream given*")) return;
+  auto& fake = tptest::setup();
+  tritonpack_stream_t blocking = nullptr, non_blocking = nullptr;
+  REQUIRE(tritonpack_stream_create(&blocking, 0) == TRITONPACK_SUCCESS);
+  REQUIRE(tritonpack_stream_create(&non_blocking, 1) == TRITONPACK_SUCCESS);
+  CHECK(fake.stream_flags(blocking) == 0);
+  CHECK(fake.stream_flags(non_blocking) == 1);  // CU_STREAM_NON_BLOCKING
+  const float host[4] = {1, 2, 3, 4};
+  float back[4] = {};
+  device_buffer a(sizeof host);
+  CHECK(tritonpack_copy_async(a.p, host, sizeof host, non_blocking) == TRITONPACK_SUCCESS);
+  CHECK(fake.last_stream("cuMemcpyAsync") == non_blocking);
+  CHECK(tritonpack_copy_async(back, a.p, sizeof back, blocking) == TRITONPACK_SUCCESS);
+  CHECK(fake.last_stream("cuMemcpyAsync") == blocking);
+  CHECK(std::memcmp(back, host, sizeof host) == 0);
+  CHECK(tritonpack_memset_async(a.p, 0, sizeof host, non_blocking) == TRITONPACK_SUCCESS);
+  CHECK(fake.last_stream("cuMemsetD8Async") == non_blocking);
+  CHECK(tritonpack_memset_async(a.p, 0, sizeof host, nullptr) == TRITONPACK_SUCCESS);
+  CHECK(fake.last_stream("cuMemsetD8Async") == nullptr);
+  CHECK(tritonpack_stream_synchronize(non_blocking) == TRITONPACK_SUCCESS);
+  CHECK(fake.last_stream("cuStreamSynchronize") == non_blocking);
+  CHECK(tritonpack_stream_destroy(blocking) == TRITONPACK_SUCCESS);
+  CHECK(tritonpack_stream_destroy(non_blocking) == TRITONPACK_SUCCESS);
+  CHECK(fake.live_streams() == 0);
+}
+
 TEST_CASE("C memory API: NULL where a result goes, bad ordinals, bad bytes and small buffers are refused with a message") {
   if (!in_child("*NULL where a result goes*")) return;
   tptest::setup();

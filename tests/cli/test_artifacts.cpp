@@ -96,6 +96,17 @@ TEST_CASE("code object targets and xnack / sramecc features") {
   CHECK(elf_label_mismatch(on, "gfx90a:xnack-").find("xnack on") != std::string::npos);
   CHECK(elf_label_mismatch(on, "gfx90a").find("does not say xnack+") != std::string::npos);
   CHECK(elf_label_mismatch(on, "gfx90a:bogus+").find("unknown feature") != std::string::npos);
+  // sramecc (bits 10..11) the same way, told apart from xnack (bits 8..9, left "any" here).
+  byte_io::store_u32(bytes.data() + 48, (flags & ~0xC00u) | 0xC00u);
+  const elf_target ecc = read_elf_target(bytes);
+  CHECK(ecc.arch() == "gfx90a:sramecc+");
+  CHECK(elf_label_mismatch(ecc, "gfx90a:sramecc+").empty());
+  CHECK(elf_label_mismatch(ecc, "gfx90a:sramecc+:xnack-").empty());
+  CHECK(elf_label_mismatch(ecc, "gfx90a:sramecc-").find("sramecc on") != std::string::npos);
+  CHECK(elf_label_mismatch(ecc, "gfx90a").find("does not say sramecc+") != std::string::npos);
+  byte_io::store_u32(bytes.data() + 48, (flags & ~0xC00u) | 0x800u);
+  CHECK(read_elf_target(bytes).arch() == "gfx90a:sramecc-");
+  CHECK(elf_label_mismatch(read_elf_target(bytes), "gfx90a:sramecc+").find("sramecc off") != std::string::npos);
   // A target that does not support a feature cannot be labelled with it.
   byte_io::store_u32(bytes.data() + 48, flags & ~0xF00u);
   CHECK(elf_label_mismatch(read_elf_target(bytes), "gfx90a:xnack-").find("does not support xnack") != std::string::npos);
@@ -408,6 +419,15 @@ TEST_CASE("mislabelled artifacts are refused naming the file, what it says and w
       tp_test::spit(dir / "vector_add/v0/hip_gfx90a.hsaco", b);
     });
     CHECK(e.find("xnack on") != std::string::npos);
+  }
+  SUBCASE("an sramecc-on code object labelled sramecc-") {
+    const std::string e = mislabel("m10e", [](nlohmann::json& m, const path& dir) {
+      auto b = tp_test::slurp(dir / "vector_add/v0/hip_gfx90a.hsaco");
+      byte_io::store_u32(b.data() + 48, (byte_io::load_u32(b.data() + 48) & ~0xC00u) | 0xC00u);
+      tp_test::spit(dir / "vector_add/v0/hip_gfx90a.hsaco", b);
+      find_image(m, "vector_add/v0/hip_gfx90a.hsaco")["arch"] = "gfx90a:sramecc-";
+    });
+    CHECK(e.find("sramecc on") != std::string::npos);
   }
   SUBCASE("PTX whose parameter count differs from the args") {
     const std::string e = mislabel("m11", [](nlohmann::json& m, const path&) {

@@ -30,6 +30,8 @@ struct fake_hip {
   size_t (*last_error)(char*, size_t);
   size_t (*live_modules)();
   size_t (*live_allocations)();
+  int (*stream_flags)(void*);
+  void* (*last_stream)(const char*);
 
   static fake_hip& at(const char* path) {
     static std::map<std::string, fake_hip> opened;
@@ -50,6 +52,8 @@ struct fake_hip {
     d.last_error = reinterpret_cast<decltype(d.last_error)>(sym("tpfakehip_last_error"));
     d.live_modules = reinterpret_cast<decltype(d.live_modules)>(sym("tpfakehip_live_modules"));
     d.live_allocations = reinterpret_cast<decltype(d.live_allocations)>(sym("tpfakehip_live_allocations"));
+    d.stream_flags = reinterpret_cast<decltype(d.stream_flags)>(sym("tpfakehip_stream_flags"));
+    d.last_stream = reinterpret_cast<decltype(d.last_stream)>(sym("tpfakehip_last_stream"));
     return opened.emplace(path, d).first->second;
   }
   static fake_hip& get() { return at(TP_FAKE_HIP_PATH); }

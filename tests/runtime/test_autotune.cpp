@@ -72,6 +72,12 @@ void matmul() { fixtures::matmul_f16(as, bs, cs, 100, 48, 5, 16, 48, 48); }  // 
 // one, inherited by the children) and the tuning results under it.
 std::string cache_root() { return jit_cache::directory().value_or("/tmp/tp-autotune-test-cache"); }
 std::string tune_dir() { return cache_root() + "/tune-v1"; }
+// The fixtures' container tables checksum as 16 hex digits, as persisted paths spell it.
+std::string checksum_hex() {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fixtures::detail::container_checksum));
+  return hex;
+}
 // Config 1 faster; the smallest budget (3 rounds): the fake's L2 flush is a host memset.
 const std::string env_fast1 = "TRITONPACK_FAKE_MS_BY_THREADS=32=2.0,64=1.0 TRITONPACK_TUNE_BUDGET_MS=1";
 
@@ -142,10 +148,40 @@ TEST_CASE("packed table: this GPU's name before its arch, this bucket before the
   CHECK_FALSE(p.exact);  // an arch row is never "this GPU, this bucket"
   CHECK(p.config == 0);
   CHECK(p.why.find("same arch") != std::string::npos);
+  // Another GPU of the arch whose row has this very bucket: a hint (measured on another model),
+  // never the exact result that would skip tuning on this GPU.
+  p = tuning::lookup_table(t, "NVIDIA H100", "sm_90", {1024, 1024});
+  CHECK(p.found);
+  CHECK_FALSE(p.exact);
+  CHECK(p.config == 1);
   // Nothing for this arch.
   CHECK_FALSE(tuning::lookup_table(t, "NVIDIA A100", "sm_80", {64, 64}).found);
   // A row with another number of keys is never used.
   CHECK_FALSE(tuning::lookup_table(t, "NVIDIA H200", "sm_90", {64}).found);
+}
+
+// Rows on either side of a key (exact buckets, so the key falls between rows): the nearer one by
+// ratio wins, whichever comes first in the table.
+TEST_CASE("packed table: between two rows the nearer bucket wins, in either row order") {
+  kernel_tuning t;
+  t.config_count = 4;
+  t.args = {{0, tune_role::key, bucket_rule::exact, ""}};
+  const std::vector<std::uint64_t> times(4, 1);
+  for (bool reversed : {false, true}) {
+    CAPTURE(reversed);
+    t.table = {{"NVIDIA H200", {512}, 1, times}, {"NVIDIA H200", {1024}, 2, times}, {"NVIDIA H200", {4096}, 3, times}};
+    if (reversed) std::reverse(t.table.begin(), t.table.end());
+    auto config_for = [&](std::int64_t key) { return tuning::lookup_table(t, "NVIDIA H200", "sm_90", {key}).config; };
+    CHECK(config_for(1000) == 2);  // 1024, not 512
+    CHECK(config_for(700) == 1);   // 512 (x1.37), not 1024 (x1.46)
+    CHECK(config_for(760) == 2);   // 1024 (x1.35), not 512 (x1.48)
+    CHECK(config_for(2000) == 2);  // 1024 (x1.95), not 4096 (x2.05)
+    CHECK(config_for(2100) == 3);  // 4096 (x1.95), not 1024 (x2.05)
+    CHECK(config_for(100) == 1);   // below every row: the smallest
+    CHECK(config_for(100000) == 3);
+    CHECK_FALSE(tuning::lookup_table(t, "NVIDIA H200", "sm_90", {1000}).exact);
+    CHECK(tuning::lookup_table(t, "NVIDIA H200", "sm_90", {1024}).exact);
+  }
 }
 
 TEST_CASE("the fastest config: lowest median, near-ties to the lower index, unmeasured never wins") {
@@ -202,7 +238,8 @@ TEST_CASE("on first use: tunes, launches the fastest config, persists it; a seco
   CHECK(t.back() == 64);  // config 1, the faster
   const std::string entry = only_entry(tune_dir());
   REQUIRE(!entry.empty());
-  CHECK(entry.find("matmul_f16-g2-128x64x8.tune") != std::string::npos);  // bucket of M=100, N=48, K=5
+  // docs/runtime.md's format; the bucket of M=100, N=48, K=5.
+  CHECK(entry == tune_dir() + "/Fake_GPU_sm_90-sm_90-drv13000/" + checksum_hex() + "/matmul_f16-g2-128x64x8.tune");
   CHECK(read_text(entry).find("config 1\n") != std::string::npos);
   // Steady state: same call, no decision.
   f.clear_launches();
@@ -230,10 +267,12 @@ TEST_CASE("read-only mode (TRITONPACK_AUTOTUNE=0) never times: config 0 on an em
   CHECK(threads(f) == std::vector<unsigned>{32});
   CHECK(only_entry(tune_dir()).empty());
   // A result persisted by a tuning run elsewhere on this GPU is used.
-  const device_props& dev = fixtures::library().current_device();
-  const std::string d = tuning::entry_dir(cache_root(), dev.name, dev.arch, dev.driver_version, fixtures::detail::container_checksum);
+  // Its path as docs/runtime.md documents it (written out here, not built with the library's own
+  // functions, so that the format itself is pinned): <cache dir>/tune-v1/<GPU name>-<arch>-drv<driver>/
+  // <container tables checksum>/<kernel>-g<first variant>-<bucket>.tune, unsafe characters as '_'.
+  const std::string d = tune_dir() + "/Fake_GPU_sm_90-sm_90-drv13000/" + checksum_hex();
   const std::string text = tuning::encode({{128, 64, 8}, 1, {2, 1}});
-  REQUIRE(jit_cache::write(d, d + "/" + tuning::entry_file("matmul_f16", 2, {128, 64, 8}), {text.begin(), text.end()}).empty());
+  REQUIRE(jit_cache::write(d, d + "/matmul_f16-g2-128x64x8.tune", {text.begin(), text.end()}).empty());
   autotune::forget_choices();
   f.clear_launches();
   matmul();
@@ -400,6 +439,15 @@ TEST_CASE("trial runs leave restore buffers as given and reset_to_zero buffers z
   autotune::launch_tuned(k2, 2, exact_key, 3, nullptr, nullptr, 0, nullptr, config_launcher::of(record));
   CHECK(chosen == std::vector<std::size_t>{1});  // the table's exact row: no trial runs
   CHECK(autotune::stats().tunings == 1);
+  // The same bucket measured on another GPU model of this arch: a hint, not this GPU's result;
+  // tuning is allowed here, so this GPU times the configs itself.
+  mk2.tuning.table = {{"sm_90", {64, 64, 8}, 0, {1, 2}}};
+  const auto bytes3 = pack::write_container(m.info, m.image_bytes);
+  library lib3(bytes3.data(), bytes3.size());
+  chosen.clear();
+  autotune::launch_tuned(lib3.get("matmul_f16"), 2, exact_key, 3, nullptr, nullptr, 0, nullptr, config_launcher::of(record));
+  CHECK(autotune::stats().tunings == 2);
+  CHECK(chosen.size() > 2);  // trial runs, then the launch
 }
 
 TEST_CASE("a tuning run that fails (no memory for its scratch) never fails the launch: config 0, nothing persisted") {

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "fixtures.hpp"
 #include "gridcheck.hpp"
@@ -333,4 +334,39 @@ TEST_CASE("pointers: TRITONPACK_CHECK_POINTERS refuses host memory and another d
   gridcheck::chunked(mine.data(), 64, 64);
   gridcheck::chunked(mine.data() + 3, 64, 64);  // inside an allocation
   CHECK(f.launch_count() == 2);
+// Each specialisation predicate at and around its boundary, in the generated typed dispatch and
+// in the dynamic API alike: `:16` on an integer is a multiple of 16 (24 is a multiple of 8 only,
+// 0 and -16 are multiples), `:1` is exactly 1 (not 0, 2 or -1), a pointer's `:16` is 16-byte
+// alignment (4- and 8-aligned addresses are not). Kernel `boundary` has one variant per predicate,
+// told apart by its block size (write_test_headers.cpp).
+TEST_CASE("specialisation boundaries: :16, :1 and alignment pick their variant only when they hold, in both APIs") {
+  if (!in_child("*specialisation boundaries*")) return;
+  auto& f = tptest::setup("sm_90");
+  alignas(64) static float base[64];
+  float* const misaligned = base + 1;  // 4-byte aligned: no variant's alignment predicate holds
+  enum : unsigned { div16_n = 32, equal1_k = 64, aligned_x = 128, fallback = 256 };
+  // The block sizes of the typed call and of the dynamic call, in that order.
+  auto blocks_of = [&](float* x, std::int32_t n, std::int64_t k) {
+    f.clear_launches();
+    gridcheck::boundary(x, n, k);
+    gridcheck::library().get("boundary").launch(nullptr, {1, 1, 1}, x, n, k);
+    const auto ls = f.launches();
+    REQUIRE(ls.size() == 2);
+    return std::make_pair(ls[0].block[0], ls[1].block[0]);
+  };
+  auto expect = [&](float* x, std::int32_t n, std::int64_t k, unsigned block) {
+    INFO("x = ", hex(x), ", n = ", n, ", k = ", k);
+    const auto [typed, dynamic] = blocks_of(x, n, k);
+    CHECK(typed == block);
+    CHECK(dynamic == block);
+  };
+  for (std::int32_t n : {0, 16, 32, -16, 1024, 2147483632})
+    expect(misaligned, n, 0, div16_n);
+  for (std::int32_t n : {1, 2, 8, 15, 17, 24, 40, -8, -24, 2147483647}) expect(misaligned, n, 0, fallback);
+  expect(misaligned, 7, 1, equal1_k);
+  for (std::int64_t k : {std::int64_t{0}, std::int64_t{2}, std::int64_t{-1}, std::int64_t{17}, std::int64_t{1} << 32 | 1})
+    expect(misaligned, 7, k, fallback);
+  const char* const bytes = reinterpret_cast<const char*>(base);
+  for (int offset : {0, 16, 32, 48}) expect(reinterpret_cast<float*>(const_cast<char*>(bytes) + offset), 7, 0, aligned_x);
+  for (int offset : {4, 8, 12, 20, 24}) expect(reinterpret_cast<float*>(const_cast<char*>(bytes) + offset), 7, 0, fallback);
 }

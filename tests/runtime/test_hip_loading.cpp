@@ -18,6 +18,15 @@ using tphip::launch_vector_add;
 using tptest::contains;
 
 namespace {
+// The fixtures with every `arch` code object's launch metadata changed by `edit`.
+template <class F>
+std::vector<std::uint8_t> fixtures_with_launch(const std::string& arch, F edit) {
+  auto m = pack::load_manifest(std::string(TP_ARTIFACTS_DIR) + "/manifest.json");
+  for (image_info& im : m.info.images)
+    if (im.kind == image_kind::hsaco && im.arch == arch) edit(im.launch);
+  return pack::write_container(m.info, m.image_bytes);
+}
+
 // The fixtures with every `arch` code object's launch metadata saying `num_warps` warps.
 std::vector<std::uint8_t> fixtures_with_num_warps(const std::string& arch, std::uint32_t num_warps) {
   auto m = pack::load_manifest(std::string(TP_ARTIFACTS_DIR) + "/manifest.json");
@@ -266,4 +275,77 @@ TEST_CASE("HIP: the memory and device API, and launches on the thread's device")
   }
   CHECK(fake_hip::get().live_allocations() == 0);
   set_device(0);
+}
+
+// What the code object's launch metadata asks for reaches the runtime: its dynamic LDS bytes, and
+// a cooperative launch (hipModuleLaunchCooperativeKernel) where launch_cooperative_grid is set.
+TEST_CASE("HIP: a launch passes the image's dynamic LDS and takes the cooperative path its metadata asks for") {
+  hip_setup s;
+  fake_hip& f = fake_hip::get();
+  {
+    const auto lds = fixtures_with_launch("gfx942", [](launch_info& li) { li.shared = 4096; });
+    library lib(lds.data(), lds.size());
+    tphip::vector_add_arrays a;
+    a.launch(lib, 16, 1.0f);
+    const auto r = f.last_launch();
+    CHECK(r.shared == 4096);
+    CHECK(r.cooperative == 0);
+    CHECK(r.via == TPFAKEHIP_VIA_MODULE_LAUNCH);
+  }
+  {
+    const auto coop = fixtures_with_launch("gfx942", [](launch_info& li) {
+      li.shared = 512;
+      li.launch_cooperative_grid = true;
+    });
+    library lib(coop.data(), coop.size());
+    tphip::vector_add_arrays a;
+    a.launch(lib, 16, 1.0f);
+    const auto r = f.last_launch();
+    CHECK(r.shared == 512);
+    CHECK(r.cooperative == 1);
+    CHECK(r.via == TPFAKEHIP_VIA_COOPERATIVE);
+  }
+  CHECK(f.rejected_launch_count() == 0);
+}
+
+// Work queued on a stream reaches the runtime on that stream, and a non-blocking stream is
+// created with hipStreamNonBlocking: a backend queueing everything on the default (blocking)
+// stream would copy the same bytes, so the streams themselves are checked. hipMemset takes
+// (destination, value, bytes): the bytes it filled are checked.
+TEST_CASE("HIP: copies, memsets, synchronisation and launches go to the stream given; non-blocking streams are created so") {
+  hip_setup s;
+  fake_hip& f = fake_hip::get();
+  stream_t blocking = create_stream(false), non_blocking = create_stream(true);
+  CHECK(f.stream_flags(blocking) == 0);
+  CHECK(f.stream_flags(non_blocking) == 1);  // hipStreamNonBlocking
+  {
+    device_array<float> d(4);
+    const std::vector<float> h = {1, 2, 3, 4};
+    std::vector<float> back(4);
+    copy_async(d.data(), h.data(), 16, non_blocking);
+    CHECK(f.last_stream("hipMemcpyAsync") == non_blocking);
+    copy_async(back.data(), d.data(), 16, blocking);
+    CHECK(f.last_stream("hipMemcpyAsync") == blocking);
+    CHECK(back == h);
+    memset_device_async(d.data(), 0, 16, non_blocking);
+    CHECK(f.last_stream("hipMemsetAsync") == non_blocking);
+    synchronize(non_blocking);
+    CHECK(f.last_stream("hipStreamSynchronize") == non_blocking);
+    memset_device(d.data(), 0x5a, 12);
+    unsigned char bytes[16];
+    copy(bytes, d.data(), 16);
+    for (int i = 0; i < 16; ++i) {
+      CAPTURE(i);
+      CHECK(bytes[i] == (i < 12 ? 0x5a : 0));
+    }
+    const auto& fixtures = tptest::fixture_container();
+    library lib(fixtures.data(), fixtures.size());
+    tphip::vector_add_arrays a;
+    lib.get("vector_add").launch(non_blocking, {1, 1, 1}, static_cast<const float*>(a.x.data()),
+                                 static_cast<const float*>(a.y.data()), a.out.data(), 16, 1.0f);
+    CHECK(f.last_launch().stream == non_blocking);
+  }
+  destroy_stream(blocking);
+  destroy_stream(non_blocking);
+  CHECK(f.rejected_launch_count() == 0);
 }

@@ -1,5 +1,6 @@
 // Runs the run-time tests against the test-double driver: TRITONPACK_CUDA_LIBRARY is set before
-// any test touches the run time, and the JIT cache goes to a fresh temporary directory.
+// any test touches the run time, and the JIT cache goes to a fresh temporary directory, removed at
+// the end.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
@@ -33,10 +34,17 @@ int main(int argc, char** argv) {
   unsetenv("TRITONPACK_FORCE_IR");
   unsetenv("TRITONPACK_BACKEND");
   unsetenv("TRITONPACK_CACHE");
-  const std::string cache = tptest::make_temp_dir("tp-runtime-cache");
+  // Each process gets a fresh cache directory, inside one root the first process owns and removes
+  // at its end: a child that ends without returning from main (exit() in a teardown test, a
+  // crash, a kill) leaves its directory inside that root, never loose in the temp folder.
+  const char* inherited_root = std::getenv("TPTEST_CACHE_ROOT");
+  const bool owns_root = !inherited_root || !*inherited_root;
+  const std::string root = owns_root ? tptest::make_temp_dir("tp-runtime-cache") : inherited_root;
+  if (owns_root) setenv("TPTEST_CACHE_ROOT", root.c_str(), 1);
+  const std::string cache = owns_root ? root : tptest::make_temp_dir_in(root, "child");
   setenv("TRITONPACK_CACHE_DIR", cache.c_str(), 1);
   doctest::Context ctx(argc, argv);
   const int rc = ctx.run();
-  tptest::remove_tree(cache);
+  tptest::remove_tree(cache);  // the root itself when this process owns it
   return rc;
 }

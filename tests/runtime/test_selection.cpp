@@ -240,6 +240,15 @@ TEST_CASE("selection table (AMD): processor and target features") {
   CHECK(t.chosen("gfx942:sramecc+:xnack-") == "hsaco:gfx942");         // unpinned image runs on any setting
   CHECK(t.chosen("gfx90a:sramecc+:xnack-") == "hsaco:gfx90a:xnack-");  // pinned and matching: preferred
   CHECK(t.chosen("gfx90a:sramecc+:xnack+") == "hsaco:gfx90a");         // pinned xnack- refused
+  CHECK(t.chosen("gfx90a") == "hsaco:gfx90a");  // a GPU that reports no xnack setting: pinned xnack- refused
+  // sramecc the same way: a code object pinned to sramecc+ only where the GPU reports sramecc+.
+  table e;
+  e.add(image_kind::hsaco, "gfx942:sramecc+");
+  e.add(image_kind::hsaco, "gfx942");
+  CHECK(e.chosen("gfx942:sramecc+:xnack-") == "hsaco:gfx942:sramecc+");
+  CHECK(e.chosen("gfx942:sramecc-:xnack-") == "hsaco:gfx942");
+  CHECK(e.chosen("gfx942:xnack-") == "hsaco:gfx942");
+  CHECK(e.chosen("gfx942") == "hsaco:gfx942");
   CHECK(t.chosen("gfx1100") == "none");
   auto ch = t.pick("gfx90a:xnack+");
   bool saw_feature = false, saw_llir = false, saw_cuda = false;

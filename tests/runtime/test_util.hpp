@@ -241,6 +241,13 @@ inline std::string make_temp_dir(const char* stem) {
   return t;
 }
 
+// A fresh directory `parent`/`stem`-XXXXXX.
+inline std::string make_temp_dir_in(const std::string& parent, const char* stem) {
+  std::string t = parent + "/" + stem + "-XXXXXX";
+  if (!mkdtemp(t.data())) throw std::runtime_error("mkdtemp failed in " + parent);
+  return t;
+}
+
 inline void remove_tree(const std::string& dir) {
   nftw(dir.c_str(), [](const char* p, const struct stat*, int, struct FTW*) { return ::remove(p); }, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -89,9 +89,14 @@ inline std::vector<std::uint8_t> compile_llir(const load_plan& p, const device_p
   auto any_entry = [](const std::vector<std::uint8_t>&) {
     return std::string();
   };  // hipModuleLoadData checks it
-  // The comgr version in the arch part of the key: two comgrs on one ROCm do not share entries.
+  // The key's arch part: the device's whole target, features included (a code object compiled for
+  // xnack- must never be handed to an xnack+ GPU of the same gfx), with each feature's sign spelled
+  // out, as jit_cache::file_name makes '+' and '-' alike into '_'; then the comgr version (two
+  // comgrs on one ROCm do not share entries).
+  std::string target;
+  for (char c : props.arch) target += c == '+' ? "on" : c == '-' ? "off" : std::string(1, c);
   const std::string key_arch =
-      props.arch + "-comgr" + std::to_string(cg.lib->major) + "." + std::to_string(cg.lib->minor);
+      target + "-comgr" + std::to_string(cg.lib->major) + "." + std::to_string(cg.lib->minor);
   return jit_cache::get_or_compile(jit_cache::file_name(im.checksum, key_arch, hip_version), ir,
                                    cg.lib->describe(), compile, any_entry, how);
 }

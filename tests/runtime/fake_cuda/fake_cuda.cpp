@@ -19,7 +19,10 @@
 //   * cuMemAlloc during a non-relaxed stream capture fails as the driver does;
 //   * any entry can be made to fail or to be missing (TRITONPACK_FAKE_FAIL / _MISSING);
 //   * TRITONPACK_FAKE_LAUNCH_LOG=<file>: every launch is also appended to <file> as a line, for
-//     tests of whole programs (examples/c, examples/fortran) that cannot call the control interface.
+//     tests of whole programs (examples/c, examples/fortran) that cannot call the control interface;
+//   * TRITONPACK_FAKE_STREAM_LOG=<file>: every call that takes or makes a stream (stream creation,
+//     async copies and memsets, synchronisation, launches) appended as a line naming the stream
+//     and its flags (log_stream_call), for the same programs' tests of where work was queued.
 // Configuration and inspection: fake_cuda_control.h.
 #include <cstdarg>
 #include <cstdint>
@@ -482,6 +485,25 @@ void log_launch(const tpfake_launch_record& r) {
   std::fclose(f);
 }
 
+bool is_special_stream(CUstream_st* s);
+
+// One line per call in TRITONPACK_FAKE_STREAM_LOG: "ENTRY[ NAME] stream=WHICH", WHICH being
+// "legacy" (NULL or CU_STREAM_LEGACY), "per-thread" (CU_STREAM_PER_THREAD) or "#N flags=F" for
+// the N-th stream created since the process started (1-based: stable across runs, unlike an
+// address) with its cuStreamCreate flags.
+void log_stream_call(const char* entry, const char* name, CUstream_st* stream) {
+  const char* path = std::getenv("TRITONPACK_FAKE_STREAM_LOG");
+  if (!path || !*path) return;
+  std::FILE* f = std::fopen(path, "a");
+  if (!f) return;
+  std::fprintf(f, "%s%s%s stream=", entry, name ? " " : "", name ? name : "");
+  const std::uintptr_t p = reinterpret_cast<std::uintptr_t>(stream);
+  if (p == 0 || p == 1) std::fprintf(f, "legacy\n");
+  else if (p == 2) std::fprintf(f, "per-thread\n");
+  else std::fprintf(f, "#%llu flags=%u\n", stream->id - 99, stream->flags);  // ids start at 100
+  std::fclose(f);
+}
+
 int do_launch(CUfunc_st* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shared,
               CUstream_st* stream, void** params, bool ex, const tpfake_launch_record& attrs) {
   fake_state& s = S();
@@ -535,6 +557,7 @@ int do_launch(CUfunc_st* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, 
   }
   s.launches.push_back(r);
   log_launch(r);
+  log_stream_call(ex ? "cuLaunchKernelEx" : "cuLaunchKernel", r.name, stream);
   return OK;
 }
 
@@ -972,6 +995,7 @@ TP_EXPORT CUresult cuMemcpyAsync(std::uint64_t dst, std::uint64_t src, size_t n,
   if (!known_stream(stream)) return INVALID_HANDLE;
   if (classify(dst, n) == range_kind::past_end || classify(src, n) == range_kind::past_end) return INVALID_VALUE;
   S().last_stream["cuMemcpyAsync"] = stream;
+  log_stream_call("cuMemcpyAsync", nullptr, stream);
   std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n);
   return OK;
 }
@@ -982,6 +1006,7 @@ TP_EXPORT CUresult cuMemsetD8Async(std::uint64_t dst, unsigned char v, size_t n,
   if (!known_stream(stream)) return INVALID_HANDLE;
   if (classify(dst, n) != range_kind::device) return INVALID_VALUE;
   S().last_stream["cuMemsetD8Async"] = stream;
+  log_stream_call("cuMemsetD8Async", nullptr, stream);
   std::memset(reinterpret_cast<void*>(dst), v, n);
   return OK;
 }
@@ -1031,6 +1056,7 @@ TP_EXPORT CUresult cuStreamCreate(CUstream_st** s, unsigned flags) {
   (*s)->ctx = t_current;
   (*s)->flags = flags;
   S().streams.insert(*s);
+  log_stream_call("cuStreamCreate", nullptr, *s);
   return OK;
 }
 TP_EXPORT CUresult cuStreamDestroy(CUstream_st* s) {
@@ -1047,6 +1073,7 @@ TP_EXPORT CUresult cuStreamSynchronize(CUstream_st* s) {
   if (!known_stream(s)) return INVALID_HANDLE;
   if (is_special_stream(s) && (!t_current || !t_current->alive)) return INVALID_CONTEXT;
   S().last_stream["cuStreamSynchronize"] = s;
+  log_stream_call("cuStreamSynchronize", nullptr, s);
   return OK;
 }
 TP_EXPORT CUresult cuStreamGetId(CUstream_st* s, unsigned long long* id) {

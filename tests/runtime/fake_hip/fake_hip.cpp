@@ -120,6 +120,7 @@ struct fake_state {
   };
   std::map<std::uintptr_t, allocation> allocations;
   std::set<ihipStream_t*> streams;
+  std::map<std::string, ihipStream_t*> last_stream;  // per entry taking a stream: the latest accepted one
   std::set<ihipModule_t*> modules;
 };
 
@@ -193,6 +194,7 @@ void configure_locked(const char* devices, int version, const char* fail, const 
   s.modules.clear();
   for (auto* st : s.streams) delete st;
   s.streams.clear();
+  s.last_stream.clear();
   for (auto& a : s.allocations) std::free(reinterpret_cast<void*>(a.first));
   s.allocations.clear();
   s.devices.clear();
@@ -508,6 +510,16 @@ TP_EXPORT int tpfakehip_stream_device(void* s) {
   std::lock_guard<std::mutex> lock(S().mutex);
   auto* st = static_cast<ihipStream_t*>(s);
   return S().streams.count(st) ? st->device : -1;
+}
+TP_EXPORT int tpfakehip_stream_flags(void* s) {
+  std::lock_guard<std::mutex> lock(S().mutex);
+  auto* st = static_cast<ihipStream_t*>(s);
+  return S().streams.count(st) ? static_cast<int>(st->flags) : -1;
+}
+TP_EXPORT void* tpfakehip_last_stream(const char* entry) {
+  std::lock_guard<std::mutex> lock(S().mutex);
+  auto it = S().last_stream.find(entry);
+  return it == S().last_stream.end() ? reinterpret_cast<void*>(~std::uintptr_t{0}) : it->second;
 }
 TP_EXPORT int tpfakehip_read_code_object(const void* data, size_t size, char* why, size_t why_size) {
   tpfakehip::code_object co;
@@ -922,6 +934,7 @@ int fill(const char* entry, void* dst, unsigned char v, std::size_t n) {
 }
 int check_stream(const char* entry, ihipStream_t* s) {
   if (!known_stream(s)) return refuse(bad_stream(), std::string(entry) + ": unknown stream " + hex(s));
+  S().last_stream[entry] = s;  // for tests: where the work went (tpfakehip_last_stream)
   return OK;
 }
 }  // namespace

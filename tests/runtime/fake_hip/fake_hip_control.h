@@ -119,6 +119,10 @@ size_t tpfakehip_live_streams(void);            /* created streams not yet destr
 int tpfakehip_current_device(void);             /* the calling thread's current device (default 0) */
 int tpfakehip_allocation_device(const void* p); /* device of the allocation holding p, -1 if none */
 int tpfakehip_stream_device(void* stream);      /* device of a live stream, -1 if not live */
+int tpfakehip_stream_flags(void* stream);       /* hipStreamCreateWithFlags flags of a live stream, -1 if not live */
+void* tpfakehip_last_stream(const char* entry); /* stream of the latest accepted call of `entry` (hipMemcpyAsync,
+                                                   hipMemsetAsync, hipMemsetD8Async, hipStreamSynchronize,
+                                                   hipEventRecord); (void*)-1 if none */
 /* The code-object reader on its own, for tests and fuzzing: the number of kernels of an hsaco of
  * `size` bytes, or -1 with the reason in why. */
 int tpfakehip_read_code_object(const void* data, size_t size, char* why, size_t why_size);

@@ -26,6 +26,7 @@ struct kernel_def {
     std::vector<std::pair<std::string, std::string>> constexprs;
     unsigned num_ctas = 1;
     std::uint64_t global_scratch = 0;  // bytes per program (global_scratch_size)
+    std::uint32_t num_warps = 4;       // block = 32 x num_warps: tells a test which variant ran
   };
   std::vector<variant> variants;
 };
@@ -52,9 +53,11 @@ void add_kernel(tritonpack::container_info& info, std::vector<std::vector<std::u
     params.push_back(8);  // profile_scratch
     tritonpack::launch_info li;
     li.num_ctas = v.num_ctas;
+    li.num_warps = v.num_warps;
     li.global_scratch_size = v.global_scratch;
     li.global_scratch_align = v.global_scratch ? 16 : 1;
-    s.image(vi, image_kind::cubin, "sm_90", tpfake::make_cubin(90, false, {{d.name, params, 128}}), li);
+    // The cubin requires its block (.maxntid): 32 threads per warp.
+    s.image(vi, image_kind::cubin, "sm_90", tpfake::make_cubin(90, false, {{d.name, params, 32 * v.num_warps}}), li);
   }
   s.append_to(info, images);
 }
@@ -100,6 +103,16 @@ int main(int argc, char** argv) {
               {{{div16, value("4"), value("True"), none}},
                {{none, value("8"), none, value("0.5")}},
                {{div16, value("4"), value("True"), none}, {}, 1}}});  // another config of variant 0
+  // One predicate per variant, in dispatch order, each variant its own block size (32 x num_warps):
+  // test_generated.cpp sweeps each predicate across its boundary and reads which variant ran.
+  add_kernel(info, images,
+             {"boundary",
+              {{"x", "*fp32"}, {"n", "i32"}, {"k", "i64"}},
+              {"1", "1", "1"},
+              {{{none, div16, none}, {}, 1, 0, 1},     // n % 16 == 0: block 32
+               {{none, none, one}, {}, 1, 0, 2},       // k == 1: block 64
+               {{div16, none, none}, {}, 1, 0, 4},     // x 16-byte aligned: block 128
+               {{}, {}, 1, 0, 8}}});                   // anything else: block 256
 
   const std::vector<std::uint8_t> container = tritonpack::pack::write_container(info, images);
   tritonpack::pack::header_options o;

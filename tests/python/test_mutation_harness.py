@@ -1,0 +1,66 @@
+"""scripts/mutation_test.py reads test output to name the tests that killed a mutant: doctest
+blocks, pytest FAILED and ERROR lines (a fixture error is a kill too, and must be named), ctest's
+list of failed tests; in a ctest suite a Fortran source that no longer compiles is a kill."""
+import importlib.util
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def harness():
+    spec = importlib.util.spec_from_file_location("mutation_test", REPO / "scripts" / "mutation_test.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_kind_of_failure_is_named():
+    out = "\n".join([
+        "TEST CASE:  C API: copy_async and memset_async go to the stream given",
+        "tests/capi/test_capi.cpp:231: ERROR: CHECK( fake.last_stream(\"cuMemcpyAsync\") == non_blocking ) is NOT correct!",
+        "===============================================================================",
+        "TEST CASE:  only a message",
+        "tests/x.cpp:1: MESSAGE: fine",
+        "===============================================================================",
+        "FAILED tests/python/test_a.py::test_x - assert 1 == 2",
+        "ERROR tests/python/test_b.py::test_y - FileNotFoundError: tritonpack",
+        "ERROR STOP copy_async to the device failed",
+        "ERROR tests/python/test_c.py - ImportError: no module",
+        "The following tests FAILED:",
+        "\t 27 - capi.fortran.streams (Failed)                    cpu",
+        "\t 31 - example.c.fake_driver (SEGFAULT)",
+        "Errors while running CTest",
+    ])
+    assert harness().failing_tests(out) == [
+        "C API: copy_async and memset_async go to the stream given",
+        "tests/python/test_a.py::test_x",
+        "tests/python/test_b.py::test_y (error)",
+        "tests/python/test_c.py (error)",
+        "capi.fortran.streams",
+        "example.c.fake_driver",
+    ]
+
+
+def test_a_fortran_compile_failure_is_found_and_nothing_else():
+    h = harness()
+    assert h.fortran_compile_failure(
+        "[3/9] Building Fortran object tests/capi/x.f90.o\n"
+        "FAILED: tests/capi/CMakeFiles/tritonpack_fortran_calls.dir/fortran_calls.f90.o \n"
+        "Error: Type mismatch in argument 'free_bytes'\n") == \
+        "tests/capi/CMakeFiles/tritonpack_fortran_calls.dir/fortran_calls.f90.o"
+    assert h.fortran_compile_failure("FAILED: src/CMakeFiles/tritonpack_c_api.dir/tritonpack_c_api.cpp.o\n") is None
+
+
+def test_the_mutants_file_reads_and_every_suite_is_known(tmp_path):
+    h = harness()
+    mutants = h.read_mutants(str(REPO / "tests" / "mutants.txt"))
+    ctest = [m for m in mutants if m.suite == "ctest"]
+    assert ctest, "no ctest:REGEX mutant: the ctest-only checks would pin nothing"
+    assert all(m.filter for m in ctest), "a ctest mutant without a regex would run every ctest test"
+
+
+def test_a_filter_that_selects_no_test_is_noticed():
+    h = harness()
+    assert h.selected_nothing("[doctest] test cases: 0 | 0 passed | 0 failed | 150 skipped\n")
+    assert h.selected_nothing("No tests were found!!!\n")
+    assert not h.selected_nothing("[doctest] test cases: 1 | 1 passed | 0 failed | 149 skipped\n")
