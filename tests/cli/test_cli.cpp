@@ -148,6 +148,23 @@ TEST_CASE("inspect reads a .tpk, a generated header and a binary that embeds a c
   const auto doc = nlohmann::json::parse(j.out);
   CHECK(doc["containers"][0]["kernels"].size() == 3);
   CHECK(doc["containers"][0]["images"].size() == 70);
+
+  // Each PTX image says the oldest CUDA driver that JIT-compiles its ISA (8.7: CUDA 12.8; 8.8:
+  // CUDA 12.9), in the JSON and in the table.
+  std::size_t ptx = 0;
+  for (const auto& im : doc["containers"][0]["images"]) {
+    if (im["kind"] != "ptx") {
+      CHECK_FALSE(im.contains("min_cuda_driver"));
+      continue;
+    }
+    ++ptx;
+    const std::string isa = im["ptx_version"];
+    CAPTURE(isa);
+    if (isa == "8.7") CHECK(im["min_cuda_driver"] == "12.8");
+    if (isa == "8.8") CHECK(im["min_cuda_driver"] == "12.9");
+  }
+  CHECK(ptx > 0);
+  CHECK(a.out.find("(8.7, CUDA 12.8+)") != std::string::npos);
 }
 
 TEST_CASE("inspect --device shows the image the run time would choose, and why") {

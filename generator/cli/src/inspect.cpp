@@ -65,8 +65,13 @@ json image_json(const container& c, std::uint32_t i) {
   j["backend"] = backend_name(im.backend);
   j["kind"] = image_kind_name(im.kind);
   j["arch"] = im.arch;
-  if (im.kind == image_kind::ptx)
+  if (im.kind == image_kind::ptx) {
     j["ptx_version"] = fmt::format("{}.{}", im.ptx_version / 10, im.ptx_version % 10);
+    // The oldest driver that JIT-compiles it (a newer Triton writes a newer ISA: 3.9's sm_90a PTX
+    // is 9.4, which a CUDA 13.0 driver refuses); null when tritonpack does not know the ISA.
+    const std::uint32_t cuda = min_cuda_for_ptx_isa(im.ptx_version);
+    j["min_cuda_driver"] = cuda ? json(cuda_version_string(cuda)) : json(nullptr);
+  }
   j["raw_bytes"] = im.raw_size;
   j["stored_bytes"] = im.stored_size;
   j["checksum"] = container::hex(im.checksum);
@@ -295,15 +300,19 @@ inspect_result inspect_report(const search_result& found, const inspect_options&
         text += fmt::format(
             "  variant {}: {}\n    config: num_warps={} num_stages={} num_ctas={}{}\n", vi,
             spec_text(k, v), v.config.num_warps, v.config.num_stages, v.config.num_ctas, cx_text);
-        text += fmt::format("    {:>5}  {:<4}  {:<5}  {:<16} {:>10} {:>10} {:>7}  {}\n", "image",
+        text += fmt::format("    {:>5}  {:<4}  {:<5}  {:<26} {:>10} {:>10} {:>7}  {}\n", "image",
                             "back", "kind", "arch", "raw", "stored", "ratio", "frame");
         json ims = json::array();
         for (std::uint32_t im : v.images) {
           const image_info& i = info.images[im];
           std::string arch = i.arch;
-          if (i.kind == image_kind::ptx)
-            arch += fmt::format(" ({}.{})", i.ptx_version / 10, i.ptx_version % 10);
-          text += fmt::format("    {:>5}  {:<4}  {:<5}  {:<16} {:>10} {:>10} {:>6.2f}x  {}{}\n", im,
+          if (i.kind == image_kind::ptx) {
+            // The PTX ISA and the oldest CUDA driver that JIT-compiles it.
+            const std::uint32_t cuda = min_cuda_for_ptx_isa(i.ptx_version);
+            arch += fmt::format(" ({}.{}{})", i.ptx_version / 10, i.ptx_version % 10,
+                                cuda ? ", CUDA " + cuda_version_string(cuda) + "+" : "");
+          }
+          text += fmt::format("    {:>5}  {:<4}  {:<5}  {:<26} {:>10} {:>10} {:>6.2f}x  {}{}\n", im,
                               backend_name(i.backend), image_kind_name(i.kind), arch, i.raw_size,
                               i.stored_size, ratio(i.raw_size, i.stored_size), c.frame_of(im),
                               damaged.count(im) ? "  DAMAGED" : "");
