@@ -334,6 +334,8 @@ TEST_CASE("pointers: TRITONPACK_CHECK_POINTERS refuses host memory and another d
   gridcheck::chunked(mine.data(), 64, 64);
   gridcheck::chunked(mine.data() + 3, 64, 64);  // inside an allocation
   CHECK(f.launch_count() == 2);
+}
+
 // Each specialisation predicate at and around its boundary, in the generated typed dispatch and
 // in the dynamic API alike: `:16` on an integer is a multiple of 16 (24 is a multiple of 8 only,
 // 0 and -16 are multiples), `:1` is exactly 1 (not 0, 2 or -1), a pointer's `:16` is 16-byte
