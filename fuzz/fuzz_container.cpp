@@ -94,12 +94,20 @@ bool claim_large_frame(std::vector<std::uint8_t>& b) {
       } else {
         byte_io::store_u64(frame + at, claim);
       }
-      const auto record = [&](std::uint32_t s, std::uint64_t i) {
-        return b.data() + byte_io::load_u64(b.data() + F::header::sections + s * F::header::section_entry_size) +
-               i * F::record_size[s];
+      // Where record i of section s lies, or nullptr when the input's section table (which parse
+      // need not have read as this layout: another format version) puts it outside the buffer.
+      const auto record = [&](std::uint32_t s, std::uint64_t i, std::size_t field) -> std::uint8_t* {
+        const std::uint64_t off =
+            byte_io::load_u64(b.data() + F::header::sections + s * F::header::section_entry_size);
+        if (off > b.size() || i > (b.size() - off) / F::record_size[s]) return nullptr;
+        const std::uint64_t at = off + i * F::record_size[s] + field;
+        return at + 8 <= b.size() ? b.data() + at : nullptr;
       };
-      byte_io::store_u64(record(F::sec_frames, z) + F::frame_rec::raw_size, claim);
-      byte_io::store_u64(record(F::sec_images, f.first_image) + F::image_rec::raw_size, claim);
+      std::uint8_t* frame_raw = record(F::sec_frames, z, F::frame_rec::raw_size);
+      std::uint8_t* image_raw = record(F::sec_images, f.first_image, F::image_rec::raw_size);
+      if (!frame_raw || !image_raw) return false;
+      byte_io::store_u64(frame_raw, claim);
+      byte_io::store_u64(image_raw, claim);
       const std::uint64_t data_off =
           byte_io::load_u64(b.data() + F::header::sections + F::sec_data * F::header::section_entry_size);
       byte_io::store_u64(b.data() + F::header::tables_checksum, 0);
