@@ -47,14 +47,14 @@ step() {
   "$@"; rc=$?
   local dt=$((SECONDS - t0))
   if [ $rc -eq 0 ]; then
-    RESULTS+=("$(printf '%-10s ok      %4ss' "$name" "$dt")")
+    RESULTS+=("$(printf '%-13s ok      %4ss' "$name" "$dt")")
   else
-    RESULTS+=("$(printf '%-10s FAILED  %4ss  (exit %s)' "$name" "$dt" "$rc")")
+    RESULTS+=("$(printf '%-13s FAILED  %4ss  (exit %s)' "$name" "$dt" "$rc")")
     FAILED=1
   fi
   return $rc
 }
-skip() { RESULTS+=("$(printf '%-10s skipped        %s' "$1" "$2")"); tp_log "[$1] skipped: $2"; }
+skip() { RESULTS+=("$(printf '%-13s skipped        %s' "$1" "$2")"); tp_log "[$1] skipped: $2"; }
 want() { [[ " $TP_STEPS " == *" $1 "* ]]; }
 
 do_setup() {
