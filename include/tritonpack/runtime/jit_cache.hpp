@@ -50,7 +50,6 @@
 #include <new>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "tritonpack/container/byte_io.hpp"
