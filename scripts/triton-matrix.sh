@@ -10,9 +10,10 @@
 # build: for each Python given (default: build-matrix/pythons, one interpreter path a line, else
 # .venv/bin/python and every /work/venvs/triton-*/bin/python), asks it for its Triton version V,
 # configures build-matrix/V with -DTRITONPACK_PYTHON=that Python, builds the GPU tests, the
-# quickstart and LULESH, and copies the executables to build-matrix/carry/V/. The device tool
+# quickstart, LULESH and XSBench, and copies the executables to build-matrix/carry/V/. The device tool
 # carries `build-matrix/carry` (an ignored path: name it in `carry`).
-# Environment: MATRIX_TARGETS (default "tritonpack_gpu_tests quickstart lulesh"), JOBS (nproc).
+# Environment: MATRIX_TARGETS (default "tritonpack_gpu_tests quickstart lulesh xsbench"; xsbench
+# and lulesh also feed bench/triton-versions/run.sh), JOBS (nproc).
 #
 # run: for each build-matrix/carry/V: the GPU tests on the image selection picks (cubin) and on the
 # generic sm_80 PTX (TRITONPACK_FORCE_IMAGE=ptx:sm_80, TRITONPACK_VERIFY_ABI=1), the quickstart
@@ -34,7 +35,7 @@ pythons() {
 }
 
 do_build() {
-  local targets=${MATRIX_TARGETS:-tritonpack_gpu_tests quickstart lulesh} jobs=${JOBS:-$(nproc)} failed=0
+  local targets=${MATRIX_TARGETS:-tritonpack_gpu_tests quickstart lulesh xsbench} jobs=${JOBS:-$(nproc)} failed=0
   mkdir -p "$CARRY"
   while read -r py; do
     local v
