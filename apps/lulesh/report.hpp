@@ -119,13 +119,15 @@ inline bool verify(const run_result& r, bool ran_to_completion, bool quiet) {
                          r.sym.max_rel_diff <= symmetry_bound;
   if (!want || !ran_to_completion) {
     if (!quiet)
-      std::printf("Verification: not applicable (%s); symmetry %s (all three <= %.0e)\n",
+      std::printf("Verification: not applicable (%s); symmetry measures %s the bound of the verified sizes "
+                  "(%.0e, information only)\n",
                   !want ? (r.ranks == 1 ? "published results exist for -s 5, 10, 30, 45"
                                         : "reference MPI results exist for 8 ranks x -s 10, 15, 20 and 27 ranks x -s 10")
                         : "-i stopped the run before completion",
-                  symmetric ? "PASS" : "FAIL", symmetry_bound);
-    // No published result to verify: the symmetry measures are information here (their bound is
-    // absolute, and a run stopped early by -i on a large mesh carries energies of 1e7 and more).
+                  symmetric ? "within" : "above", symmetry_bound);
+    // No published result to verify: the symmetry measures are information here, never a verdict
+    // (their bound is absolute, and a run stopped early by -i on a large mesh carries energies of
+    // 1e7 and more, whose last bits alone exceed it).
     return true;
   }
   const bool cycles_ok = r.cycles == want->cycles;
