@@ -72,12 +72,7 @@ void print_gpu(const options& o, const device_state& d) {
 
 // Why nothing can run here, as any kernel launch would say it; exit status per --require-gpu.
 int explain_no_gpu(const tp::error& e, const options& o) {
-  std::string why = e.what();
-  try {
-    lulesh_kernels::update_volume(nullptr, nullptr, 1, 0.0);  // never launched: the run time explains
-  } catch (const tp::error& launch_error) {
-    why = launch_error.what();
-  }
+  const std::string why = why_no_gpu(e.what());
   std::printf("Cannot run on a GPU here: %s\n[tritonpack::errc::%s]\n", why.c_str(), tp::errc_name(e.code()));
   std::printf("The program carries its kernels for sm_80, sm_90, sm_100 (cubins and PTX) and gfx90a, gfx942;\n"
               "run it on a node with one of those GPUs (it needs only the GPU driver).\n");

@@ -97,10 +97,11 @@ int run(const options& o, buffer_choice buffers) {
     if (world_rank == 0)
       std::printf(
           "Set-up done on %d ranks (decomposition, nodal mass summed over MPI). Cannot run on a "
-          "GPU here: "
-          "%s reports no GPU.\nRun lulesh-mpi on a node with a GPU (sm_80, sm_90, sm_100, gfx90a, "
+          "GPU here: %s\nRun lulesh-mpi on a node with a GPU (sm_80, sm_90, sm_100, gfx90a, "
           "gfx942).\n",
-          world_size, gpus == 0 ? "rank 0's driver" : "another rank's driver");
+          world_size,
+          gpus == 0 ? why_no_gpu("rank 0's driver reports no GPU.").c_str()
+                    : "another rank's driver reports no GPU.");
     return o.require_gpu ? 1 : 0;
   }
   const node_ranks local = local_ranks();

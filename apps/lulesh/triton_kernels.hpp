@@ -40,6 +40,18 @@ inline std::int64_t compiled_constexpr(std::string_view kernel, std::string_view
                          " (kernels.toml and triton_kernels.hpp disagree)");
 }
 
+// Why no kernel can run on a node whose driver reports no GPU, in the run time's own words (the
+// driver that failed to load and why, the devices present, the images carried): a launch is asked
+// for and fails before anything reaches a device. Call it only where device_count() is 0.
+inline std::string why_no_gpu(std::string fallback) {
+  try {
+    lulesh_kernels::update_volume(nullptr, nullptr, 1, 0.0);  // never launched: there is no device
+  } catch (const tritonpack::error &e) {
+    return e.what();
+  }
+  return fallback;
+}
+
 template <class T>
 std::int32_t count_of(const tritonpack::device_array<T> &a) {
   return static_cast<std::int32_t>(a.size());
