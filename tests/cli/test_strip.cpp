@@ -87,7 +87,9 @@ TEST_CASE(
   const path a = work / "strip_from_tpk", b = work / "strip_from_hpp", c = work / "pack_keep";
   for (const path& p : {a, b, c}) tp_test::fs::remove_all(p);
   const std::string keep = " --keep-targets sm_80,gfx942 --keep-ir none -o ";
-  REQUIRE(run_cli("strip " + q(full_pack() / "fixtures.tpk") + keep + q(a)).code == 0);
+  REQUIRE(
+      run_cli("strip " + q(full_pack() / "fixtures.tpk") + " --languages c,fortran" + keep + q(a))
+          .code == 0);
   REQUIRE(run_cli("strip " + q(full_pack() / "fixtures.hpp") + keep + q(b)).code == 0);
   const auto r =
       run_cli("pack " + q(path(TP_ARTIFACTS) / "manifest.json") + " --name fixtures" + keep + q(c));
@@ -98,6 +100,14 @@ TEST_CASE(
   CHECK(tp_test::slurp(a / "fixtures.tpk") == tp_test::slurp(b / "fixtures.tpk"));
   CHECK(tp_test::slurp(a / "fixtures.hpp") == tp_test::slurp(b / "fixtures.hpp"));
   CHECK(tp_test::slurp(a / "fixtures.tpk") == tp_test::slurp(c / "fixtures.tpk"));
+  // --languages: the C and Fortran files describe the stripped library.
+  for (const char* f : {"fixtures.h", "fixtures_c.cpp", "fixtures.f90"})
+    CHECK_MESSAGE(tp_test::fs::exists(a / f), f);
+  const auto h = tp_test::slurp(a / "fixtures.h");
+  const std::string text(h.begin(), h.end());
+  CHECK(text.find("hip hsaco: gfx942") != std::string::npos);
+  CHECK(text.find("gfx90a") == std::string::npos);
+  CHECK(text.find("sm_90a") == std::string::npos);
 }
 
 TEST_CASE(

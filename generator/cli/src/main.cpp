@@ -81,7 +81,7 @@ constexpr const char* usage_text =
     "      rounds; --arch-rows: also rows for the GPU's arch (used by other GPUs of it).\n"
     "  tritonpack strip FILE --keep-targets T1,T2,... -o OUTDIR\n"
     "                  [--keep-ir targets|generic|none|all] [--name NAME] [--level N]\n"
-    "                  [--frames ...] [--store-binaries]\n"
+    "                  [--frames ...] [--store-binaries] [--languages c,fortran]\n"
     "      A smaller container for a site's GPUs: FILE's container (a .tpk, a generated .hpp or a\n"
     "      program) with only the images of the targets listed (sm_90a; sm_90 = sm_90 and sm_90a;\n"
     "      gfx942), written to OUTDIR/NAME.tpk and OUTDIR/NAME.hpp; the kept images are the same\n"
@@ -89,7 +89,7 @@ constexpr const char* usage_text =
     "      PTX a newer GPU can JIT (generic: \"sm_90a cubins + generic PTX\"), none, or all. A\n"
     "      target FILE has no image for, or a kernel variant left without any image, is an error.\n"
     "      --level, --frames and --store-binaries as for pack (default: binaries stay stored\n"
-    "      uncompressed when FILE stores them so).\n"
+    "      uncompressed when FILE stores them so). --languages as for pack.\n"
     "  tritonpack extract FILE -o DIR [--max-image-size BYTES]\n"
     "      Write every image of FILE to DIR/<kernel>/v<variant>/<backend>_<arch>.<kind>\n"
     "      (names reduced to [A-Za-z0-9_.-], never . or ..: nothing is written outside DIR).\n"
@@ -226,6 +226,35 @@ fs::path write_container_and_header(const std::string& out_dir, const std::strin
   return tpk;
 }
 
+// --languages c,fortran.
+pack::languages languages_of(const args& a) {
+  pack::languages langs;
+  if (auto l = a.get("--languages")) {
+    try {
+      langs = pack::parse_languages(*l);
+    } catch (const error& e) {
+      throw usage_error(e.message());
+    }
+  }
+  return langs;
+}
+
+// The C header and source, the Fortran module, as `langs` asks; returns the files written.
+std::vector<fs::path> write_foreign(const std::string& out_dir, const container_info& info,
+                                    const pack::header_options& ho, const pack::languages& langs) {
+  std::vector<fs::path> written;
+  auto write_text = [&](const std::string& file, const std::string& text) {
+    written.push_back(fs::path(out_dir) / file);
+    pack::write_file_atomically(written.back(), text.data(), text.size(), output_remedy);
+  };
+  if (langs.c) {
+    write_text(info.name + ".h", pack::write_c_header(info, ho));
+    write_text(info.name + "_c.cpp", pack::write_c_source(info, ho));
+  }
+  if (langs.fortran) write_text(info.name + ".f90", pack::write_fortran_module(info, ho));
+  return written;
+}
+
 int cmd_pack(int argc, char** argv) {
   const args a(argc, argv, 2,
                {"-o", "--output", "--name", "--mode", "--level", "--frames", "--dict-size",
@@ -252,14 +281,7 @@ int cmd_pack(int argc, char** argv) {
                                     pack::suggest_name(*n, pack::name_kind::library)));
   }
 
-  pack::languages langs;
-  if (auto l = a.get("--languages")) {
-    try {
-      langs = pack::parse_languages(*l);
-    } catch (const error& e) {
-      throw usage_error(e.message());
-    }
-  }
+  const pack::languages langs = languages_of(a);
 
   pack::loaded_manifest m = pack::load_manifest(a.positional[0], lo);
   for (const std::string& w : m.warnings) std::cerr << "tritonpack: warning: " << w << "\n";
@@ -281,16 +303,7 @@ int cmd_pack(int argc, char** argv) {
 
   const fs::path tpk = write_container_and_header(*out_dir, m.info.name, blob, header);
   const fs::path hpp = fs::path(*out_dir) / (m.info.name + ".hpp");
-  std::vector<fs::path> foreign;
-  auto write_text = [&](const std::string& file, const std::string& text) {
-    foreign.push_back(fs::path(*out_dir) / file);
-    pack::write_file_atomically(foreign.back(), text.data(), text.size(), output_remedy);
-  };
-  if (langs.c) {
-    write_text(m.info.name + ".h", pack::write_c_header(m.info, ho));
-    write_text(m.info.name + "_c.cpp", pack::write_c_source(m.info, ho));
-  }
-  if (langs.fortran) write_text(m.info.name + ".f90", pack::write_fortran_module(m.info, ho));
+  const std::vector<fs::path> foreign = write_foreign(*out_dir, m.info, ho, langs);
   std::uint64_t raw = 0;
   for (const auto& b : m.image_bytes) raw += b.size();
   fmt::print(
@@ -429,7 +442,8 @@ int cmd_extract(int argc, char** argv) {
 
 int cmd_strip(int argc, char** argv) {
   const args a(argc, argv, 2,
-               {"-o", "--output", "--name", "--level", "--frames", "--keep-targets", "--keep-ir"},
+               {"-o", "--output", "--name", "--level", "--frames", "--keep-targets", "--keep-ir",
+                "--languages"},
                {"--store-binaries"});
   if (a.positional.size() != 1)
     throw usage_error("strip takes one FILE (a .tpk, a generated .hpp or a program)");
@@ -445,6 +459,7 @@ int cmd_strip(int argc, char** argv) {
                                     pack::suggest_name(*n, pack::name_kind::library)));
   }
   pack::write_options wo = write_options_of(a);
+  const pack::languages langs = languages_of(a);
 
   const pack::search_result r = load_containers(a.positional[0]);
   if (r.containers.size() != 1)
@@ -466,9 +481,11 @@ int cmd_strip(int argc, char** argv) {
                              wo.level, wo.store_binaries ? ", binaries stored uncompressed" : "");
   const std::string header = pack::write_header(info, blob, ho);
   const fs::path tpk = write_container_and_header(*out_dir, info.name, blob, header);
+  const std::vector<fs::path> foreign = write_foreign(*out_dir, info, ho, langs);
   fmt::print("tritonpack: kept {} of {} images ({}) in {} ({} bytes, was {}) and {}\n", kept.kept,
              kept.kept + kept.removed, pack::describe(*keep), tpk.string(), blob.size(), in.size(),
              (fs::path(*out_dir) / (info.name + ".hpp")).string());
+  for (const fs::path& f : foreign) fmt::print("tritonpack: wrote {}\n", f.string());
   return 0;
 }
 
