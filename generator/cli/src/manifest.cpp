@@ -238,9 +238,6 @@ launch_info read_metadata(const fs::path& file, const std::string& rel, backend_
   return L;
 }
 
-// Number of kernel parameters a type expands to (triton-abi.md §5, §7): a tensor descriptor is
-// what the release that built the image passes for it (triton_abi::descriptor_params: 1 + 2·rank
-// with TMA metadata; decomposed 2 + 4·rank, or 3 + 4·rank from Triton 3.7); everything else 1.
 // The order a variant's images take in the container, whatever order the manifest lists them in
 // (the order carries no meaning: selection ranks images, it does not take the first): NVIDIA
 // archs by number, then suffix (sm_80, sm_90a, sm_100a), AMD and other names as text. Packing the
@@ -256,6 +253,9 @@ std::tuple<int, unsigned long, std::string> arch_order(const std::string& arch) 
   return {1, 0, arch};
 }
 
+// Number of kernel parameters a type expands to (triton-abi.md §5, §7): a tensor descriptor is
+// what the release that built the image passes for it (triton_abi::descriptor_params: 1 + 2·rank
+// with TMA metadata; decomposed 2 + 4·rank, or 3 + 4·rank from Triton 3.7); everything else 1.
 unsigned expanded_params(const std::string& type, bool tma, const triton_abi& abi) {
   if (type.rfind("tensordesc<", 0) != 0) return 1;
   const std::size_t open = type.find('['), close = type.find(']');

@@ -93,7 +93,7 @@ def _portable_source_locations(kernel_file: Path):
     Triton takes a kernel's location from its function's `co_filename`, an absolute path, and
     writes it into the debug line information of the PTX (`.file`), the cubin, the LLVM IR
     (`DIFile`) and the code object, so the same kernel compiled in two folders, or with Triton in
-    two virtual environments, gave different images. Relative names keep the line information
+    two virtual environments, would give different images. Relative names keep the line information
     (profilers still map instructions to `kernels.py:12`) and make the images depend on the
     sources only (docs/manifest.md, "Reproducible output"). Where a Triton release does not look
     locations up through `get_jit_fn_file_line`, nothing is patched."""

@@ -35,7 +35,7 @@ struct keep_spec {
 // that is not a target, or the IR choice that is not one of the four.
 keep_spec parse_keep_spec(const std::string& targets, const std::string& ir);
 
-// "sm_90a + generic PTX", for messages and the generated header's first comment.
+// "sm_90a binaries + generic PTX", for messages and the generated header's first comment.
 std::string describe(const keep_spec& spec);
 
 struct keep_summary {
@@ -45,8 +45,9 @@ struct keep_summary {
 // Removes from `info` (and the matching `image_bytes`) every image `spec` does not keep; the
 // kept images keep their bytes and relative order, variants refer to them by their new indices.
 // Throws error(bad_argument), changing nothing, when a target names no image of `what` (the
-// message lists the targets present), when --ir generic finds no generic PTX, and when a kernel
-// variant would be left without any image (it could then run on no GPU: refused, not warned).
+// message lists the targets present), when --keep-ir generic finds no generic PTX, and when a
+// kernel variant would be left without any image (it could then run on no GPU: refused, not
+// warned).
 keep_summary keep_targets(container_info& info, std::vector<std::vector<std::uint8_t>>& image_bytes,
                           const keep_spec& spec, const std::string& what);
 
