@@ -80,6 +80,12 @@ TEST_CASE("strip keeps the named targets' images byte for byte: sm_90a cubins + 
   const auto inspect = run_cli("inspect " + q(out / "fixtures.hpp") + " --device sm_90");
   CHECK_MESSAGE(inspect.code == 0, inspect.out);
   CHECK(inspect.out.find("cubin sm_90a) — exact cubin sm_90a for sm_90") != std::string::npos);
+  // Raw and stored bytes per arch: one line each for what is left.
+  REQUIRE(inspect.out.find("  per arch:\n") != std::string::npos);
+  const std::string per_arch = inspect.out.substr(inspect.out.find("  per arch:\n"));
+  CHECK(per_arch.find("    cuda sm_90a ") != std::string::npos);
+  CHECK(per_arch.find("    cuda sm_80 ") != std::string::npos);
+  CHECK(per_arch.find("sm_100a") == std::string::npos);
 }
 
 TEST_CASE(
