@@ -7,7 +7,9 @@ our bytes, fatbinary's bytes and the ratio (goal: <= 0.85). The tritonpack conta
 byte-exact (pack -> extract reproduces every file) and decodes one kernel without the others.
 
 usage: size_bench.py --tritonpack PATH --manifest PATH [--manifest PATH ...] [--fatbinary PATH]
-                     [--level N] [--markdown FILE]
+                     [--level N] [--keep-targets LIST [--keep-ir KIND]] [--markdown FILE]
+With --keep-targets (and --keep-ir), the container is packed with `pack --keep-targets` (what
+`tritonpack strip` writes for a site's GPUs) and fatbinary bundles exactly the images it kept.
 Standard library only. The manifests are artifact directories made by the front end, e.g. of
 bench/size/kernels.toml (`cmake --build <build> --target bench_size` compiles it into the build
 tree and runs this on it and on tests/data/artifacts).
@@ -52,7 +54,8 @@ def fatbinary_bytes(fatbinary, base, images, work):
 
 
 def tritonpack_bytes(tritonpack, base, manifest, work, level, extra):
-    """Packs `manifest`, checks extract gives back every file byte for byte, returns the size."""
+    """Packs `manifest`, checks extract gives back every file byte for byte; returns the size and
+    the files extracted (relative to `base`: the images the container holds)."""
     path = os.path.join(base, ".size_bench_manifest.json")
     with open(path, "w") as f:
         json.dump(manifest, f)
@@ -63,13 +66,15 @@ def tritonpack_bytes(tritonpack, base, manifest, work, level, extra):
         tpk = os.path.join(out, "bench.tpk")
         ex = os.path.join(work, "extracted")
         subprocess.run([tritonpack, "extract", tpk, "-o", ex], check=True, capture_output=True)
+        kept = []
         for root, _, files in os.walk(ex):
             for name in files:
                 rel = os.path.relpath(os.path.join(root, name), ex)
                 with open(os.path.join(ex, rel), "rb") as a, open(os.path.join(base, rel), "rb") as b:
                     if a.read() != b.read():
                         raise SystemExit("size_bench: extract of %s differs from the artifact" % rel)
-        return os.path.getsize(tpk)
+                kept.append(rel)
+        return os.path.getsize(tpk), kept
     finally:
         os.remove(path)
 
@@ -82,6 +87,8 @@ def main():
                     help="manifest.json of an artifact directory (repeat for several)")
     ap.add_argument("--level", type=int, default=19)
     ap.add_argument("--frames", default=None, help="pass --frames to tritonpack pack")
+    ap.add_argument("--keep-targets", help="pass --keep-targets to tritonpack pack; fatbinary gets the kept images")
+    ap.add_argument("--keep-ir", help="pass --keep-ir to tritonpack pack")
     ap.add_argument("--markdown", help="also write the table as Markdown to this file")
     a = ap.parse_args()
     if not os.path.exists(a.fatbinary):
@@ -89,6 +96,8 @@ def main():
         return 1
     manifests = a.manifest
     extra = ["--frames", a.frames] if a.frames else []
+    if a.keep_targets:
+        extra += ["--keep-targets", a.keep_targets] + (["--keep-ir", a.keep_ir] if a.keep_ir else [])
     rows = []
     for mpath in manifests:
         base = os.path.dirname(os.path.abspath(mpath))
@@ -100,20 +109,23 @@ def main():
             ims = images_of(m)
             if not ims:
                 continue
-            raw = sum(os.path.getsize(os.path.join(base, im["file"])) for im in ims)
             work = tempfile.mkdtemp(prefix="tp_size_")
             try:
-                ours = tritonpack_bytes(a.tritonpack, base, m, work, a.level, extra)
+                ours, kept = tritonpack_bytes(a.tritonpack, base, m, work, a.level, extra)
+                ims = [im for im in ims if os.path.normpath(im["file"]) in {os.path.normpath(k) for k in kept}]
                 theirs = fatbinary_bytes(a.fatbinary, base, ims, work)
             finally:
                 shutil.rmtree(work, ignore_errors=True)
-            archs = sorted({im["arch"] for im in ims})
+            raw = sum(os.path.getsize(os.path.join(base, im["file"])) for im in ims)
+            archs = sorted({"%s %s" % (im["kind"], im["arch"]) for im in ims}) if a.keep_targets else \
+                sorted({im["arch"] for im in ims})
             rows.append((label, len(ims), " ".join(archs), raw, ours, theirs, ours / theirs))
 
     head = ("kernels", "images", "targets (cubin + PTX)", "raw bytes", "tritonpack", "fatbinary -size", "ratio")
     widths = [max(len(str(r[i])) if i != 6 else 5 for r in rows + [head]) for i in range(len(head))]
     fmt_row = lambda r: "  ".join((("%.3f" % r[i]) if i == 6 and not isinstance(r[i], str) else str(r[i])).rjust(widths[i]) if i else str(r[i]).ljust(widths[i]) for i in range(len(r)))
-    print("zstd level %d, frames %s; goal: ratio <= 0.85" % (a.level, a.frames or "per-kernel-backend (default)"))
+    print("zstd level %d, frames %s%s; goal: ratio <= 0.85" % (a.level, a.frames or "per-kernel-backend (default)",
+          ", kept %s (IR: %s)" % (a.keep_targets, a.keep_ir or "targets") if a.keep_targets else ""))
     print(fmt_row(head))
     for r in rows:
         print(fmt_row(r))

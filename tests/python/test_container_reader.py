@@ -86,6 +86,15 @@ def check_against_inspect(path):
     images = [dict(im, checksum=f"0x{im['checksum']:016x}", ptx_version=f"{im['ptx_version'] // 10}.{im['ptx_version'] % 10}")
               for im in r.images]
     agree(images, c["images"], "images")
+    # Raw and stored bytes per architecture, in the order the image table first names each.
+    per_arch = {}
+    for im in r.images:
+        a = per_arch.setdefault((im["backend"], im["arch"]), {"backend": im["backend"], "arch": im["arch"], "images": 0,
+                                                              "raw_bytes": 0, "stored_bytes": 0})
+        a["images"] += 1
+        a["raw_bytes"] += im["raw_bytes"]
+        a["stored_bytes"] += im["stored_bytes"]
+    assert c["per_arch"] == list(per_arch.values())
     return r
 
 

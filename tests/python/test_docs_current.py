@@ -15,9 +15,9 @@ def test_quickstart_does_not_say_amd_launching_needs_a_missing_backend():
     assert "the run time's HIP backend launches it" in main
 
 
-def test_readme_layout_names_the_tune_command():
+def test_readme_layout_names_the_tune_and_strip_commands():
     layout = text("README.md").split("## Layout", 1)[1]
-    assert "`tritonpack pack | inspect | extract | tune`" in layout
+    assert "`tritonpack pack | inspect | extract | strip | tune`" in layout
 
 
 def test_c_fortran_by_hand_link_line_is_complete():

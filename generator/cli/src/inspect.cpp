@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -376,6 +377,32 @@ inspect_result inspect_report(const search_result& found, const inspect_options&
     text += fmt::format(
         "  {:<12} {:>4} images {:>10} raw {:>10} stored {:>6.2f}x; container {} bytes\n", "all",
         info.images.size(), raw, stored, ratio(raw, stored), fc.bytes.size());
+    // Per architecture, in the order the image table first names each (the packer's: NVIDIA by
+    // number, then AMD): what `strip --keep-targets ARCH` would keep of it, binaries and IR.
+    std::vector<std::pair<backend_kind, std::string>> archs;
+    std::map<std::pair<backend_kind, std::string>, std::array<std::uint64_t, 3>> by_arch;
+    for (const image_info& im : info.images) {
+      const auto key = std::make_pair(im.backend, im.arch);
+      if (!by_arch.count(key)) archs.push_back(key);
+      auto& sums = by_arch[key];
+      sums[0] += 1;
+      sums[1] += im.raw_size;
+      sums[2] += im.stored_size;
+    }
+    json per_arch = json::array();
+    if (!archs.empty()) text += "  per arch:\n";
+    for (const auto& key : archs) {
+      const auto& [n, a_raw, a_stored] = by_arch[key];
+      per_arch.push_back({{"backend", backend_name(key.first)},
+                          {"arch", key.second},
+                          {"images", n},
+                          {"raw_bytes", a_raw},
+                          {"stored_bytes", a_stored}});
+      text += fmt::format("    {:<4} {:<20} {:>4} image{} {:>10} raw {:>10} stored {:>6.2f}x\n",
+                          backend_name(key.first), key.second, n, n == 1 ? " " : "s", a_raw,
+                          a_stored, ratio(a_raw, a_stored));
+    }
+    cj["per_arch"] = per_arch;
     // What an AMD GPU can run of this container: its code objects, in practice (docs/runtime.md).
     std::size_t amd_ir_only = 0;
     bool has_amd_ir = false;

@@ -1,4 +1,5 @@
-// tritonpack — the packer CLI: pack (manifest → NAME.tpk + NAME.hpp), inspect, extract, tune.
+// tritonpack — the packer CLI: pack (manifest → NAME.tpk + NAME.hpp), inspect, extract, strip,
+// tune.
 //
 // Exit codes: 0 success; 1 bad input (a message on stderr says what and where); 2 usage error.
 // Every failure is an exception caught here, so bad input never crashes the tool.
@@ -25,6 +26,7 @@
 #include "tritonpack/pack/foreign_writer.hpp"
 #include "tritonpack/pack/header_writer.hpp"
 #include "tritonpack/pack/inspect.hpp"
+#include "tritonpack/pack/keep_targets.hpp"
 #include "tritonpack/pack/manifest.hpp"
 #include "tritonpack/pack/names.hpp"
 #include "tritonpack/pack/tune_run.hpp"
@@ -45,6 +47,7 @@ constexpr const char* usage_text =
     "                           binaries-alone|per-image]\n"
     "                 [--dict-size BYTES] [--store-binaries] [--languages c,fortran]\n"
     "                 [--tuning TABLE.json] [--allow-outside-manifest-dir]\n"
+    "                 [--keep-targets T1,T2,... [--keep-ir targets|generic|none|all]]\n"
     "      Pack the artifacts of MANIFEST into OUTDIR/NAME.tpk and the generated header\n"
     "      OUTDIR/NAME.hpp. MANIFEST comes from the front end, `python -m tritonpack_compile\n"
     "      SPEC -o DIR`, with PYTHONPATH=<tritonpack>/generator/python (a checkout) or\n"
@@ -60,6 +63,7 @@ constexpr const char* usage_text =
     "      config, times): docs/runtime.md \"Choosing a config\".\n"
     "      --languages c also writes the C API NAME.h and its definitions NAME_c.cpp; fortran\n"
     "      also writes module NAME in NAME.f90 (and the C files it binds to). docs/c-fortran.md.\n"
+    "      --keep-targets / --keep-ir pack only the images of those targets, as strip does.\n"
     "  tritonpack inspect FILE [--device ARCH] [--json] [--quick] [--max-image-size BYTES]\n"
     "      List the kernels, variants and images in FILE (a .tpk, a generated .hpp, or a\n"
     "      program that embeds a container). --device sm_90 / gfx942 shows which image each\n"
@@ -75,6 +79,17 @@ constexpr const char* usage_text =
     "      The table is written after every problem; a rerun skips the rows it has (--fresh\n"
     "      re-times them). --budget-ms: time per problem (default 200); --rounds N: exactly N\n"
     "      rounds; --arch-rows: also rows for the GPU's arch (used by other GPUs of it).\n"
+    "  tritonpack strip FILE --keep-targets T1,T2,... -o OUTDIR\n"
+    "                  [--keep-ir targets|generic|none|all] [--name NAME] [--level N]\n"
+    "                  [--frames ...] [--store-binaries] [--languages c,fortran]\n"
+    "      A smaller container for a site's GPUs: FILE's container (a .tpk, a generated .hpp or a\n"
+    "      program) with only the images of the targets listed (sm_90a; sm_90 = sm_90 and sm_90a;\n"
+    "      gfx942), written to OUTDIR/NAME.tpk and OUTDIR/NAME.hpp; the kept images are the same\n"
+    "      bytes. --keep-ir says which IR stays: the kept targets' (targets, the default), only\n"
+    "      PTX a newer GPU can JIT (generic: \"sm_90a cubins + generic PTX\"), none, or all. A\n"
+    "      target FILE has no image for, or a kernel variant left without any image, is an error.\n"
+    "      --level, --frames and --store-binaries as for pack (default: binaries stay stored\n"
+    "      uncompressed when FILE stores them so). --languages as for pack.\n"
     "  tritonpack extract FILE -o DIR [--max-image-size BYTES]\n"
     "      Write every image of FILE to DIR/<kernel>/v<variant>/<backend>_<arch>.<kind>\n"
     "      (names reduced to [A-Za-z0-9_.-], never . or ..: nothing is written outside DIR).\n"
@@ -160,23 +175,8 @@ std::uint64_t parse_size(const std::string& s, const char* what) {
 // What to do when an output cannot be written.
 constexpr const char* output_remedy = "choose another output directory with -o";
 
-int cmd_pack(int argc, char** argv) {
-  const args a(argc, argv, 2,
-               {"-o", "--output", "--name", "--mode", "--level", "--frames", "--dict-size",
-                "--languages", "--tuning"},
-               {"--store-binaries", "--allow-outside-manifest-dir"});
-  if (a.positional.size() != 1) throw usage_error("pack takes one MANIFEST");
-  auto out_dir = a.get("-o");
-  if (!out_dir) out_dir = a.get("--output");
-  if (!out_dir) throw usage_error("pack needs -o OUTDIR");
-  pack::load_options lo;
-  lo.allow_outside_manifest_dir = a.flags.count("--allow-outside-manifest-dir") != 0;
-  if (auto m = a.get("--mode")) {
-    if (*m != "binary" && *m != "ir" && *m != "both")
-      throw usage_error(fmt::format("--mode must be binary, ir or both, got \"{}\"", *m));
-    lo.mode_given = true;
-    lo.mode = pack::parse_pack_mode(*m);
-  }
+// --level, --frames, --dict-size and --store-binaries, as pack and strip take them.
+pack::write_options write_options_of(const args& a) {
   pack::write_options wo;
   if (auto l = a.get("--level")) wo.level = parse_int(*l, "--level", 1, 22);
   if (auto f = a.get("--frames")) {
@@ -195,13 +195,39 @@ int cmd_pack(int argc, char** argv) {
   if (auto d = a.get("--dict-size"))
     wo.dictionary_size = static_cast<std::uint32_t>(parse_int(*d, "--dict-size", 0, 1 << 24));
   wo.store_binaries = a.flags.count("--store-binaries") != 0;
+  return wo;
+}
 
-  if (auto n = a.get("--name")) {
-    if (const std::string why = pack::name_problem(*n); !why.empty())
-      throw usage_error(fmt::format("--name: the library name {}; pass e.g. --name {}", why,
-                                    pack::suggest_name(*n, pack::name_kind::library)));
+// --keep-targets and --keep-ir; nullopt when --keep-targets is not given (--keep-ir alone is a
+// usage error: it narrows the IR of targets that were not named).
+std::optional<pack::keep_spec> keep_spec_of(const args& a) {
+  const auto targets = a.get("--keep-targets");
+  const auto ir = a.get("--keep-ir");
+  if (!targets) {
+    if (ir) throw usage_error("--keep-ir needs --keep-targets (the targets whose IR it narrows)");
+    return std::nullopt;
   }
+  try {
+    return pack::parse_keep_spec(*targets, ir.value_or("targets"));
+  } catch (const error& e) {
+    throw usage_error(e.message());
+  }
+}
 
+// Writes NAME.tpk and NAME.hpp into `out_dir`; returns the .tpk's path.
+fs::path write_container_and_header(const std::string& out_dir, const std::string& name,
+                                    const std::vector<std::uint8_t>& blob,
+                                    const std::string& header) {
+  pack::create_directories(out_dir, output_remedy);
+  const fs::path tpk = fs::path(out_dir) / (name + ".tpk");
+  const fs::path hpp = fs::path(out_dir) / (name + ".hpp");
+  pack::write_file_atomically(tpk, blob.data(), blob.size(), output_remedy);
+  pack::write_file_atomically(hpp, header.data(), header.size(), output_remedy);
+  return tpk;
+}
+
+// --languages c,fortran.
+pack::languages languages_of(const args& a) {
   pack::languages langs;
   if (auto l = a.get("--languages")) {
     try {
@@ -210,6 +236,52 @@ int cmd_pack(int argc, char** argv) {
       throw usage_error(e.message());
     }
   }
+  return langs;
+}
+
+// The C header and source, the Fortran module, as `langs` asks; returns the files written.
+std::vector<fs::path> write_foreign(const std::string& out_dir, const container_info& info,
+                                    const pack::header_options& ho, const pack::languages& langs) {
+  std::vector<fs::path> written;
+  auto write_text = [&](const std::string& file, const std::string& text) {
+    written.push_back(fs::path(out_dir) / file);
+    pack::write_file_atomically(written.back(), text.data(), text.size(), output_remedy);
+  };
+  if (langs.c) {
+    write_text(info.name + ".h", pack::write_c_header(info, ho));
+    write_text(info.name + "_c.cpp", pack::write_c_source(info, ho));
+  }
+  if (langs.fortran) write_text(info.name + ".f90", pack::write_fortran_module(info, ho));
+  return written;
+}
+
+int cmd_pack(int argc, char** argv) {
+  const args a(argc, argv, 2,
+               {"-o", "--output", "--name", "--mode", "--level", "--frames", "--dict-size",
+                "--languages", "--tuning", "--keep-targets", "--keep-ir"},
+               {"--store-binaries", "--allow-outside-manifest-dir"});
+  if (a.positional.size() != 1) throw usage_error("pack takes one MANIFEST");
+  auto out_dir = a.get("-o");
+  if (!out_dir) out_dir = a.get("--output");
+  if (!out_dir) throw usage_error("pack needs -o OUTDIR");
+  pack::load_options lo;
+  lo.allow_outside_manifest_dir = a.flags.count("--allow-outside-manifest-dir") != 0;
+  if (auto m = a.get("--mode")) {
+    if (*m != "binary" && *m != "ir" && *m != "both")
+      throw usage_error(fmt::format("--mode must be binary, ir or both, got \"{}\"", *m));
+    lo.mode_given = true;
+    lo.mode = pack::parse_pack_mode(*m);
+  }
+  const pack::write_options wo = write_options_of(a);
+  const std::optional<pack::keep_spec> keep = keep_spec_of(a);
+
+  if (auto n = a.get("--name")) {
+    if (const std::string why = pack::name_problem(*n); !why.empty())
+      throw usage_error(fmt::format("--name: the library name {}; pass e.g. --name {}", why,
+                                    pack::suggest_name(*n, pack::name_kind::library)));
+  }
+
+  const pack::languages langs = languages_of(a);
 
   pack::loaded_manifest m = pack::load_manifest(a.positional[0], lo);
   for (const std::string& w : m.warnings) std::cerr << "tritonpack: warning: " << w << "\n";
@@ -219,29 +291,19 @@ int cmd_pack(int argc, char** argv) {
   pack::check_names(m.info.name, m.info);
   for (const std::string& w : pack::check_foreign_names(m.info.name, m.info, langs))
     std::cerr << "tritonpack: warning: " << w << "\n";
+  if (keep) pack::keep_targets(m.info, m.image_bytes, *keep, a.positional[0]);
   const std::vector<std::uint8_t> blob = pack::write_container(m.info, m.image_bytes, wo);
   pack::header_options ho;
   ho.namespace_name = m.info.name;
   ho.generator =
-      fmt::format("`tritonpack pack` (mode {}, zstd level {}{})", pack::pack_mode_name(m.mode),
-                  wo.level, wo.store_binaries ? ", binaries stored uncompressed" : "");
+      fmt::format("`tritonpack pack` (mode {}, zstd level {}{}{})", pack::pack_mode_name(m.mode),
+                  wo.level, wo.store_binaries ? ", binaries stored uncompressed" : "",
+                  keep ? "; kept " + pack::describe(*keep) : "");
   const std::string header = pack::write_header(m.info, blob, ho);
 
-  pack::create_directories(*out_dir, output_remedy);
-  const fs::path tpk = fs::path(*out_dir) / (m.info.name + ".tpk");
+  const fs::path tpk = write_container_and_header(*out_dir, m.info.name, blob, header);
   const fs::path hpp = fs::path(*out_dir) / (m.info.name + ".hpp");
-  pack::write_file_atomically(tpk, blob.data(), blob.size(), output_remedy);
-  pack::write_file_atomically(hpp, header.data(), header.size(), output_remedy);
-  std::vector<fs::path> foreign;
-  auto write_text = [&](const std::string& file, const std::string& text) {
-    foreign.push_back(fs::path(*out_dir) / file);
-    pack::write_file_atomically(foreign.back(), text.data(), text.size(), output_remedy);
-  };
-  if (langs.c) {
-    write_text(m.info.name + ".h", pack::write_c_header(m.info, ho));
-    write_text(m.info.name + "_c.cpp", pack::write_c_source(m.info, ho));
-  }
-  if (langs.fortran) write_text(m.info.name + ".f90", pack::write_fortran_module(m.info, ho));
+  const std::vector<fs::path> foreign = write_foreign(*out_dir, m.info, ho, langs);
   std::uint64_t raw = 0;
   for (const auto& b : m.image_bytes) raw += b.size();
   fmt::print(
@@ -378,6 +440,55 @@ int cmd_extract(int argc, char** argv) {
   return 0;
 }
 
+int cmd_strip(int argc, char** argv) {
+  const args a(argc, argv, 2,
+               {"-o", "--output", "--name", "--level", "--frames", "--keep-targets", "--keep-ir",
+                "--languages"},
+               {"--store-binaries"});
+  if (a.positional.size() != 1)
+    throw usage_error("strip takes one FILE (a .tpk, a generated .hpp or a program)");
+  auto out_dir = a.get("-o");
+  if (!out_dir) out_dir = a.get("--output");
+  if (!out_dir) throw usage_error("strip needs -o OUTDIR");
+  const std::optional<pack::keep_spec> keep = keep_spec_of(a);
+  if (!keep)
+    throw usage_error("strip needs --keep-targets T1,T2,... (e.g. --keep-targets sm_90a,gfx942)");
+  if (auto n = a.get("--name")) {
+    if (const std::string why = pack::name_problem(*n); !why.empty())
+      throw usage_error(fmt::format("--name: the library name {}; pass e.g. --name {}", why,
+                                    pack::suggest_name(*n, pack::name_kind::library)));
+  }
+  pack::write_options wo = write_options_of(a);
+  const pack::languages langs = languages_of(a);
+
+  const pack::search_result r = load_containers(a.positional[0]);
+  if (r.containers.size() != 1)
+    throw error(
+        errc::bad_argument,
+        fmt::format("{} holds {} containers; strip takes one: pass its .tpk or generated header",
+                    a.positional[0], r.containers.size()));
+  const std::vector<std::uint8_t>& in = r.containers[0].bytes;
+  const container c = container::parse(in.data(), in.size());
+  if (!a.flags.count("--store-binaries")) wo.store_binaries = pack::binaries_stored(c);
+  const pack::stripped out =
+      pack::strip_container(c, *keep, a.positional[0], wo, a.get("--name").value_or(""));
+  const container_info& info = out.info;
+  const std::vector<std::uint8_t>& blob = out.bytes;
+  const pack::keep_summary& kept = out.summary;
+  pack::header_options ho;
+  ho.namespace_name = info.name;
+  ho.generator = fmt::format("`tritonpack strip` (kept {}; zstd level {}{})", pack::describe(*keep),
+                             wo.level, wo.store_binaries ? ", binaries stored uncompressed" : "");
+  const std::string header = pack::write_header(info, blob, ho);
+  const fs::path tpk = write_container_and_header(*out_dir, info.name, blob, header);
+  const std::vector<fs::path> foreign = write_foreign(*out_dir, info, ho, langs);
+  fmt::print("tritonpack: kept {} of {} images ({}) in {} ({} bytes, was {}) and {}\n", kept.kept,
+             kept.kept + kept.removed, pack::describe(*keep), tpk.string(), blob.size(), in.size(),
+             (fs::path(*out_dir) / (info.name + ".hpp")).string());
+  for (const fs::path& f : foreign) fmt::print("tritonpack: wrote {}\n", f.string());
+  return 0;
+}
+
 int cmd_tune(int argc, char** argv) {
   const args a(argc, argv, 2,
                {"-o", "--output", "--sizes", "--kernel", "--device", "--budget-ms", "--rounds"},
@@ -445,6 +556,7 @@ int main(int argc, char** argv) {
     if (cmd == "pack") return cmd_pack(argc, argv);
     if (cmd == "inspect") return cmd_inspect(argc, argv);
     if (cmd == "extract") return cmd_extract(argc, argv);
+    if (cmd == "strip") return cmd_strip(argc, argv);
     if (cmd == "tune") return cmd_tune(argc, argv);
     throw usage_error(fmt::format("unknown command \"{}\"", cmd));
   } catch (const usage_error& e) {

@@ -3,9 +3,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <tuple>
 
 #include "tritonpack/container/format.hpp"
 #include "tritonpack/core/error.hpp"
@@ -233,6 +236,21 @@ launch_info read_metadata(const fs::path& file, const std::string& rel, backend_
     }
   }
   return L;
+}
+
+// The order a variant's images take in the container, whatever order the manifest lists them in
+// (the order carries no meaning: selection ranks images, it does not take the first): NVIDIA
+// archs by number, then suffix (sm_80, sm_90a, sm_100a), AMD and other names as text. Packing the
+// same images listed in another order thus gives the same bytes (docs/manifest.md, "Reproducible
+// output").
+std::tuple<int, unsigned long, std::string> arch_order(const std::string& arch) {
+  if (arch.rfind("sm_", 0) == 0) {
+    std::size_t digits = 3;
+    while (digits < arch.size() && std::isdigit(static_cast<unsigned char>(arch[digits]))) ++digits;
+    if (digits > 3 && digits - 3 < 9)
+      return {0, std::stoul(arch.substr(3, digits - 3)), arch.substr(digits)};
+  }
+  return {1, 0, arch};
 }
 
 // Number of kernel parameters a type expands to (triton-abi.md §5, §7): a tensor descriptor is
@@ -565,6 +583,10 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
       kinfo.variants.push_back(var);
     }
     // Order this kernel's images and attach them to their variants.
+    std::stable_sort(found.begin(), found.end(), [](const pending& a, const pending& b) {
+      return std::make_tuple(a.variant, arch_order(a.im.arch), a.im.kind) <
+             std::make_tuple(b.variant, arch_order(b.im.arch), b.im.kind);
+    });
     std::map<std::string, std::uint32_t> local;
     for (int pass = 0; pass < 4; ++pass) {
       const backend_kind b = pass < 2 ? backend_kind::cuda : backend_kind::hip;

@@ -71,6 +71,56 @@ def _generic_cuda_arch():
         nvc.sm_arch_from_capability = orig
 
 
+def portable_source_name(file_name: str, roots) -> str:
+    """`file_name` relative to the first of `roots` (folders, most specific first) that holds it,
+    as a POSIX path; unchanged when none does (or it is not absolute)."""
+    p = Path(file_name)
+    if not p.is_absolute():
+        return file_name
+    for root in roots:
+        try:
+            return p.relative_to(root).as_posix()
+        except ValueError:
+            continue
+    return file_name
+
+
+@contextlib.contextmanager
+def _portable_source_locations(kernel_file: Path):
+    """Record source locations relative to the kernel's folder (its file and its neighbours) or to
+    the import path entry that holds them (Triton's own `triton/language/standard.py`).
+
+    Triton takes a kernel's location from its function's `co_filename`, an absolute path, and
+    writes it into the debug line information of the PTX (`.file`), the cubin, the LLVM IR
+    (`DIFile`) and the code object, so the same kernel compiled in two folders, or with Triton in
+    two virtual environments, would give different images. Relative names keep the line information
+    (profilers still map instructions to `kernels.py:12`) and make the images depend on the
+    sources only (docs/manifest.md, "Reproducible output"). Where a Triton release does not look
+    locations up through `get_jit_fn_file_line`, nothing is patched."""
+    import triton.compiler.code_generator as cg
+    import triton.runtime.jit as rj
+    roots = [kernel_file.resolve().parent]
+    roots += sorted({Path(e).resolve() for e in sys.path if e and Path(e).is_dir()},
+                    key=lambda r: len(r.parts), reverse=True)
+    patched = []
+    for mod in (cg, rj):
+        orig = getattr(mod, "get_jit_fn_file_line", None)
+        if orig is None:
+            continue
+
+        def portable(fn, _orig=orig):
+            name, line = _orig(fn)
+            return portable_source_name(name, roots), line
+
+        mod.get_jit_fn_file_line = portable
+        patched.append((mod, orig))
+    try:
+        yield
+    finally:
+        for mod, orig in patched:
+            mod.get_jit_fn_file_line = orig
+
+
 def _compile(job, cap_override=None):
     import triton
     from triton.backends.compiler import GPUTarget
@@ -86,7 +136,8 @@ def _compile(job, cap_override=None):
     t = job["target"]
     arch = cap_override if cap_override is not None else t["arch"]
     target = GPUTarget(t["backend"], arch, t["warp_size"])
-    return triton.compile(src, target=target, options=dict(job["options"]))
+    with _portable_source_locations(Path(job["source_path"])):
+        return triton.compile(src, target=target, options=dict(job["options"]))
 
 
 def _is_gluon(jit) -> bool:
