@@ -95,8 +95,11 @@ def _portable_source_locations(kernel_file: Path):
     (`DIFile`) and the code object, so the same kernel compiled in two folders, or with Triton in
     two virtual environments, would give different images. Relative names keep the line information
     (profilers still map instructions to `kernels.py:12`) and make the images depend on the
-    sources only (docs/manifest.md, "Reproducible output"). Where a Triton release does not look
-    locations up through `get_jit_fn_file_line`, nothing is patched."""
+    sources only (docs/manifest.md, "Reproducible output"). Triton 3.6 and 3.7 look locations up
+    through `get_jit_fn_file_line`; 3.8 and later read each function's `file_name` attribute (set
+    from `co_filename` when the function is decorated), which is seen through a class property
+    here for the duration of the compile. A release with neither is not patched, and
+    tests/python/test_reproducible.py fails with it."""
     import triton.compiler.code_generator as cg
     import triton.runtime.jit as rj
     roots = [kernel_file.resolve().parent]
@@ -114,11 +117,27 @@ def _portable_source_locations(kernel_file: Path):
 
         mod.get_jit_fn_file_line = portable
         patched.append((mod, orig))
+    # 3.8+: JITCallable.__init__ stores `self.file_name`. A data descriptor on the class takes
+    # precedence over the instance's dict, so every function (the kernel, its callees, Triton's own
+    # standard library) reads as portable while the property is installed, and as before after.
+    callable_class = getattr(rj, "JITCallable", None)
+    has_file_name = callable_class is not None and "file_name" not in vars(callable_class)
+    if has_file_name:
+        def get(self):
+            name = self.__dict__.get("file_name")
+            return portable_source_name(name, roots) if name else name
+
+        def put(self, value):
+            self.__dict__["file_name"] = value
+
+        callable_class.file_name = property(get, put)
     try:
         yield
     finally:
         for mod, orig in patched:
             mod.get_jit_fn_file_line = orig
+        if has_file_name:
+            del callable_class.file_name
 
 
 def _compile(job, cap_override=None):
