@@ -196,6 +196,23 @@ TEST_CASE("selection: PTX ISA against the driver, and force_ir") {
   // The cubin is still used on the exact arch even when the PTX is too new.
   CHECK(t.chosen("sm_90", 12060) == "cubin:sm_90a");
 
+  // Triton 3.9 on a CUDA 13.0 driver: the exact target's PTX has ISA 9.4, the generic sm_80 one 8.8.
+  // The generic one runs, and the choice says which PTX was passed over and what driver it needs.
+  table newer;
+  newer.add(image_kind::ptx, "sm_80", 88);
+  newer.add(image_kind::ptx, "sm_90a", 94);
+  const image_choice fell = newer.pick("sm_90", 13000, true);
+  REQUIRE(fell.image);
+  CHECK(newer.c.images[*fell.image].arch == "sm_80");
+  CHECK(contains(fell.reason, "PTX sm_90a (ISA 9.4) passed over"));
+  CHECK(contains(fell.reason, "at most ISA 9.0"));
+  CHECK(contains(fell.reason, "CUDA 13.4"));
+  // A driver that accepts 9.4 takes the exact target's PTX, with no such note.
+  const image_choice exact = newer.pick("sm_90", 13040, true);
+  REQUIRE(exact.image);
+  CHECK(newer.c.images[*exact.image].arch == "sm_90a");
+  CHECK_FALSE(contains(exact.reason, "passed over"));
+
   // force_ir skips every binary.
   CHECK(t.chosen("sm_90", 13000, true) == "ptx:sm_90a");
   auto f = t.pick("sm_90", 13000, true);

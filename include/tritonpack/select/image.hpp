@@ -176,6 +176,10 @@ inline void select_cuda(const container_info& c, const variant_info& v, const de
   const std::uint32_t max_isa = max_ptx_isa_for_driver(dev.driver_version);
   std::uint32_t lowest_too_new_isa = 0;
   bool any_too_new = false;
+  // The best-targeted PTX the driver cannot JIT (highest target), for the note a PTX choice below
+  // it carries: a newer Triton writes a newer ISA for the exact target than for the generic one
+  // (3.9: 9.4 for sm_90a, 8.8 for sm_80), and a user should learn why the generic one ran.
+  std::optional<std::uint32_t> best_too_new;
 
   for (std::uint32_t idx : v.images) {
     if (idx >= c.images.size()) {
@@ -231,6 +235,8 @@ inline void select_cuda(const container_info& c, const variant_info& v, const de
         any_too_new = true;
         if (lowest_too_new_isa == 0 || im.ptx_version < lowest_too_new_isa)
           lowest_too_new_isa = im.ptx_version;
+        if (!best_too_new || parse_cuda_arch(c.images[*best_too_new].arch)->number() < a->number())
+          best_too_new = idx;
         x.refuse(idx, [&] {
           return "PTX " + im.arch + " has ISA " + ptx_isa_string(im.ptx_version) +
                  " but the driver (CUDA " + cuda_version_string(dev.driver_version) +
@@ -268,6 +274,16 @@ inline void select_cuda(const container_info& c, const variant_info& v, const de
     out.image = best->image;
     out.jit = c.images[best->image].kind == image_kind::ptx;
     out.reason = best->reason;
+    if (out.jit && best_too_new &&
+        parse_cuda_arch(c.images[*best_too_new].arch)->number() >
+            parse_cuda_arch(c.images[best->image].arch)->number())
+      out.reason += x.reason([&] {
+        const image_info& skipped = c.images[*best_too_new];
+        return "; PTX " + skipped.arch + " (ISA " + ptx_isa_string(skipped.ptx_version) +
+               ") passed over: this driver (CUDA " + cuda_version_string(dev.driver_version) +
+               ") accepts at most ISA " + ptx_isa_string(max_isa) + ", it needs " +
+               driver_needed_for_ptx_isa(skipped.ptx_version);
+      });
     return;
   }
   if (any_too_new) {
