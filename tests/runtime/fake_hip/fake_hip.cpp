@@ -150,7 +150,11 @@ device parse_device(const std::string& spec) {
     if (f.compare(0, f.size() - 1, "xnack") == 0) d.xnack = setting;
     if (f.compare(0, f.size() - 1, "sramecc") == 0) d.sramecc = setting;
   }
-  const std::string digits = d.gfx.size() > 3 ? d.gfx.substr(3) : "";
+  // "gfx1250-strict" (ROCr's name for a gfx1250 A0 with HSA_DISABLE_GFX12_STRICT=0): gfx1250's
+  // numbers; the code objects it loads are gfx1250-strict ones only (the gfx name compares whole).
+  std::string base = d.gfx;
+  if (base.size() > 7 && base.compare(base.size() - 7, 7, "-strict") == 0) base.resize(base.size() - 7);
+  const std::string digits = base.size() > 3 ? base.substr(3) : "";
   if (digits.size() == 3) {
     d.major = digits[0] - '0';
     d.minor = digits[1] - '0';
@@ -505,6 +509,13 @@ TP_EXPORT int tpfakehip_current_device(void) { return t_device; }
 TP_EXPORT int tpfakehip_allocation_device(const void* p) {
   std::lock_guard<std::mutex> lock(S().mutex);
   return device_of(reinterpret_cast<std::uintptr_t>(p));
+}
+TP_EXPORT size_t tpfakehip_allocation_bytes_from(const void* p) {
+  std::lock_guard<std::mutex> lock(S().mutex);
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  if (device_of(a) < 0) return 0;
+  const auto it = std::prev(S().allocations.upper_bound(a));
+  return it->first + it->second.size - a;
 }
 TP_EXPORT int tpfakehip_stream_device(void* s) {
   std::lock_guard<std::mutex> lock(S().mutex);
