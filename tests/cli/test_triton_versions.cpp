@@ -150,7 +150,8 @@ TEST_CASE("Triton 3.9 gfx1250-strict: packed (its own EF_AMDGPU_MACH 0xeb and IR
   const std::string tpk = "\"" + (out / "t39.tpk").string() + "\"";
   const auto all = run_cli("inspect " + tpk);
   CHECK(all.code == 0);
-  CHECK(all.out.find("hsaco gfx1250-strict") != std::string::npos);
+  CHECK(all.out.find("Triton 3.9.0") != std::string::npos);
+  CHECK(all.out.find("  hip   hsaco  gfx1250-strict ") != std::string::npos);
   const auto a0 = run_cli("inspect --device gfx1250-strict " + tpk);
   CHECK(a0.out.find("on gfx1250-strict: image 1 (hip hsaco gfx1250-strict)") != std::string::npos);
   const auto b0 = run_cli("inspect --device gfx1250 " + tpk);
