@@ -145,15 +145,15 @@ TEST_CASE("Triton 3.9 gfx1250-strict: packed (its own EF_AMDGPU_MACH 0xeb and IR
 
   const path out = work / "triton39";
   tp_test::fs::remove_all(out);
-  const auto p = run_cli("pack \"" + (triton39 / "manifest.json").string() + "\" -o \"" + out.string() + "\" --name t39");
+  const auto p = tp_test::run_cli("pack \"" + (triton39 / "manifest.json").string() + "\" -o \"" + out.string() + "\" --name t39");
   REQUIRE_MESSAGE(p.code == 0, p.out);
   const std::string tpk = "\"" + (out / "t39.tpk").string() + "\"";
-  const auto all = run_cli("inspect " + tpk);
+  const auto all = tp_test::run_cli("inspect " + tpk);
   CHECK(all.code == 0);
   CHECK(all.out.find("Triton 3.9.0") != std::string::npos);
   CHECK(all.out.find("  hip   hsaco  gfx1250-strict ") != std::string::npos);
-  const auto a0 = run_cli("inspect --device gfx1250-strict " + tpk);
+  const auto a0 = tp_test::run_cli("inspect --device gfx1250-strict " + tpk);
   CHECK(a0.out.find("on gfx1250-strict: image 1 (hip hsaco gfx1250-strict)") != std::string::npos);
-  const auto b0 = run_cli("inspect --device gfx1250 " + tpk);
+  const auto b0 = tp_test::run_cli("inspect --device gfx1250 " + tpk);
   CHECK(b0.out.find("on gfx1250: image 0 (hip hsaco gfx1250)") != std::string::npos);
 }
