@@ -34,6 +34,7 @@ struct fake_hip {
   void* (*last_stream)(const char*);
   size_t (*allocation_bytes_from)(const void*);
   size_t (*calls)(const char*);
+  void (*set_capturing)(void*, int);
 
   static fake_hip& at(const char* path) {
     static std::map<std::string, fake_hip> opened;
@@ -58,6 +59,7 @@ struct fake_hip {
     d.last_stream = reinterpret_cast<decltype(d.last_stream)>(sym("tpfakehip_last_stream"));
     d.allocation_bytes_from = reinterpret_cast<decltype(d.allocation_bytes_from)>(sym("tpfakehip_allocation_bytes_from"));
     d.calls = reinterpret_cast<decltype(d.calls)>(sym("tpfakehip_calls"));
+    d.set_capturing = reinterpret_cast<decltype(d.set_capturing)>(sym("tpfakehip_set_capturing"));
     return opened.emplace(path, d).first->second;
   }
   static fake_hip& get() { return at(TP_FAKE_HIP_PATH); }

@@ -72,6 +72,40 @@ TEST_CASE("HIP global scratch, Triton 3.8 and later: gridX*gridY*gridZ*size byte
   }
 }
 
+TEST_CASE("HIP global scratch under graph capture: a dedicated buffer per captured launch, allocated in relaxed mode, kept to unload") {
+  hip_setup s;
+  fake_hip& h = fake_hip::get();
+  {
+    tphip::vector_add_arrays a;
+    const auto bytes = relabelled("3.8.0", 256, 16);
+    library lib(bytes.data(), bytes.size());
+    stream_t st = create_stream();
+    auto launch_on = [&](stream_t stream) {
+      lib.get("vector_add").launch(stream, {4, 1, 1}, static_cast<const float*>(a.x.data()),
+                                   static_cast<const float*>(a.y.data()), a.out.data(), 16, 1.0f);
+      return global_scratch_of(h.last_launch());
+    };
+    const std::size_t arrays = h.live_allocations();
+    h.set_capturing(st, 1);
+    // The double refuses hipMalloc during capture outside relaxed mode, as HIP does: these
+    // launches allocate only because the run time switches the thread to relaxed mode.
+    void* c1 = launch_on(st);
+    void* c2 = launch_on(st);
+    CHECK(c1 != nullptr);
+    CHECK(c2 != nullptr);
+    CHECK(c1 != c2);  // each captured launch bakes its own address into the graph
+    CHECK(h.live_allocations() == arrays + 2);
+    h.set_capturing(st, 0);
+    void* p = launch_on(st);  // not capturing: the stream's own buffer
+    CHECK(p != c1);
+    CHECK(p != c2);
+    CHECK(h.live_allocations() == arrays + 3);
+    CHECK(launch_on(st) == p);
+    destroy_stream(st);
+  }
+  CHECK(h.live_allocations() == 0);
+}
+
 TEST_CASE("HIP global scratch: an alignment above hipMalloc's 256 bytes is honoured") {
   hip_setup s;
   fake_hip& h = fake_hip::get();
