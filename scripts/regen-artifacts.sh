@@ -13,6 +13,9 @@
 #              (images of another Triton release's launch ABI, docs/triton-abi.md §7; compiled
 #              with TRITON37_PYTHON, default /work/venvs/triton-3.7/bin/python, which must have
 #              Triton 3.7; only when named)
+#   triton-3.9 tests/data/triton-3.9/strict.toml   -> tests/data/triton-3.9/artifacts
+#              (gfx1250 and gfx1250-strict code objects; TRITON39_PYTHON, default
+#              /work/venvs/triton-3.9/bin/python; only when named)
 #
 # Each directory is removed and compiled from scratch (--no-cache), so the committed artifacts come
 # from the current front end; then its manifest is checked against docs/manifest.md's rules
@@ -21,7 +24,7 @@
 # the change (tests/python/test_cli.py checks that tests/data/artifacts is what the front end makes).
 #
 # Environment: PYTHON (default: <repo>/.venv/bin/python, else /opt/tp-venv/bin/python, else
-# python3), TRITON37_PYTHON (above), JOBS (front-end workers, default 2).
+# python3), TRITON37_PYTHON and TRITON39_PYTHON (above), JOBS (front-end workers, default 2).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
@@ -30,11 +33,13 @@ declare -A SETS=(
   [test-data]="tests/data/fixtures.toml:tests/data/artifacts"
   [gpu]="tests/gpu/kernels.toml:tests/gpu/artifacts tests/gpu/autotune/tune_kernels.toml:tests/gpu/autotune/artifacts"
   [triton-3.7]="tests/data/triton-3.7/desc.toml:tests/data/triton-3.7/artifacts"
+  [triton-3.9]="tests/data/triton-3.9/strict.toml:tests/data/triton-3.9/artifacts"
 )
 ALL=(test-data gpu)
 # Sets compiled by another Triton release: the Python to use, and the version it must have.
-declare -A SET_PYTHON=([triton-3.7]="${TRITON37_PYTHON:-/work/venvs/triton-3.7/bin/python}")
-declare -A SET_TRITON=([triton-3.7]="3.7.")
+declare -A SET_PYTHON=([triton-3.7]="${TRITON37_PYTHON:-/work/venvs/triton-3.7/bin/python}"
+                       [triton-3.9]="${TRITON39_PYTHON:-/work/venvs/triton-3.9/bin/python}")
+declare -A SET_TRITON=([triton-3.7]="3.7." [triton-3.9]="3.9.")
 
 sets=()
 while (($#)); do

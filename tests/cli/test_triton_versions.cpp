@@ -135,3 +135,25 @@ TEST_CASE("Triton 3.9 AMD IR: the processor's target triple (amdgpu9.0a-amd-amdh
   CHECK(pack_error(dir).find("its target triple is \"amdgpu9.42-amd-amdhsa\", expected \"amdgpu9.0a-amd-amdhsa\"") !=
         std::string::npos);
 }
+
+TEST_CASE("Triton 3.9 gfx1250-strict: packed (its own EF_AMDGPU_MACH 0xeb and IR triple), listed by inspect, chosen only for itself") {
+  const path triton39 = path(TP_ARTIFACTS).parent_path() / "triton-3.9" / "artifacts";
+  const auto m = tritonpack::pack::load_manifest(triton39 / "manifest.json");
+  std::string archs;
+  for (const auto& im : m.info.images) archs += std::string(tritonpack::image_kind_name(im.kind)) + ":" + im.arch + " ";
+  CHECK(archs == "hsaco:gfx1250 hsaco:gfx1250-strict llir:gfx1250 llir:gfx1250-strict ");
+
+  const path out = work / "triton39";
+  tp_test::fs::remove_all(out);
+  const auto p = tp_test::run_cli("pack \"" + (triton39 / "manifest.json").string() + "\" -o \"" + out.string() + "\" --name t39");
+  REQUIRE_MESSAGE(p.code == 0, p.out);
+  const std::string tpk = "\"" + (out / "t39.tpk").string() + "\"";
+  const auto all = tp_test::run_cli("inspect " + tpk);
+  CHECK(all.code == 0);
+  CHECK(all.out.find("Triton 3.9.0") != std::string::npos);
+  CHECK(all.out.find("  hip   hsaco  gfx1250-strict ") != std::string::npos);
+  const auto a0 = tp_test::run_cli("inspect --device gfx1250-strict " + tpk);
+  CHECK(a0.out.find("on gfx1250-strict: image 1 (hip hsaco gfx1250-strict)") != std::string::npos);
+  const auto b0 = tp_test::run_cli("inspect --device gfx1250 " + tpk);
+  CHECK(b0.out.find("on gfx1250: image 0 (hip hsaco gfx1250)") != std::string::npos);
+}

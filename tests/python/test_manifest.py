@@ -122,3 +122,13 @@ def test_ptx_header_is_cross_checked(fixture_manifest, tmp_path):
 
 def test_not_an_object():
     assert check_manifest([]) == ["<root>: not a JSON object"]
+
+
+@pytest.mark.parametrize("arch,accepted", [("gfx1250-strict", True), ("gfx1250-strict:sramecc+", True),
+                                           ("gfx1250-lax", False), ("gfx1250strict", False)])
+def test_hip_arch_may_be_strict(fixture_manifest, arch, accepted):
+    # Triton 3.9's gfx1250-strict (gfx1250's A0 stepping) is a processor name of its own
+    images = fixture_manifest["kernels"][0]["variants"][0]["images"]
+    i = next(n for n, im in enumerate(images) if im["kind"] == "hsaco")
+    problems = check_manifest(mutate(fixture_manifest, ["kernels", 0, "variants", 0, "images", i, "arch"], arch))
+    assert any(f"'{arch}' is not a gfx target" in p for p in problems) != accepted, problems

@@ -24,6 +24,8 @@ from tritonpack_compile.targets import generic_ptx_capability, parse_target, par
     ("hip:gfx90a:sramecc+:xnack-", "hip", "gfx90a", "gfx90a"),
     ("gfx1100", "hip", "gfx1100", "gfx1100"),
     ("GFX950", "hip", "gfx950", "gfx950"),
+    ("gfx1250-strict", "hip", "gfx1250-strict", "gfx1250-strict"),   # Triton 3.9: gfx1250's A0 stepping
+    ("hip:gfx1250-strict", "hip", "gfx1250-strict", "gfx1250-strict"),
 ])
 def test_accepted_spellings(text, backend, arch, image_arch):
     t = parse_target(text)
@@ -36,6 +38,12 @@ def test_warp_sizes():
     assert parse_target("gfx90a").warp_size == 64
     assert parse_target("gfx1100").warp_size == 32    # RDNA: wave32
     assert parse_target("gfx1201").warp_size == 32
+    assert parse_target("gfx1250-strict").warp_size == 32    # its base_arch's, as Triton 3.9's HIPOptions
+
+
+def test_strict_is_its_own_compilation():
+    # gfx1250 and gfx1250-strict are two code objects (own ELF machine), not one target spelled twice
+    assert [t.arch for t in parse_targets(["gfx1250", "gfx1250-strict", "gfx1250"])] == ["gfx1250", "gfx1250-strict"]
 
 
 def test_features_are_kept_for_the_note():
@@ -51,6 +59,8 @@ def test_features_are_kept_for_the_note():
     ("gfx90a:xnack", "unknown target"),            # a feature needs + or -
     ("gfx90a:foo+", "unknown feature 'foo+'"),
     ("gfx90a:xnack+:xnack-", "given twice"),
+    ("gfx1250-lenient", "unknown target"),          # "-strict" is the only processor suffix
+    ("gfx1250strict", "unknown target"),
     ("", "unknown target"),
 ])
 def test_rejected(text, fragment):

@@ -32,6 +32,9 @@ struct fake_hip {
   size_t (*live_allocations)();
   int (*stream_flags)(void*);
   void* (*last_stream)(const char*);
+  size_t (*allocation_bytes_from)(const void*);
+  size_t (*calls)(const char*);
+  void (*set_capturing)(void*, int);
 
   static fake_hip& at(const char* path) {
     static std::map<std::string, fake_hip> opened;
@@ -54,6 +57,9 @@ struct fake_hip {
     d.live_allocations = reinterpret_cast<decltype(d.live_allocations)>(sym("tpfakehip_live_allocations"));
     d.stream_flags = reinterpret_cast<decltype(d.stream_flags)>(sym("tpfakehip_stream_flags"));
     d.last_stream = reinterpret_cast<decltype(d.last_stream)>(sym("tpfakehip_last_stream"));
+    d.allocation_bytes_from = reinterpret_cast<decltype(d.allocation_bytes_from)>(sym("tpfakehip_allocation_bytes_from"));
+    d.calls = reinterpret_cast<decltype(d.calls)>(sym("tpfakehip_calls"));
+    d.set_capturing = reinterpret_cast<decltype(d.set_capturing)>(sym("tpfakehip_set_capturing"));
     return opened.emplace(path, d).first->second;
   }
   static fake_hip& get() { return at(TP_FAKE_HIP_PATH); }
@@ -81,6 +87,12 @@ T kernarg_at(const tpfakehip_launch_record& r, unsigned offset) {
   if (offset + sizeof(T) > r.kernarg_size) throw std::runtime_error("kernarg offset beyond the explicit arguments");
   std::memcpy(&v, r.kernarg + offset, sizeof(T));
   return v;
+}
+
+// Triton's global scratch pointer in a recorded launch (the second-last explicit argument).
+inline void* global_scratch_of(const tpfakehip_launch_record& r) {
+  if (r.num_args < 2) throw std::runtime_error("the recorded launch has no scratch arguments");
+  return kernarg_at<void*>(r, r.arg_offset[r.num_args - 2]);
 }
 
 // The run time on a build of the double (TRITONPACK_HIP_LIBRARY), configured with `devices` (the

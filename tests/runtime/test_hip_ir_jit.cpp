@@ -187,3 +187,34 @@ TEST_CASE("the double comgr refuses IR written for another processor, as a real 
                    "): code generation from the LLVM IR failed: ERROR (1): kernel.ll:1:1: error: fake comgr: this IR was "
                    "written for gfx90a, not gfx942");
 }
+
+TEST_CASE("AMD IR of Triton 3.8 and later through the run time: a JIT-compiled kernel gets its global scratch too") {
+  const std::string got = in_child([] {
+    tptest::env_guard lib("TRITONPACK_COMGR_LIBRARY", TP_FAKE_COMGR_PATH);
+    tptest::env_guard art("TP_FAKE_COMGR_ARTIFACTS", TP_ARTIFACTS_DIR);
+    tptest::env_guard cache("TRITONPACK_CACHE", "0");
+    tptest::env_guard force("TRITONPACK_FORCE_IMAGE", "llir:gfx942");
+    tptest::setup("none");
+    hip_setup s;
+    // vector_add's gfx942 IR relabelled: built by Triton 3.8.0, 512 bytes of global scratch per program.
+    auto m = pack::load_manifest(std::string(TP_ARTIFACTS_DIR) + "/manifest.json");
+    for (image_info& im : m.info.images)
+      if (im.kind == image_kind::llir && im.arch == "gfx942") {
+        im.launch.triton_version = "3.8.0";
+        im.launch.global_scratch_size = 512;
+        im.launch.global_scratch_align = 64;
+      }
+    const auto bytes = pack::write_container(m.info, m.image_bytes);
+    library l(bytes.data(), bytes.size());
+    tphip::vector_add_arrays a;
+    l.get("vector_add").launch(nullptr, {7, 1, 1}, static_cast<const float*>(a.x.data()), static_cast<const float*>(a.y.data()),
+                               a.out.data(), 16, 1.0f);
+    auto& h = tphip::fake_hip::get();
+    void* p = tphip::global_scratch_of(h.last_launch());
+    const std::size_t room = h.allocation_bytes_from(p);
+    return std::string(image_loads().jit_compiled == 1 ? "jit" : "not jit") + ", scratch " + (p ? "set" : "null") +
+           (room >= 7 * 512 && room < 8 * 512 ? ", 7 programs" : ", " + std::to_string(room) + " bytes") +
+           (reinterpret_cast<std::uintptr_t>(p) % 64 == 0 ? ", aligned" : ", misaligned");
+  });
+  CHECK(got == "jit, scratch set, 7 programs, aligned");
+}

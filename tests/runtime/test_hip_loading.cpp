@@ -195,42 +195,6 @@ TEST_CASE("HIP errors name the kernel: no code object for this gfx, a damaged on
   }
 }
 
-TEST_CASE("HIP: global scratch is refused, naming Triton 3.8's AMD global scratch buffer where the image is 3.8 or later") {
-  // vector_add's gfx942 code object relabelled: built by `version`, asking for 256 bytes of global
-  // scratch per program.
-  auto relabelled = [](const char* version) {
-    auto m = pack::load_manifest(std::string(TP_ARTIFACTS_DIR) + "/manifest.json");
-    for (image_info& im : m.info.images)
-      if (im.kind == image_kind::hsaco && im.arch == "gfx942") {
-        im.launch.triton_version = version;
-        im.launch.global_scratch_size = 256;
-        im.launch.global_scratch_align = 16;
-      }
-    return pack::write_container(m.info, m.image_bytes);
-  };
-  float x[1], y[1], out[1];
-  {
-    hip_setup s;
-    const auto bytes = relabelled("3.8.0");
-    library lib(bytes.data(), bytes.size());
-    auto e = tptest::expect_error([&] { launch_vector_add(lib, x, y, out, 16, 1.0f); });
-    CHECK(e.code() == errc::unsupported);
-    CHECK(contains(e.what(), "kernel vector_add (gfx942 hsaco) needs 256 bytes of global scratch per program: Triton 3.8.0 passes AMD "
-                             "kernels a global scratch buffer (grid x that size, Triton 3.8 and later), which the HIP backend does "
-                             "not allocate yet"));
-    CHECK(fake_hip::get().launch_count() == 0);
-  }
-  {
-    hip_setup s;
-    const auto bytes = relabelled("3.7.1");
-    library lib(bytes.data(), bytes.size());
-    auto e = tptest::expect_error([&] { launch_vector_add(lib, x, y, out, 16, 1.0f); });
-    CHECK(e.code() == errc::unsupported);
-    CHECK(contains(e.what(), "kernel vector_add (gfx942 hsaco) asks for 256 bytes of global and 0 bytes of profile scratch per program"));
-    CHECK(fake_hip::get().launch_count() == 0);
-  }
-}
-
 TEST_CASE("HIP runtime versions: older than 6.0 refused for Triton 3.6's code objects; missing entry points named") {
   {
     hip_setup s("gfx90a", 50221153);

@@ -521,6 +521,23 @@ TEST_CASE("scratch sizing: grid × num_ctas × size, aligned") {
   CHECK_THROWS_AS(compute_scratch(li, {1u << 30, 65535, 65535}), error);
 }
 
+TEST_CASE("scratch sizing on AMD (Triton 3.8+): grid × size, no num_ctas factor") {
+  launch_info li;
+  li.global_scratch_size = 128;
+  li.global_scratch_align = 64;
+  li.num_ctas = 2;
+  const auto s = compute_scratch(li, {4, 3, 2}, scratch_per::program);
+  CHECK(s.global_bytes == 4u * 3 * 2 * 128);
+  CHECK(s.total == s.global_bytes);
+  CHECK(s.align == 64);
+  CHECK(compute_scratch(li, {4, 3, 2}, scratch_per::cta).global_bytes == 2 * s.global_bytes);
+  li.global_scratch_size = std::uint64_t{1} << 40;
+  auto e = tptest::expect_error([&] { compute_scratch(li, {1u << 23, 1, 1}, scratch_per::program); });
+  CHECK(e.code() == errc::out_of_memory);
+  CHECK(std::string(e.what()).find("scratch memory for grid 8388608x1x1 (1099511627776 bytes of global and 0 bytes of "
+                                   "profile scratch per program) exceeds 2^62 bytes; launch a smaller grid") != std::string::npos);
+}
+
 TEST_CASE("dynamic API checks: types and sizes, and the variant predicates") {
   float f = 1;
   double dd = 1;

@@ -290,6 +290,44 @@ TEST_CASE("selection table (AMD): processor and target features") {
   CHECK_FALSE(t.pick("gfx942").jit);               // a code object that runs is never passed over for IR
 }
 
+TEST_CASE("selection (AMD): gfx1250-strict is a processor of its own, chosen only where the device reports it") {
+  auto a = parse_amd_arch("gfx1250-strict:sramecc+");
+  REQUIRE(a);
+  CHECK(a->processor == "gfx1250-strict");
+  CHECK(a->strict());
+  CHECK(a->base_processor() == "gfx1250");
+  CHECK(parse_amd_arch("gfx1250")->base_processor() == "gfx1250");
+  CHECK_FALSE(parse_amd_arch("gfx1250-lax"));
+  CHECK_FALSE(parse_amd_arch("gfx-strict"));
+  CHECK(parse_device_target("hip:gfx1250-strict").arch == "gfx1250-strict");
+
+  table t;
+  t.add(image_kind::hsaco, "gfx1250-strict");
+  t.add(image_kind::hsaco, "gfx1250");
+  CHECK(t.chosen("gfx1250-strict") == "hsaco:gfx1250-strict");
+  CHECK(t.chosen("gfx1250") == "hsaco:gfx1250");
+  // Only the strict image: a device reporting gfx1250 (a B0, or an A0 in the runtime's default
+  // mode) loads only gfx1250 code objects; the refusal says when the runtime reports the strict name.
+  table s;
+  s.add(image_kind::hsaco, "gfx1250-strict");
+  s.add(image_kind::llir, "gfx1250-strict");
+  CHECK(s.chosen("gfx1250") == "none");
+  CHECK(s.chosen("gfx1250", 0, true) == "none");  // nor its IR
+  bool explained = false;
+  for (const auto& r : s.pick("gfx1250").refused)
+    explained = explained || contains(r.reason, "code object for gfx1250-strict cannot run on gfx1250 (different gfx processor); the HIP "
+                                                "runtime reports gfx1250-strict only for gfx1250 A0 parts with HSA_DISABLE_GFX12_STRICT=0");
+  CHECK(explained);
+  // Only the gfx1250 image: it may use B0 instructions the A0 lacks.
+  table b;
+  b.add(image_kind::hsaco, "gfx1250");
+  CHECK(b.chosen("gfx1250-strict") == "none");
+  explained = false;
+  for (const auto& r : b.pick("gfx1250-strict").refused)
+    explained = explained || contains(r.reason, "(different gfx processor); the device runs only gfx1250-strict code objects");
+  CHECK(explained);
+}
+
 TEST_CASE("selection on the real fixtures (tests/data/artifacts)") {
   const auto& bytes = tptest::fixture_container();
   const auto c = container::parse(bytes.data(), bytes.size());

@@ -52,6 +52,7 @@ constexpr mach_name amdgpu_machs[] = {
     {0x55, "gfx1152"},         {0x58, "gfx1153"},         {0x59, "gfx12-generic"},
     {0x5a, "gfx1251"},         {0x5b, "gfx12-5-generic"}, {0x5c, "gfx1172"},
     {0x5d, "gfx1170"},         {0x5e, "gfx1171"},         {0x5f, "gfx9-4-generic"},
+    {0xeb, "gfx1250-strict"},  // Triton 3.9's AMD codegen (its own LLVM): e_flags 0x4eb measured
 };
 
 const char* feature_state(unsigned s) {

@@ -20,7 +20,7 @@ SPEC_KINDS = ("none", "div16", "equal1", "constexpr")
 BACKEND_KINDS = {"cuda": ("cubin", "ptx"), "hip": ("hsaco", "llir")}
 MODE_KINDS = {"binary": {"cubin", "hsaco"}, "ir": {"ptx", "llir"}, "both": {"cubin", "ptx", "hsaco", "llir"}}
 _CUDA_ARCH = re.compile(r"^sm_\d{2,3}a?$")
-_HIP_ARCH = re.compile(r"^gfx[0-9]{1,2}[0-9a-f]{2}(:(xnack|sramecc)[+-])*$")
+_HIP_ARCH = re.compile(r"^gfx[0-9]{1,2}[0-9a-f]{2}(-strict)?(:(xnack|sramecc)[+-])*$")
 _PTX_VERSION = re.compile(r"^\d+\.\d+$")
 _TYPE = re.compile(r"^(\*(?P<p>[a-z0-9]+)|tensordesc<(?P<d>[a-z0-9]+)\[\d+(,\d+)*\]>)$")
 

@@ -3,7 +3,7 @@
 Accepted spellings (case-insensitive, surrounding whitespace ignored):
 
   NVIDIA: sm_80, sm80, 80, cuda:80, cuda:sm_80, sm_90a, 90a, cuda:90a, sm_100, sm_120a
-  AMD:    gfx942, hip:gfx942, gfx90a:xnack-, gfx90a:sramecc+:xnack-
+  AMD:    gfx942, hip:gfx942, gfx90a:xnack-, gfx90a:sramecc+:xnack-, gfx1250-strict
 
 Triton compiles compute capability >= 90 to arch-specific code (`sm_90a`, `sm_100a`; NVC
 `sm_arch_from_capability`), whatever the user wrote, so `sm_90` and `sm_90a` name the same
@@ -14,6 +14,10 @@ Triton emits AMD code objects with feature-neutral ("xnack any, sramecc any") EL
 no option to change that; such a code object runs with the feature on or off. A feature suffix is
 therefore accepted and validated, but the image is recorded under the plain gfx name, which the run
 time matches against any feature setting of that gfx. `gfx90a` and `gfx90a:xnack-` are one target.
+
+`gfx1250-strict` (Triton 3.9; gfx1250's A0 stepping) is a processor of its own, not a feature: its
+code objects carry their own ELF machine and run only where the HIP runtime reports gfx1250-strict
+(docs/runtime.md, "Selection"). Its wavefront size is its base processor's (Triton's `base_arch`).
 
 A well-formed name is not yet a target Triton can compile: `unbuildable` checks it against what
 the installed Triton's tools accept (toolchain.py asks them), before anything compiles.
@@ -28,7 +32,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 from .errors import SyntaxProblem
 
 _CUDA_RE = re.compile(r"^(?:cuda:)?(?:sm_?)?(\d{2,3})([a-z]?)$")
-_HIP_RE = re.compile(r"^(?:hip:|rocm:)?(gfx[0-9]{1,2}[0-9a-f]{2})((?::[a-z0-9]+[+-])*)$")
+_HIP_RE = re.compile(r"^(?:hip:|rocm:)?(gfx[0-9]{1,2}[0-9a-f]{2}(?:-strict)?)((?::[a-z0-9]+[+-])*)$")
 _HIP_FEATURES = ("xnack", "sramecc")
 
 # Oldest compute capability Triton's NVIDIA backend generates code for (sm_75 is accepted by
@@ -89,7 +93,8 @@ def parse_target(text: str) -> Target:
             if name in seen:
                 raise SyntaxProblem(f"target '{raw}': feature '{name}' given twice")
             seen.add(name)
-        major = int(gfx[3:-2])  # HIPOptions: drop "gfx" and the two minor/stepping digits
+        base = gfx.removesuffix("-strict")  # HIPOptions' base_arch (Triton 3.9)
+        major = int(base[3:-2])  # HIPOptions: drop "gfx" and the two minor/stepping digits
         return Target("hip", gfx, 32 if major >= 10 else 64, features)
     raise SyntaxProblem(
         f"unknown target '{raw}': write NVIDIA targets as sm_80, sm_90a, 90 or cuda:90 and AMD targets "

@@ -22,6 +22,7 @@
 #include "tritonpack/runtime/backend.hpp"
 #include "tritonpack/runtime/jit_cache.hpp"
 #include "tritonpack/runtime/load_plan.hpp"
+#include "tritonpack/runtime/scratch_pool.hpp"
 #include "tritonpack/select/arch.hpp"
 #include "tritonpack/select/image.hpp"
 #include "tritonpack/version.hpp"
@@ -87,17 +88,6 @@ class context final : public context_state {
     p.name = d_.device_name(dev_);
   }
 
-  struct scratch_buffer {
-    CUstream stream = nullptr;
-    unsigned long long stream_id = 0;
-    CUdeviceptr ptr = 0;
-    std::size_t size = 0;
-  };
-  struct retired_buffer {
-    CUdeviceptr ptr = 0;
-    CUevent event = nullptr;  // null: free at release() after a context synchronize
-  };
-
   // Makes this state's context current for the scope (the caller may be on another context).
   class scoped_context {
    public:
@@ -120,17 +110,14 @@ class context final : public context_state {
   };
 
   error launch_error(const function& f, grid3 g, CUresult r) const;  // the launch-failure path
-  void acquire_scratch(const function& f, grid3 g, CUstream stream, void** scratch);
+  class scratch_calls;  // the driver calls of scratch_pool_, for function `f` (or none)
   static void encode_tma(void* self, const tma_encode_args& a, void* map128,
                          const std::string& arg_name);
 
   const driver& d_;
   CUcontext ctx_;
   CUdevice dev_ = 0;
-  std::mutex scratch_mutex_;
-  std::vector<scratch_buffer> scratch_;  // one per stream in use
-  std::vector<retired_buffer> retired_;  // outgrown buffers, freed once their event completes
-  std::vector<CUdeviceptr> captured_;    // buffers baked into captured graphs: kept to release()
+  scratch_pool scratch_pool_;  // global scratch (runtime/scratch_pool.hpp)
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -157,42 +144,34 @@ inline void context::encode_tma(void* self, const tma_encode_args& a, void* map1
                 r);
 }
 
-// Global scratch (docs/triton-abi.md §1). Each launch in flight needs its own region; the
-// choice here:
-//  * Not capturing: one buffer per (context, stream), grown geometrically and reused. Launches on
-//    one stream run in order, so consecutive launches may share it. An outgrown buffer may still
-//    be read by launches in flight, so it is retired with an event recorded on its stream and
-//    freed only once that event has completed. Streams are told apart by cuStreamGetId where
-//    available, so a destroyed stream's handle reused by a new stream does not share a buffer
-//    with work still draining on the old one (that old buffer is retired without an event and
-//    freed at release()).
-//  * Capturing into a graph: no synchronisation is allowed and the address is baked into the
-//    graph, so a dedicated buffer is allocated (the thread is switched to relaxed capture mode for
-//    the cuMemAlloc, as PyTorch does) and kept until the library is unloaded. Replays of one
-//    graph are serialised by CUDA, so they may share it.
-inline void context::acquire_scratch(const function& f, grid3 g, CUstream stream, void** scratch) {
-  const scratch_need need = compute_scratch(f.image->launch, g);
-  if (need.total == 0) return;
-  const std::size_t align =
-      need.align > 256 ? need.align : 256;  // cuMemAlloc gives 256-byte alignment
-  const std::size_t bytes = static_cast<std::size_t>(need.total) + (align > 256 ? align : 0);
-  auto place = [&](CUdeviceptr base) {
-    const CUdeviceptr p = (base + align - 1) / align * align;
-    scratch[0] =
-        need.global_bytes ? reinterpret_cast<void*>(static_cast<std::uintptr_t>(p)) : nullptr;
-    scratch[1] = need.profile_bytes
-                     ? reinterpret_cast<void*>(static_cast<std::uintptr_t>(p + need.profile_offset))
-                     : nullptr;
-  };
-  auto who = [&f] { return f.kernel ? identify(*f.kernel) : std::string("kernel ?"); };
-  int status = 0;
-  d_.check_lazy(d_.fn.cuStreamIsCapturing(stream, &status),
-                [&] { return who() + ": cuStreamIsCapturing"; });
-  if (status != CU_STREAM_CAPTURE_STATUS_NONE) {
+// Global scratch (docs/triton-abi.md §1): runtime/scratch_pool.hpp keeps it; these are its driver
+// calls. Capturing: the cuMemAlloc runs in relaxed capture mode, as PyTorch does.
+class context::scratch_calls final : public scratch_device {
+ public:
+  scratch_calls(const driver& d, const function* f) : d_(d), f_(f) {}
+  bool capturing(void* stream) override {
+    int status = 0;
+    d_.check_lazy(d_.fn.cuStreamIsCapturing(static_cast<CUstream>(stream), &status),
+                  [&] { return who() + ": cuStreamIsCapturing"; });
+    return status != CU_STREAM_CAPTURE_STATUS_NONE;
+  }
+  unsigned long long stream_id(void* stream) override {
+    unsigned long long id = 0;
+    if (d_.fn.cuStreamGetId)
+      d_.check_lazy(d_.fn.cuStreamGetId(static_cast<CUstream>(stream), &id),
+                    [&] { return who() + ": cuStreamGetId"; });
+    return id;
+  }
+  std::uintptr_t allocate(std::size_t bytes, bool capturing) override {
+    CUdeviceptr p = 0;
+    if (!capturing) {
+      d_.check(d_.fn.cuMemAlloc(&p, bytes),
+               who() + ": cuMemAlloc of " + std::to_string(bytes) + " bytes of global scratch");
+      return static_cast<std::uintptr_t>(p);
+    }
     int mode = CU_STREAM_CAPTURE_MODE_RELAXED;
     d_.check_lazy(d_.fn.cuThreadExchangeStreamCaptureMode(&mode),
                   [&] { return who() + ": cuThreadExchangeStreamCaptureMode"; });
-    CUdeviceptr p = 0;
     const CUresult r = d_.fn.cuMemAlloc(&p, bytes);
     int restore = mode;
     d_.fn.cuThreadExchangeStreamCaptureMode(&restore);
@@ -200,59 +179,38 @@ inline void context::acquire_scratch(const function& f, grid3 g, CUstream stream
       return who() + ": cuMemAlloc of " + std::to_string(bytes) +
              " bytes of global scratch during graph capture";
     });
-    std::lock_guard<std::mutex> lock(scratch_mutex_);
-    captured_.push_back(p);
-    place(p);
-    return;
+    return static_cast<std::uintptr_t>(p);
   }
-  unsigned long long id = 0;
-  if (d_.fn.cuStreamGetId)
-    d_.check_lazy(d_.fn.cuStreamGetId(stream, &id), [&] { return who() + ": cuStreamGetId"; });
-  std::lock_guard<std::mutex> lock(scratch_mutex_);
-  scratch_buffer* slot = nullptr;
-  for (auto& b : scratch_)
-    if (b.stream == stream) slot = &b;
-  if (slot && slot->stream_id != id) {  // the handle now names another stream
-    retired_.push_back({slot->ptr, nullptr});
-    *slot = scratch_buffer{stream, id, 0, 0};
-  }
-  if (slot && slot->size >= bytes) {
-    place(slot->ptr);
-    return;
-  }
-  // Free retired buffers whose last users have finished.
-  for (auto it = retired_.begin(); it != retired_.end();) {
-    if (it->event && d_.fn.cuEventQuery(it->event) == CUDA_SUCCESS) {
-      d_.fn.cuEventDestroy(it->event);
-      d_.fn.cuMemFree(it->ptr);
-      it = retired_.erase(it);
-    } else {
-      ++it;
+  void* record_event(void* stream) override {
+    CUevent ev = nullptr;
+    CUresult r = d_.fn.cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING);
+    if (r == CUDA_SUCCESS) r = d_.fn.cuEventRecord(ev, static_cast<CUstream>(stream));
+    if (r != CUDA_SUCCESS) {
+      if (ev) d_.fn.cuEventDestroy(ev);
+      d_.check(r, who() + ": recording an event to retire the outgrown scratch buffer");
     }
+    return ev;
   }
-  const std::size_t grow = slot ? std::max(bytes, slot->size * 2) : bytes;
-  CUdeviceptr p = 0;
-  d_.check(d_.fn.cuMemAlloc(&p, grow),
-           who() + ": cuMemAlloc of " + std::to_string(grow) + " bytes of global scratch");
-  if (slot) {
-    if (slot->ptr) {
-      CUevent ev = nullptr;
-      CUresult r = d_.fn.cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING);
-      if (r == CUDA_SUCCESS) r = d_.fn.cuEventRecord(ev, stream);
-      if (r != CUDA_SUCCESS) {
-        if (ev) d_.fn.cuEventDestroy(ev);
-        d_.fn.cuMemFree(p);
-        d_.check(r, who() + ": recording an event to retire the outgrown scratch buffer");
-      }
-      retired_.push_back({slot->ptr, ev});
-    }
-    slot->ptr = p;
-    slot->size = grow;
-  } else {
-    scratch_.push_back({stream, id, p, grow});
+  bool event_complete(void* ev) noexcept override {
+    return d_.fn.cuEventQuery(static_cast<CUevent>(ev)) == CUDA_SUCCESS;
   }
-  place(p);
-}
+  void wait_and_destroy_event(void* ev) noexcept override {
+    d_.fn.cuEventSynchronize(static_cast<CUevent>(ev));
+    d_.fn.cuEventDestroy(static_cast<CUevent>(ev));
+  }
+  void destroy_event(void* ev) noexcept override { d_.fn.cuEventDestroy(static_cast<CUevent>(ev)); }
+  void free(std::uintptr_t p) noexcept override { d_.fn.cuMemFree(static_cast<CUdeviceptr>(p)); }
+  void synchronize() noexcept override {
+    if (d_.fn.cuCtxSynchronize) d_.fn.cuCtxSynchronize();
+  }
+
+ private:
+  std::string who() const {
+    return f_ && f_->kernel ? identify(*f_->kernel) : std::string("kernel ?");
+  }
+  const driver& d_;
+  const function* f_;
+};
 
 inline void context::launch(loaded_function& lf, grid3 g, stream_t stream_,
                             const void* const* args) {
@@ -261,7 +219,11 @@ inline void context::launch(loaded_function& lf, grid3 g, stream_t stream_,
                     f.block);  // before scratch is sized for it
   CUstream stream = static_cast<CUstream>(stream_);
   void* scratch[2] = {nullptr, nullptr};
-  if (f.needs_scratch) acquire_scratch(f, g, stream, scratch);
+  if (f.needs_scratch) {
+    scratch_calls calls(d_, &f);
+    scratch_pool_.acquire(calls, compute_scratch(f.image->launch, g, scratch_per::cta), stream,
+                          scratch);
+  }
 
   // Parameter storage on the stack for every realistic kernel; the heap only past 64 parameters
   // or 2 KB of descriptor expansion.
@@ -347,27 +309,8 @@ inline void context::unload(loaded_function& lf) noexcept {
 
 inline void context::release() noexcept {
   scoped_context scope(d_, ctx_);
-  std::lock_guard<std::mutex> lock(scratch_mutex_);
-  bool need_sync = false;
-  for (auto& r : retired_) {
-    if (r.event) {
-      d_.fn.cuEventSynchronize(r.event);
-      d_.fn.cuEventDestroy(r.event);
-    } else {
-      need_sync = true;
-    }
-  }
-  // Buffers of live streams and of captured graphs may still be in use by queued work: wait for
-  // the context before freeing them.
-  if (need_sync || !scratch_.empty() || !captured_.empty()) {
-    if (d_.fn.cuCtxSynchronize) d_.fn.cuCtxSynchronize();
-  }
-  for (auto& r : retired_) d_.fn.cuMemFree(r.ptr);
-  for (auto& b : scratch_) d_.fn.cuMemFree(b.ptr);
-  for (auto p : captured_) d_.fn.cuMemFree(p);
-  retired_.clear();
-  scratch_.clear();
-  captured_.clear();
+  scratch_calls calls(d_, nullptr);
+  scratch_pool_.release(calls);
 }
 
 }  // namespace cuda

@@ -25,6 +25,7 @@ using hipModule_t = struct ihipModule_t*;
 using hipFunction_t = struct ihipModuleSymbol_t*;
 using hipStream_t = struct ihipStream_t*;
 using hipDeviceptr_t = void*;
+using hipEvent_t = struct ihipEvent_t*;
 
 // hipError_t values the run time distinguishes.
 enum : int {
@@ -60,6 +61,9 @@ enum : int { HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0 };
 // hipMemcpyKind: the runtime infers the direction from the pointers (unified addressing).
 enum : int { hipMemcpyDefault = 4 };
 enum : unsigned { hipStreamNonBlocking = 1 };
+enum : unsigned { hipEventDisableTiming = 2 };
+// hipStreamCaptureStatus and hipStreamCaptureMode (the same numbers as CUDA's).
+enum : int { hipStreamCaptureStatusNone = 0, hipStreamCaptureModeRelaxed = 2 };
 
 // hipDeviceProp_t: only where the gfx name lies, per layout (hip-abi.md §2.3, measured with
 // offsetof against the ROCm 5.2.3, 6.2.2 and 7.1 headers). Every other field is read through
@@ -117,7 +121,16 @@ inline constexpr int min_runtime_version = 60000000;
   X(hipStreamCreateWithFlags, (hipStream_t*, unsigned))                                         \
   X(hipStreamDestroy, (hipStream_t))                                                            \
   /* TRITONPACK_CHECK_POINTERS (hip/backend.hpp): HIP 5.0 and newer */                          \
-  X(hipPointerGetAttribute, (void*, int, void*))
+  X(hipPointerGetAttribute, (void*, int, void*))                                                \
+  /* global scratch of Triton >= 3.8 kernels (hip/scratch.hpp); hipStreamGetId: ROCm 6.2+ */    \
+  X(hipEventCreateWithFlags, (hipEvent_t*, unsigned))                                           \
+  X(hipEventRecord, (hipEvent_t, hipStream_t))                                                  \
+  X(hipEventQuery, (hipEvent_t))                                                                \
+  X(hipEventSynchronize, (hipEvent_t))                                                          \
+  X(hipEventDestroy, (hipEvent_t))                                                              \
+  X(hipStreamIsCapturing, (hipStream_t, int*))                                                  \
+  X(hipThreadExchangeStreamCaptureMode, (int*))                                                 \
+  X(hipStreamGetId, (hipStream_t, unsigned long long*))
 
 // Resolved entry points: plain function pointers.
 struct api {

@@ -21,6 +21,7 @@
 #include "tritonpack/hip/driver.hpp"
 #include "tritonpack/hip/ir_jit.hpp"
 #include "tritonpack/hip/launch_abi.hpp"
+#include "tritonpack/hip/scratch.hpp"
 #include "tritonpack/runtime/backend.hpp"
 #include "tritonpack/runtime/load_plan.hpp"
 #include "tritonpack/select/arch.hpp"
@@ -59,8 +60,15 @@ class context final : public context_state {
   inline void launch(loaded_function& f, grid3 grid, stream_t stream,
                      const void* const* args) override;
   inline void unload(loaded_function& f) noexcept override;
-  void release() noexcept override {
-  }  // no scratch memory is held (load() refuses the kernels that would need it)
+  void release() noexcept override {  // global scratch buffers (hip/scratch.hpp)
+    try {
+      scoped_device on_device(d_, dev_);
+      scratch_calls calls(d_, nullptr);
+      scratch_pool_.release(calls);
+    } catch (...) {
+      // The device cannot be made current (runtime torn down): nothing left to free.
+    }
+  }
 
   // What hipPointerGetAttribute says of `p`, when a kernel on this device cannot read it. HIP 6's
   // hipMemoryType: 0 unregistered, 1 host (page-locked), 2 device, 3 managed.
@@ -89,6 +97,7 @@ class context final : public context_state {
 
   const driver& d_;
   int dev_;
+  scratch_pool scratch_pool_;  // global scratch of Triton >= 3.8 kernels
 };
 
 inline std::unique_ptr<loaded_function> context::load(const container& c,
@@ -113,25 +122,25 @@ inline std::unique_ptr<loaded_function> context::load(const container& c,
     throw error(errc::unsupported,
                 who + " uses num_ctas " + std::to_string(li.num_ctas) +
                     " (multi-CTA launch, gfx1250 only); the HIP backend launches num_ctas 1 only");
-  // Both scratch pointers are passed as null. Triton does the same for uninstrumented kernels
-  // before 3.8; from 3.8 it passes a real global scratch buffer of grid x global_scratch_size bytes
-  // when the metadata asks for one (triton_abi::hip_global_scratch), which this backend does not
-  // allocate yet.
-  if (li.global_scratch_size > 0 && f->plan.abi.hip_global_scratch)
+  // Global scratch: from Triton 3.8 its AMD launcher passes a buffer of gridX * gridY * gridZ *
+  // global_scratch_size bytes when the metadata asks for one (triton_abi::hip_global_scratch,
+  // hip-abi.md §1.2); launch() allocates it. Before 3.8 it passed null whatever the metadata said,
+  // so an older image asking for some would read through null: refused. Profile scratch (proton
+  // instrumentation) is passed as null, so an image asking for it is refused too.
+  if (li.global_scratch_size > 0 && !f->plan.abi.hip_global_scratch)
+    throw error(errc::bad_container,
+                who + " asks for " + std::to_string(li.global_scratch_size) +
+                    " bytes of global scratch per program, but it was built by Triton " +
+                    (li.triton_version.empty() ? std::string("3.6") : li.triton_version) +
+                    ", whose AMD launcher passes no global scratch (only 3.8 and later do): the "
+                    "image's metadata is wrong; rebuild it");
+  if (li.profile_scratch_size > 0)
     throw error(errc::unsupported,
-                who + " needs " + std::to_string(li.global_scratch_size) +
-                    " bytes of global scratch per program: Triton " + li.triton_version +
-                    " passes AMD kernels a global scratch buffer (grid x that size, Triton 3.8 and "
-                    "later), which the HIP backend does not allocate yet; use the CUDA backend or "
-                    "a kernel that needs no global scratch");
-  if (li.global_scratch_size > 0 || li.profile_scratch_size > 0)
-    throw error(
-        errc::unsupported,
-        who + " asks for " + std::to_string(li.global_scratch_size) + " bytes of global and " +
-            std::to_string(li.profile_scratch_size) +
-            " bytes of profile scratch per program (proton instrumentation?); the HIP backend "
-            "passes both scratch pointers as null, as Triton does for uninstrumented kernels "
-            "before 3.8");
+                who + " asks for " + std::to_string(li.profile_scratch_size) +
+                    " bytes of profile scratch per program (proton instrumentation); the HIP "
+                    "backend passes the profile scratch pointer as null: compile without "
+                    "instrumentation");
+  f->needs_scratch = li.global_scratch_size > 0;
   if (f->plan.uses_tma || !f->plan.simple)
     throw error(errc::unsupported,
                 who + " takes tensor descriptors, which the HIP backend does not pass yet");
@@ -226,9 +235,19 @@ inline void context::launch(loaded_function& lf, grid3 g, stream_t stream_,
     params_heap.resize(f.plan.param_count);
     params = params_heap.data();
   }
-  // Null global and profile scratch: load() refused the kernels that need either (from Triton 3.8
-  // a kernel may need global scratch on AMD, triton_abi::hip_global_scratch).
+  // Null global and profile scratch unless the kernel needs global scratch (Triton 3.8 and later;
+  // load() refused the rest): one region per program, no num_ctas factor (hip-abi.md §1.2).
   void* scratch[2] = {nullptr, nullptr};
+  if (f.needs_scratch) {
+    scratch_need need;
+    try {
+      need = compute_scratch(f.image->launch, g, scratch_per::program);
+    } catch (const error& e) {
+      throw e.with_context(identify(*f.kernel));
+    }
+    scratch_calls calls(d_, &f);
+    scratch_pool_.acquire(calls, need, stream_, scratch);
+  }
   assemble_params(f.plan, *f.kernel, f.image->launch, args, params, nullptr, scratch, nullptr,
                   nullptr);
   hipStream_t stream = static_cast<hipStream_t>(stream_);

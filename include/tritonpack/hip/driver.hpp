@@ -43,8 +43,9 @@ inline std::optional<amd_arch> verified_gfx_name(const char* field, std::size_t 
   const void* nul = std::memchr(field, 0, size);
   if (!nul) return std::nullopt;
   auto a = parse_amd_arch(std::string(field));
-  if (!a || a->processor.size() < 6) return std::nullopt;  // "gfx" + major + minor + stepping
-  const std::string digits = a->processor.substr(3);
+  if (!a || a->base_processor().size() < 6)
+    return std::nullopt;  // "gfx" + major + minor + stepping (+ "-strict")
+  const std::string digits = a->base_processor().substr(3);
   const std::string major = digits.substr(0, digits.size() - 2);
   const char minor = digits[digits.size() - 2];
   for (char c : major)

@@ -22,10 +22,11 @@
 TRITONPACK_BEGIN_NAMESPACE
 namespace hip {
 
-// Triton's HIPOptions: gfx_major = int(arch[3:-2]); warp_size = 32 if gfx_major >= 10 else 64.
-// 0 when `a` is not a gfx name of that shape.
-inline std::uint32_t triton_wavefront_size(const amd_arch& a) noexcept {
-  const std::string& p = a.processor;
+// Triton's HIPOptions: gfx_major = int(base_arch[3:-2]), base_arch being the arch without
+// "-strict" (3.9); warp_size = 32 if gfx_major >= 10 else 64. 0 when `a` is not a gfx name of
+// that shape.
+inline std::uint32_t triton_wavefront_size(const amd_arch& a) {
+  const std::string p = a.base_processor();
   if (p.size() < 6) return 0;
   unsigned major = 0;
   for (std::size_t i = 3; i + 2 < p.size(); ++i) {

@@ -274,7 +274,8 @@ inline void assemble_params(const param_plan& plan, const kernel_info& k, const 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Scratch sizing (docs/triton-abi.md §1): grid × num_ctas × per-program size, aligned.
+// Scratch sizing (docs/triton-abi.md §1): grid × num_ctas × per-program size, aligned; on AMD
+// (Triton 3.8 and later) grid × per-program size (§7 "HIP global scratch").
 
 struct scratch_need {
   std::uint64_t global_bytes = 0;  // 0: pass a null pointer
@@ -294,18 +295,29 @@ inline bool mul_checked(std::uint64_t a, std::uint64_t b, std::uint64_t& out) no
 }
 }  // namespace detail
 
-inline scratch_need compute_scratch(const launch_info& li, grid3 g) {
+// What the per-program sizes are multiplied by. Triton's CUDA launcher gives every CTA its
+// region (grid x num_ctas); its AMD launcher (driver.py allocate_scratch, 3.8 and 3.9) only
+// gridX * gridY * gridZ, whatever num_ctas says.
+enum class scratch_per { cta, program };
+
+inline scratch_need compute_scratch(const launch_info& li, grid3 g,
+                                    scratch_per per = scratch_per::cta) {
   scratch_need s;
   if (li.global_scratch_size == 0 && li.profile_scratch_size == 0) return s;
+  const std::uint32_t ctas = per == scratch_per::cta && li.num_ctas ? li.num_ctas : 1;
   std::uint64_t programs = 0, gb = 0, pb = 0;
   const bool ok = detail::mul_checked(std::uint64_t{g.x} * g.y, g.z, programs) &&
-                  detail::mul_checked(programs, li.num_ctas ? li.num_ctas : 1, programs) &&
+                  detail::mul_checked(programs, ctas, programs) &&
                   detail::mul_checked(programs, li.global_scratch_size, gb) &&
                   detail::mul_checked(programs, li.profile_scratch_size, pb);
   if (!ok)
-    throw error(errc::out_of_memory, "scratch memory for grid " + std::to_string(g.x) + "x" +
-                                         std::to_string(g.y) + "x" + std::to_string(g.z) +
-                                         " exceeds 2^62 bytes");
+    throw error(errc::out_of_memory,
+                "scratch memory for grid " + std::to_string(g.x) + "x" + std::to_string(g.y) + "x" +
+                    std::to_string(g.z) + (ctas > 1 ? " x " + std::to_string(ctas) + " CTAs" : "") +
+                    " (" + std::to_string(li.global_scratch_size) + " bytes of global and " +
+                    std::to_string(li.profile_scratch_size) +
+                    " bytes of profile scratch per program) exceeds 2^62 bytes; launch a "
+                    "smaller grid");
   const std::uint32_t ga = li.global_scratch_align ? li.global_scratch_align : 1;
   const std::uint32_t pa = li.profile_scratch_align ? li.profile_scratch_align : 1;
   s.global_bytes = gb;

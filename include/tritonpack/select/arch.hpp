@@ -11,7 +11,8 @@
 //          and only by a driver that knows the PTX ISA version in its `.version` directive.
 //   hsaco  gfxNNN[:feature±...] runs on the same gfx processor; each feature the image pins
 //          (xnack-, sramecc+) must have the same setting on the device; an unpinned feature
-//          ("any") runs either way.
+//          ("any") runs either way. gfx1250-strict (gfx1250's A0 stepping, Triton 3.9) is a
+//          processor of its own: only where the runtime reports that name (see hsaco_runs_on).
 #pragma once
 
 #include <cstdint>
@@ -214,8 +215,22 @@ inline std::string driver_needed_for_ptx_isa(std::uint32_t isa) {
 // AMD
 
 struct amd_arch {
-  std::string processor;                               // "gfx942"
+  std::string processor;                               // "gfx942", "gfx1250-strict"
   std::vector<std::pair<std::string, bool>> features;  // {"sramecc", true}, {"xnack", false}
+
+  // "-strict" names a stricter variant of a processor: LLVM's gfx1250-strict, the code object
+  // target of gfx1250's A0 stepping, which lacks some of the B0's instructions (ROCm's device
+  // libraries build it apart: no fp4/fp6 block16 converts, no wide fp4 WMMA, no TDM multicast).
+  static constexpr std::string_view strict_suffix = "-strict";
+  bool strict() const noexcept {
+    return processor.size() > strict_suffix.size() &&
+           std::string_view(processor).substr(processor.size() - strict_suffix.size()) ==
+               strict_suffix;
+  }
+  // The processor without "-strict" (Triton's `base_arch`): "gfx1250" for "gfx1250-strict".
+  std::string base_processor() const {
+    return strict() ? processor.substr(0, processor.size() - strict_suffix.size()) : processor;
+  }
 
   // Canonical "gfx90a:sramecc+:xnack-" (features in the order given, as ROCm prints them).
   std::string str() const {
@@ -238,7 +253,9 @@ inline std::optional<amd_arch> parse_amd_arch(std::string_view s) {
   amd_arch a;
   auto colon = s.find(':');
   a.processor = std::string(s.substr(0, colon));
-  for (char c : a.processor.substr(3))
+  const std::string base = a.base_processor();
+  if (base.size() < 4) return std::nullopt;
+  for (char c : base.substr(3))
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return std::nullopt;
   while (colon != std::string_view::npos) {
     s.remove_prefix(colon + 1);
@@ -252,12 +269,25 @@ inline std::optional<amd_arch> parse_amd_arch(std::string_view s) {
 
 // Can a code object for `image` run on `device`? The device's name comes from gcnArchName, which
 // lists the features actually in effect.
+//
+// The processor must be the same, "-strict" included, both ways. ROCr reports a gfx1250 A0 part
+// as gfx1250-strict only when HSA_DISABLE_GFX12_STRICT=0, and then loads only gfx1250-strict code
+// objects; otherwise (the default) it reports gfx1250 and loads only gfx1250 ones (ROCm's runtime
+// documentation of that variable; hipBLASLt and Tensile key their A0 kernels the same way). So a
+// strict image runs only where the device reports gfx1250-strict, and a gfx1250 image (which may
+// use B0-only instructions) never does.
 inline bool hsaco_runs_on(const amd_arch& image, const amd_arch& device,
                           std::string* why = nullptr) {
   if (image.processor != device.processor) {
-    if (why)
+    if (why) {
       *why = "code object for " + image.str() + " cannot run on " + device.str() +
              " (different gfx processor)";
+      if (image.base_processor() == device.base_processor())
+        *why += image.strict()
+                    ? "; the HIP runtime reports " + image.processor + " only for " +
+                          image.base_processor() + " A0 parts with HSA_DISABLE_GFX12_STRICT=0"
+                    : "; the device runs only " + device.processor + " code objects";
+    }
     return false;
   }
   for (const auto& f : image.features) {

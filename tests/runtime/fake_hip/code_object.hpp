@@ -44,7 +44,8 @@ inline std::string gfx_of_mach(unsigned mach) {
       {0x3e, "gfx1034"}, {0x3f, "gfx90a"},  {0x40, "gfx940"},  {0x41, "gfx1100"}, {0x42, "gfx1013"},
       {0x43, "gfx1150"}, {0x44, "gfx1103"}, {0x45, "gfx1036"}, {0x46, "gfx1101"}, {0x47, "gfx1102"},
       {0x48, "gfx1200"}, {0x4a, "gfx1151"}, {0x4b, "gfx941"},  {0x4c, "gfx942"},  {0x4e, "gfx1201"},
-      {0x4f, "gfx950"}};
+      {0x4f, "gfx950"},  {0x49, "gfx1250"},
+      {0xeb, "gfx1250-strict"}};  // measured on Triton 3.9's code objects (e_flags 0x449, 0x4eb)
   for (const auto& r : table)
     if (r.mach == mach) return r.name;
   return {};
@@ -333,11 +334,15 @@ inline bool read_code_object(const std::uint8_t* b, std::size_t size, code_objec
   }
   if (!have_metadata) return bad("no NT_AMDGPU_METADATA note (code-object v3+ metadata)");
   if (!co.target.empty() && !co.gfx.empty()) {
-    // "amdgcn-amd-amdhsa--gfx942" or "...--gfx90a:xnack-": the processor must agree with e_flags.
-    const std::string prefix = "amdgcn-amd-amdhsa--";
-    const std::string proc = co.target.compare(0, prefix.size(), prefix) == 0
-                                 ? co.target.substr(prefix.size(), co.target.find(':', prefix.size()) - prefix.size())
-                                 : std::string();
+    // "amdgcn-amd-amdhsa--gfx942" or "...--gfx90a:xnack-" (Triton 3.9's codegen: the processor's
+    // triple, "amdgpu12.50s-amd-amdhsa-unknown-gfx1250-strict"): arch-vendor-os-environment-
+    // processor[:features]; the processor must agree with e_flags.
+    std::size_t at = 0;
+    for (int dashes = 0; dashes < 4 && at != std::string::npos; ++dashes) {
+      at = co.target.find('-', at);
+      if (at != std::string::npos) ++at;
+    }
+    const std::string proc = at == std::string::npos ? std::string() : co.target.substr(at, co.target.find(':', at) - at);
     if (proc != co.gfx)
       return bad("amdhsa.target \"" + co.target + "\" disagrees with e_flags (" + co.gfx + ")");
   }

@@ -98,6 +98,7 @@ struct ihipModuleSymbol_t {
 struct ihipStream_t {
   int device = 0;
   unsigned flags = 0;
+  int capturing = 0;  // tpfakehip_set_capturing: hipStreamIsCapturing reports Active (1)
 };
 
 namespace {
@@ -130,6 +131,7 @@ fake_state& S() {
 }
 
 thread_local int t_device = 0;
+thread_local int t_capture_mode = 0;  // hipStreamCaptureMode: 0 global (the default), 2 relaxed
 thread_local int t_last_error = OK;
 
 using tpfake_common::range_kind;
@@ -150,7 +152,11 @@ device parse_device(const std::string& spec) {
     if (f.compare(0, f.size() - 1, "xnack") == 0) d.xnack = setting;
     if (f.compare(0, f.size() - 1, "sramecc") == 0) d.sramecc = setting;
   }
-  const std::string digits = d.gfx.size() > 3 ? d.gfx.substr(3) : "";
+  // "gfx1250-strict" (ROCr's name for a gfx1250 A0 with HSA_DISABLE_GFX12_STRICT=0): gfx1250's
+  // numbers; the code objects it loads are gfx1250-strict ones only (the gfx name compares whole).
+  std::string base = d.gfx;
+  if (base.size() > 7 && base.compare(base.size() - 7, 7, "-strict") == 0) base.resize(base.size() - 7);
+  const std::string digits = base.size() > 3 ? base.substr(3) : "";
   if (digits.size() == 3) {
     d.major = digits[0] - '0';
     d.minor = digits[1] - '0';
@@ -403,6 +409,7 @@ const char* error_name(int e) {
     case 719: return "hipErrorLaunchFailure";
     case 720: return "hipErrorCooperativeLaunchTooLarge";
     case 801: return "hipErrorNotSupported";
+    case 900: return "hipErrorStreamCaptureUnsupported";
     default: return "hipErrorUnknown";
   }
 }
@@ -505,6 +512,13 @@ TP_EXPORT int tpfakehip_current_device(void) { return t_device; }
 TP_EXPORT int tpfakehip_allocation_device(const void* p) {
   std::lock_guard<std::mutex> lock(S().mutex);
   return device_of(reinterpret_cast<std::uintptr_t>(p));
+}
+TP_EXPORT size_t tpfakehip_allocation_bytes_from(const void* p) {
+  std::lock_guard<std::mutex> lock(S().mutex);
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  if (device_of(a) < 0) return 0;
+  const auto it = std::prev(S().allocations.upper_bound(a));
+  return it->first + it->second.size - a;
 }
 TP_EXPORT int tpfakehip_stream_device(void* s) {
   std::lock_guard<std::mutex> lock(S().mutex);
@@ -867,6 +881,11 @@ TP_EXPORT hipError_t hipMalloc(void** p, size_t size) {
   ENTER(hipMalloc);
   NEED_GPU();
   if (!p) return ret(INVALID_VALUE);
+  // HIP (clr): an allocation while a stream captures is refused unless the thread is in relaxed
+  // capture mode (hipErrorStreamCaptureUnsupported).
+  if (t_capture_mode != 2)
+    for (ihipStream_t* st : S().streams)
+      if (st->capturing) return refuse(900, "hipMalloc while a stream is capturing, outside relaxed capture mode");
   if (size == 0) {  // HIP: success and a NULL pointer
     *p = nullptr;
     return OK;
@@ -1014,6 +1033,25 @@ TP_EXPORT hipError_t hipStreamCreateWithFlags(ihipStream_t** s, unsigned flags) 
   S().streams.insert(*s);
   return OK;
 }
+TP_EXPORT hipError_t hipStreamIsCapturing(ihipStream_t* s, int* status) {
+  ENTER(hipStreamIsCapturing);
+  NEED_GPU();
+  if (!status) return ret(INVALID_VALUE);
+  if (!known_stream(s)) return ret(bad_stream());
+  *status = is_special_stream(s) ? 0 : s->capturing;
+  return OK;
+}
+TP_EXPORT hipError_t hipThreadExchangeStreamCaptureMode(int* mode) {
+  ENTER(hipThreadExchangeStreamCaptureMode);
+  if (!mode) return ret(INVALID_VALUE);
+  std::swap(*mode, t_capture_mode);
+  return OK;
+}
+TP_EXPORT void tpfakehip_set_capturing(void* stream, int on) {
+  std::lock_guard<std::mutex> lock(S().mutex);
+  auto* st = static_cast<ihipStream_t*>(stream);
+  if (S().streams.count(st)) st->capturing = on;
+}
 TP_EXPORT hipError_t hipStreamCreate(ihipStream_t** s) {
   ENTER(hipStreamCreate);
   NEED_GPU();
@@ -1098,7 +1136,8 @@ void* lookup(const char* name, int hip_version) {
       E(hipMemcpyHtoD), E(hipMemcpyDtoH), E(hipMemcpyDtoD), E(hipMemset), E(hipMemsetAsync), E(hipMemsetD8),
       E(hipMemsetD8Async), E(hipPointerGetAttribute), E(hipStreamCreate), E(hipStreamCreateWithFlags),
       E(hipStreamDestroy), E(hipStreamSynchronize), E(hipEventCreate), E(hipEventCreateWithFlags), E(hipEventRecord),
-      E(hipEventQuery), E(hipEventSynchronize), E(hipEventElapsedTime), E(hipEventDestroy)};
+      E(hipEventQuery), E(hipEventSynchronize), E(hipEventElapsedTime), E(hipEventDestroy),
+      E(hipStreamIsCapturing), E(hipThreadExchangeStreamCaptureMode)};
 #undef E
   std::string n = name;
   if (n == "hipGetDeviceProperties") n = hip_version >= 600 ? "hipGetDevicePropertiesR0600" : "hipGetDevicePropertiesR0000";

@@ -118,7 +118,10 @@ size_t tpfakehip_live_modules(void);            /* loaded modules not yet unload
 size_t tpfakehip_live_streams(void);            /* created streams not yet destroyed */
 int tpfakehip_current_device(void);             /* the calling thread's current device (default 0) */
 int tpfakehip_allocation_device(const void* p); /* device of the allocation holding p, -1 if none */
-int tpfakehip_stream_device(void* stream);      /* device of a live stream, -1 if not live */
+size_t tpfakehip_allocation_bytes_from(const void* p); /* bytes from p to the end of its allocation, 0 if none */
+int tpfakehip_stream_device(void* stream);
+void tpfakehip_set_capturing(void* stream, int on); /* a live stream now (not) capturing: hipStreamIsCapturing
+                                                      says so, hipMalloc outside relaxed mode is refused (900) */      /* device of a live stream, -1 if not live */
 int tpfakehip_stream_flags(void* stream);       /* hipStreamCreateWithFlags flags of a live stream, -1 if not live */
 void* tpfakehip_last_stream(const char* entry); /* stream of the latest accepted call of `entry` (hipMemcpyAsync,
                                                    hipMemsetAsync, hipMemsetD8Async, hipStreamSynchronize,

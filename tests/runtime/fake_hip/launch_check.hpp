@@ -10,8 +10,9 @@
 //   the argument protocol: kernelParams XOR extra; extra exactly {BUFFER_POINTER, buf,
 //   BUFFER_SIZE, &size, END} with size covering every explicit argument and at most
 //   .kernarg_segment_size; kernelParams[i] non-NULL for each explicit argument;
-//   the kernel ends in Triton's two scratch pointers (8-byte global_buffer): the global one NULL
-//   (Triton 3.6 never allocates it on AMD), the profile one NULL or device memory;
+//   the kernel ends in Triton's two scratch pointers (8-byte global_buffer), each NULL or device
+//   memory (Triton 3.6 and 3.7 pass NULL global scratch on AMD, 3.8 and later a buffer when the
+//   kernel needs one: which is right is the caller's to check, from the recorded kernarg bytes);
 //   every global_buffer argument NULL or inside a live hipMalloc allocation of the launching
 //   device (a misplaced scalar or a mis-packed buffer shows up here).
 // The accepted launch's explicit kernarg bytes are laid out at the metadata's offsets, as the
@@ -143,9 +144,6 @@ inline launch_verdict check_launch(const kernel_meta& k, const launch_request& r
     if (a.size != 8) return refuse(hipErrorInvalidValue, arg_text(i, a) + " is a pointer that is not 8 bytes");
     std::uint64_t p = 0;
     std::memcpy(&p, v.kernarg.data() + a.offset, 8);
-    if (i == n - 2 && p != 0)
-      return refuse(hipErrorInvalidValue, arg_text(i, a) + " (the global scratch pointer) is " + hex(p) +
-                                              " in the " + form + "; Triton 3.6 passes NULL on AMD");
     if (p == 0) continue;
     const int owner = device_of(p);
     if (owner != device)
