@@ -121,7 +121,7 @@ function(tritonpack_find_python)
   list(JOIN _tried "\n    " _tried_text)
   set(_msg "tritonpack: no Python that can `import triton` was found. Tried:\n    ${_tried_text}\n"
            "Triton compiles the kernels at build time (no GPU needed). Install it, for example\n"
-           "    python3 -m venv .venv && .venv/bin/pip install triton==3.6.0\n"
+           "    python3 -m venv .venv && .venv/bin/pip install triton==3.9.0\n"
            "and configure with -DTRITONPACK_PYTHON=$PWD/.venv/bin/python.")
   if(arg_QUIET)
     message(STATUS "tritonpack: no Python with Triton found (set TRITONPACK_PYTHON to enable kernel builds)")

@@ -3,7 +3,7 @@
 #
 #   bash scripts/quickstart.sh
 #
-#   1. installs the Debian packages and a virtual environment with triton==3.6.0 (scripts/setup.sh)
+#   1. installs the Debian packages and a virtual environment with triton==3.9.0 (scripts/setup.sh)
 #   2. builds and installs tritonpack (run-time headers, the `tritonpack` packer, CMake package)
 #      into build-quickstart/prefix
 #   3. builds examples/quickstart as a user's project would: find_package(tritonpack) +

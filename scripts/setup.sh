@@ -6,17 +6,18 @@
 #
 # Environment:
 #   TRITONPACK_VENV      where the virtual environment lives (default: <repo>/.venv)
-#   TRITONPACK_TRITON    the Triton requirement (default: triton==3.6.0)
-#   TRITONPACK_TRITON_NEWEST  the newest supported release, which the test suite's front-end tests
-#                        also run with, in <repo>/.venv-newest (default: triton==3.9.0)
+#   TRITONPACK_TRITON    the Triton requirement (default: triton==3.9.0, the newest release the
+#                        front end supports: docs/spec.md "Triton versions")
+#   TRITONPACK_TRITON_OLDEST  the oldest supported release, which the test suite's front-end tests
+#                        also run with, in <repo>/.venv-oldest (default: triton==3.6.0)
 #   TRITONPACK_NO_APT=1  skip the Debian packages (you installed them another way)
 #
 # Nothing needs a GPU, a CUDA toolkit or PyTorch: Triton compiles for every target on the CPU.
 
 TP_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 : "${TRITONPACK_VENV:=$TP_ROOT/.venv}"
-: "${TRITONPACK_TRITON:=triton==3.6.0}"
-: "${TRITONPACK_TRITON_NEWEST:=triton==3.9.0}"
+: "${TRITONPACK_TRITON:=triton==3.9.0}"
+: "${TRITONPACK_TRITON_OLDEST:=triton==3.6.0}"
 
 # Build tools and libraries; clang + libclang-rt for the fuzzer and sanitizers, OpenMPI for
 # examples/mpi and its CI run, libamdhip64-5, Debian's real HIP runtime (ROCm 5.2.3), for the HIP

@@ -4,14 +4,14 @@
 #   bash scripts/test.sh
 #
 # Steps (each one's result is listed at the end; the script exits non-zero if any failed):
-#   setup      Debian packages + a virtual environment with triton==3.6.0 (scripts/setup.sh)
+#   setup      Debian packages + a virtual environment with triton==3.9.0 (scripts/setup.sh)
 #   cmake      configure + build everything (library, CLI, tests, benchmarks, examples) with g++
 #   ctest      the CPU tests, GPU tests excluded by label (`-LE gpu`) and counted as such;
 #              this includes the package tests (find_package on an installed tree, add_subdirectory)
 #              and the quickstart run
 #   pytest     the front end's tests (tests/python)
-#   pytest-newest  the same tests with the newest supported Triton (TRITONPACK_TRITON_NEWEST, in
-#              <repo>/.venv-newest): the support window's two ends are both tested on every run
+#   pytest-oldest  the same tests with the oldest supported Triton (TRITONPACK_TRITON_OLDEST, in
+#              <repo>/.venv-oldest): the support window's two ends are both tested on every run
 #   meson      configure + build + `meson test` with Meson, then a user's project that uses
 #              tritonpack as a Meson subproject (tests/package/meson_subproject)
 #   sanitize   the container / CLI / run-time tests again under ASan + UBSan (TRITONPACK_SANITIZE)
@@ -30,7 +30,7 @@ cd "$TP_ROOT"
 : "${BUILD_ROOT:=$TP_ROOT/build-ci}"
 : "${JOBS:=$(nproc)}"
 : "${FUZZ_SECONDS:=60}"
-: "${TP_STEPS:=cmake ctest pytest pytest-newest meson sanitize tsan fuzz mutation}"
+: "${TP_STEPS:=cmake ctest pytest pytest-oldest meson sanitize tsan fuzz mutation}"
 export CMAKE_BUILD_PARALLEL_LEVEL="$JOBS"
 export CTEST_PARALLEL_LEVEL="$JOBS"
 export PYTHONDONTWRITEBYTECODE=1
@@ -87,11 +87,11 @@ do_pytest() {
   return $rc
 }
 
-# The front end's tests with the newest supported Triton, in its own virtual environment (a
-# subshell: TRITONPACK_PYTHON stays the oldest release's for every other step).
-do_pytest_newest() {
+# The front end's tests with the oldest supported Triton, in its own virtual environment (a
+# subshell: TRITONPACK_PYTHON stays the default, newest release's for every other step).
+do_pytest_oldest() {
   (
-    TRITONPACK_VENV="$TP_ROOT/.venv-newest" TRITONPACK_TRITON="$TRITONPACK_TRITON_NEWEST"
+    TRITONPACK_VENV="$TP_ROOT/.venv-oldest" TRITONPACK_TRITON="$TRITONPACK_TRITON_OLDEST"
     tp_make_venv || exit $?
     do_pytest
   )
@@ -190,8 +190,8 @@ fi
 if want pytest; then
   if [ -d tests/python ]; then step pytest do_pytest; else skip pytest "no tests/python yet"; fi
 fi
-if want pytest-newest; then
-  if [ -d tests/python ]; then step pytest-newest do_pytest_newest; else skip pytest-newest "no tests/python yet"; fi
+if want pytest-oldest; then
+  if [ -d tests/python ]; then step pytest-oldest do_pytest_oldest; else skip pytest-oldest "no tests/python yet"; fi
 fi
 if want meson; then
   if [ -f meson.build ]; then step meson do_meson; else skip meson "no meson.build yet"; fi
