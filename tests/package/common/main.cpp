@@ -13,18 +13,17 @@
 #include <string>
 #include <type_traits>
 
-static_assert(
-    std::is_same_v<decltype(&pkgtest::scale), void (*)(const float*, float*, tritonpack::arg_i32,
-                                                       float, tritonpack::stream_t)>,
-    "scale(x, out, n, alpha) should take (const float*, float*, arg_i32, float, stream)");
+static_assert(std::is_same_v<decltype(&pkgtest::scale),
+                             void (*)(const float*, float*, tritonpack::arg_i32, float, tritonpack::stream_t)>,
+              "scale(x, out, n, alpha) should take (const float*, float*, arg_i32, float, stream)");
 
 static int failures = 0;
-#define EXPECT(cond)                                                           \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
+#define EXPECT(cond)                                                        \
+  do {                                                                      \
+    if (!(cond)) {                                                          \
       std::fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                              \
-    }                                                                          \
+      ++failures;                                                           \
+    }                                                                       \
   } while (0)
 
 int main() {
