@@ -224,6 +224,12 @@ function(tritonpack_add_kernels target)
                           "hold; use a STATIC or OBJECT library")
     endif()
   endif()
+  if(_want_c AND arg_HEADER_ONLY)
+    message(FATAL_ERROR "tritonpack_add_kernels(${target}): HEADER_ONLY cannot hold with LANGUAGES C/Fortran: their "
+                        "calls go through tritonpack::c_api, which links the run time compiled once "
+                        "(tritonpack::runtime), and one program uses one mode (docs/runtime-api.md, \"Separate "
+                        "compilation\"); drop HEADER_ONLY")
+  endif()
   if(_want_c AND NOT TARGET tritonpack::c_api)
     message(FATAL_ERROR "tritonpack_add_kernels(${target}): LANGUAGES C/Fortran needs tritonpack::c_api, which this tritonpack does not provide (update it)")
   endif()
