@@ -26,6 +26,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+KEPT_FROM = "## Before and after"
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 TU = """// A user's translation unit: includes a generated header and calls two of its kernels.
@@ -150,8 +151,15 @@ def main():
                                                                  r["peak_rss_mb_median"], r["load_avg_1min"]))
     lines += ["", "Compilers: " + "; ".join(sorted({"%s (%s)" % (r["compiler"], r["version"]) for r in rows})) + ".",
               "Every run: results.csv."]
-    with open(os.path.join(a.out_dir, "RESULTS.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    results = os.path.join(a.out_dir, "RESULTS.md")
+    kept = ""  # hand-written sections from KEPT_FROM on (measurements of one change) survive a rerun
+    if os.path.exists(results):
+        with open(results) as f:
+            old = f.read()
+        if KEPT_FROM in old:
+            kept = "\n" + old[old.index(KEPT_FROM):]
+    with open(results, "w") as f:
+        f.write("\n".join(lines) + "\n" + kept)
     print("wrote %s and RESULTS.md" % csv_path)
 
 
