@@ -13,8 +13,10 @@
 #                          [PUBLIC]                      # put the header dir on the target's usage
 #                                                        #   requirements too (for libraries)
 #                          [OUTPUT_DIRECTORY <dir>]      # default: <binary dir>/tritonpack/<target>
-#                          [LANGUAGES CXX|C|Fortran...]) # default CXX; C adds the C API (NAME.h,
+#                          [LANGUAGES CXX|C|Fortran...]  # default CXX; C adds the C API (NAME.h,
 #                                                        #   NAME_c.cpp), Fortran module NAME (NAME.f90)
+#                          [HEADER_ONLY])                # compile the run time in every translation
+#                                                        #   unit instead of once (below)
 #
 # Two custom commands, run by the build tool:
 #   1. ${TRITONPACK_PYTHON} -m tritonpack_compile SPEC -o <artifacts>   (Triton, no GPU needed)
@@ -25,6 +27,12 @@
 # tritonpack::c_api (the memory API in C). With LANGUAGES Fortran also NAME.f90 (module NAME), compiled
 # into <target>, which links tritonpack_fortran (module tritonpack, built once per project); Fortran
 # must be enabled (project(... LANGUAGES C CXX Fortran)). docs/c-fortran.md.
+#
+# The run time is compiled once: <target> links tritonpack::runtime (separate mode,
+# docs/runtime-api.md "Separate compilation"), so a translation unit that includes NAME.hpp compiles
+# declarations instead of the whole run time (bench/compile_cost: ~25x less CPU, ~4.5x less memory).
+# HEADER_ONLY links tritonpack::tritonpack instead, as does a build where tritonpack::runtime is not
+# a target. The mode is the target's: one call without HEADER_ONLY makes the whole target separate.
 #
 # Dependencies: the compile step depends on the spec and on every kernel source file the spec names
 # and the local modules they import (read at configure time; the spec is a configure dependency, so
@@ -183,7 +191,7 @@ function(_tritonpack_fortran_library caller)
 endfunction()
 
 function(tritonpack_add_kernels target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "PUBLIC" "SPEC;NAME;MODE;OUTPUT_DIRECTORY;TUNING" "TARGETS;PACK_OPTIONS;LANGUAGES")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "PUBLIC;HEADER_ONLY" "SPEC;NAME;MODE;OUTPUT_DIRECTORY;TUNING" "TARGETS;PACK_OPTIONS;LANGUAGES")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "tritonpack_add_kernels(${target}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -215,6 +223,12 @@ function(tritonpack_add_kernels target)
                           "definitions (and Fortran module) into `${target}`, which an INTERFACE library cannot "
                           "hold; use a STATIC or OBJECT library")
     endif()
+  endif()
+  if(_want_c AND arg_HEADER_ONLY)
+    message(FATAL_ERROR "tritonpack_add_kernels(${target}): HEADER_ONLY cannot hold with LANGUAGES C/Fortran: their "
+                        "calls go through tritonpack::c_api, which links the run time compiled once "
+                        "(tritonpack::runtime), and one program uses one mode (docs/runtime-api.md, \"Separate "
+                        "compilation\"); drop HEADER_ONLY")
   endif()
   if(_want_c AND NOT TARGET tritonpack::c_api)
     message(FATAL_ERROR "tritonpack_add_kernels(${target}): LANGUAGES C/Fortran needs tritonpack::c_api, which this tritonpack does not provide (update it)")
@@ -366,7 +380,10 @@ function(tritonpack_add_kernels target)
     endif()
   endif()
   target_include_directories(${target} ${_scope} "$<BUILD_INTERFACE:${_include}>")
-  if(TARGET tritonpack::tritonpack)
+  if(NOT arg_HEADER_ONLY AND TARGET tritonpack::runtime)
+    # Compiled once, not in every translation unit that includes the header (see the top).
+    target_link_libraries(${target} ${_scope} tritonpack::runtime)
+  elseif(TARGET tritonpack::tritonpack)
     target_link_libraries(${target} ${_scope} tritonpack::tritonpack)
   endif()
   if(_want_c)

@@ -26,6 +26,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+KEPT_FROM = "## Before and after"
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 TU = """// A user's translation unit: includes a generated header and calls two of its kernels.
@@ -52,13 +53,14 @@ def version(cxx):
 
 
 def goal_line(rows):
-    """The issue's goal, checked against the g++ 12 -O2 separate-mode row."""
+    """The issues' goals, checked against the g++ 12 -O2 separate-mode row: the translation unit as
+    tritonpack_add_kernels builds it (issue 28: <= 2 s, <= 160 MB; separate mode's own: 1.5 s, 150 MB)."""
     for r in rows:
         if r["compiler"].startswith("g++") and r["opt"] == "-O2" and r["mode"] == "separate":
             wall, cpu, rss = float(r["wall_s_median"]), float(r["cpu_s_median"]), float(r["peak_rss_mb_median"])
             met = wall <= 1.5 and rss <= 150
-            return ("**Goal (g++ 12 -O2, separate mode: <= 1.5 s and <= 150 MB): %s: %.2f s wall (%.2f s CPU), %.1f MB.**"
-                    % ("met" if met else "NOT met", wall, cpu, rss))
+            return ("**Goal (g++ 12 -O2, separate mode, `tritonpack_add_kernels`' default: <= 1.5 s and <= 150 MB): "
+                    "%s: %.2f s wall (%.2f s CPU), %.1f MB.**" % ("met" if met else "NOT met", wall, cpu, rss))
     return "**Goal (g++ 12 -O2, separate mode: <= 1.5 s and <= 150 MB): not measured in this run.**"
 
 
@@ -131,7 +133,9 @@ def main():
         "The translation unit (`call_two_kernels.cpp`, in compile_cost.py) includes the generated header",
         "of the test fixtures (tests/data/artifacts: 3 kernels, 70 images, a 96 KB container) and calls",
         "two of its kernels. `separate` adds `-DTRITONPACK_SEPARATE` (what linking `tritonpack::runtime`",
-        "does); `separate, once` is src/runtime.cpp, the library's one source, compiled once per build.",
+        "does, and so `tritonpack_add_kernels` without `HEADER_ONLY`); `separate, once` is src/runtime.cpp,",
+        "the library's one source, compiled once per build. `header-only` is `HEADER_ONLY`, Meson's",
+        "`dependency('tritonpack')` and a build without a build system.",
         "",
         "Reproduce: `%s` (or" % cmd,
         "`cmake --build <build> --target bench_compile_cost`)",
@@ -147,8 +151,15 @@ def main():
                                                                  r["peak_rss_mb_median"], r["load_avg_1min"]))
     lines += ["", "Compilers: " + "; ".join(sorted({"%s (%s)" % (r["compiler"], r["version"]) for r in rows})) + ".",
               "Every run: results.csv."]
-    with open(os.path.join(a.out_dir, "RESULTS.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    results = os.path.join(a.out_dir, "RESULTS.md")
+    kept = ""  # hand-written sections from KEPT_FROM on (measurements of one change) survive a rerun
+    if os.path.exists(results):
+        with open(results) as f:
+            old = f.read()
+        if KEPT_FROM in old:
+            kept = "\n" + old[old.index(KEPT_FROM):]
+    with open(results, "w") as f:
+        f.write("\n".join(lines) + "\n" + kept)
     print("wrote %s and RESULTS.md" % csv_path)
 
 

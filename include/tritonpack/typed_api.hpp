@@ -2,12 +2,14 @@
 // make (docs/runtime-api.md, "Separate compilation").
 //
 // Two modes, chosen by the macro TRITONPACK_SEPARATE (fmt's header-only vs compiled modes):
-//   - header-only (the default): this header brings the whole run time (tritonpack.hpp) and
-//     defines the calls inline, so a program needs no library of ours;
-//   - separate (TRITONPACK_SEPARATE defined, as linking the CMake target tritonpack::runtime or the
-//     Meson dependency tritonpack-runtime does): this header is all a translation unit sees, a few
-//     declarations over core/types.hpp, launch/grid.hpp and launch/tensor_descriptor.hpp; the run
-//     time is compiled once, into tritonpack::runtime (src/runtime.cpp). The memory and device API
+//   - header-only (no macro: Meson's dependency('tritonpack'), no build system, or
+//     tritonpack_add_kernels(... HEADER_ONLY)): this header brings the whole run time
+//     (tritonpack.hpp) and defines the calls inline, so a program needs no library of ours;
+//   - separate (TRITONPACK_SEPARATE defined, as linking the CMake target tritonpack::runtime —
+//     tritonpack_add_kernels' default — or the Meson dependency tritonpack-runtime does): this
+//     header is all a translation unit sees, a few declarations over core/types.hpp,
+//     launch/grid.hpp and launch/tensor_descriptor.hpp; the run time is compiled once, into
+//     tritonpack::runtime (src/runtime.cpp). The memory and device API
 //     (runtime/memory.hpp: set_device, device_array, copy, ...) is declared here too, its
 //     definitions compiled into the library as well. tritonpack::library and tritonpack::kernel
 //     are incomplete types here: include <tritonpack/tritonpack.hpp> where a translation unit

@@ -2,7 +2,7 @@
 #
 # tritonpack_add_kernels(... LANGUAGES ...) refuses what it cannot build at configure time, each
 # with a message saying what to do: an unknown language, C for an INTERFACE library, C without
-# tritonpack::c_api, Fortran in a project without Fortran. (What it builds: examples/c,
+# tritonpack::c_api, Fortran in a project without Fortran, C with HEADER_ONLY. (What it builds: examples/c,
 # examples/fortran.)
 file(REMOVE_RECURSE "${WORK}")
 file(WRITE "${WORK}/src/main.cpp" "int main() { return 0; }\n")
@@ -21,7 +21,11 @@ else()
   add_executable(app main.cpp)
 endif()
 string(REPLACE "," ";" LANGS "${LANGS}")
-tritonpack_add_kernels(app SPEC kernels.toml LANGUAGES ${LANGS})
+set(_header_only)
+if(HEADER_ONLY)
+  set(_header_only HEADER_ONLY)
+endif()
+tritonpack_add_kernels(app SPEC kernels.toml LANGUAGES ${LANGS} ${_header_only})
 ]=])
 
 function(expect_refusal label message)
@@ -44,3 +48,5 @@ expect_refusal(interface "which an INTERFACE library cannot hold; use a STATIC o
 expect_refusal(no_c_api "LANGUAGES C/Fortran needs tritonpack::c_api" -DLANGS=C)
 expect_refusal(no_fortran "LANGUAGES Fortran needs a Fortran compiler enabled in this project" -DLANGS=Fortran
                -DWITH_C_API=ON)
+expect_refusal(header_only "HEADER_ONLY cannot hold with LANGUAGES C/Fortran" -DLANGS=CXX,C -DWITH_C_API=ON
+               -DHEADER_ONLY=ON)

@@ -8,7 +8,8 @@
 #   1. -DTRITONPACK_GPU_ARTIFACTS=<dir> (-DTRITONPACK_GPU_TUNE_ARTIFACTS=<dir>): an artifact
 #      directory (manifest.json) made elsewhere;
 #   2. a Python with Triton (tritonpack_find_python): compiled from the spec at build time
-#      through tritonpack_add_kernels(), like any user project;
+#      through tritonpack_add_kernels(), like any user project (HEADER_ONLY: the target's mode
+#      is what it links itself, whichever way the kernels came);
 #   3. the artifacts committed in tests/gpu/artifacts (tests/gpu/autotune/artifacts)
 #      (scripts/regen-artifacts.sh gpu),
 #      packed at build time.
@@ -25,7 +26,7 @@ function(_tritonpack_gpu_kernel_set target out_var name spec committed given)
   if(NOT _art)
     tritonpack_find_python(QUIET RESULT _have_triton)
     if(_have_triton)
-      tritonpack_add_kernels(${target} SPEC "${spec}" NAME ${name} PACK_OPTIONS ${_pack_options})
+      tritonpack_add_kernels(${target} SPEC "${spec}" NAME ${name} PACK_OPTIONS ${_pack_options} HEADER_ONLY)
       file(RELATIVE_PATH _rel "${_tp_gpu_dir}/../.." "${spec}")
       set(${out_var} "compiled from ${_rel} with ${TRITONPACK_PYTHON}" PARENT_SCOPE)
       return()

@@ -12,6 +12,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/random.h>  // getentropy: the kernel's random source without <random>'s compile cost
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,7 +21,6 @@
 #include <chrono>
 #include <cstdint>
 #include <mutex>
-#include <random>
 #include <set>
 #include <string>
 
@@ -36,19 +36,17 @@ constexpr const char* infix = ".tmp.";
 // longer than any write takes.
 constexpr std::chrono::seconds stale_after{3600};
 
-// 16 hex digits no other process or thread can guess: std::random_device (the kernel's random
-// source), mixed with the time, the pid and a counter where it has none.
+// 16 hex digits no other process or thread can guess: getentropy (the kernel's random source),
+// mixed with the time, the pid and a counter where it has none. Not std::random_device: <random>
+// is the heaviest standard header a header-only translation unit would parse (bench/compile_cost).
 inline std::string random_hex() {
   static std::atomic<std::uint64_t> counter{0};
   std::uint64_t x =
       static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
       (static_cast<std::uint64_t>(::getpid()) << 40) ^
       (counter.fetch_add(1) * 0x9e3779b97f4a7c15ull);
-  try {
-    std::random_device rd;
-    x ^= (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
-  } catch (...) {
-  }
+  std::uint64_t entropy = 0;
+  if (::getentropy(&entropy, sizeof entropy) == 0) x ^= entropy;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;  // splitmix64's finaliser: every bit counts
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
   x ^= x >> 31;

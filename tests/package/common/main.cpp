@@ -2,8 +2,9 @@
 //   - the typed function has the kernel's C++ signature (a wrong call would not compile);
 //   - the embedded container parses and holds what the spec asked for (sm_80 + gfx942, mode both);
 //   - without a GPU driver a call fails with tritonpack::errc::no_driver and a message, no crash.
-//   - built twice: header-only (pkgtest_app) and in separate mode (pkgtest_separate, linking
-//     tritonpack::runtime), where this file includes the whole run time itself to use library().
+//   - built three times: in separate mode by tritonpack_add_kernels' default (pkgtest_app) and by
+//     linking tritonpack::runtime (pkgtest_separate), where this file includes the whole run time
+//     itself to use library(), and header-only (pkgtest_header_only, HEADER_ONLY).
 #include <pkgtest.hpp>
 #include <tritonpack/tritonpack.hpp>  // library().info() and friends: needed in separate mode
 
@@ -28,6 +29,9 @@ static int failures = 0;
 int main() {
 #if defined(PKGTEST_SEPARATE) && !defined(TRITONPACK_SEPARATE)
   EXPECT(!"linking tritonpack::runtime should define TRITONPACK_SEPARATE");
+#endif
+#if defined(PKGTEST_HEADER_ONLY) && defined(TRITONPACK_SEPARATE)
+  EXPECT(!"tritonpack_add_kernels(... HEADER_ONLY) should not define TRITONPACK_SEPARATE");
 #endif
   const tritonpack::container_info& c = pkgtest::library().info();
   EXPECT(c.name == "pkgtest");
