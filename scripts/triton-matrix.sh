@@ -3,6 +3,7 @@
 #
 #   bash scripts/triton-matrix.sh build [PYTHON...]   # where the Triton releases are installed (no GPU)
 #   bash scripts/triton-matrix.sh run                 # on the GPU node, on what `build` made
+#   bash scripts/triton-matrix.sh pack [PYTHON...]    # every spec of the repository, each release (no GPU)
 #
 # The GPU node needs no Triton (that is the point of tritonpack), so each release compiles its
 # kernels here and the node runs the resulting executables as they are.
@@ -109,8 +110,42 @@ do_run() {
   return $failed
 }
 
+# pack: every kernel spec of the repository (MATRIX_SPECS, default below), compiled by the front end
+# with each Python's Triton and packed by the CLI (TRITONPACK_CLI, default build-matrix/<first
+# version>/generator/cli/tritonpack): a version x spec table, logs in build-matrix/pack-<version>/.
+do_pack() {
+  local specs=${MATRIX_SPECS:-"tests/data/fixtures.toml tests/gpu/kernels.toml tests/gpu/autotune/tune_kernels.toml
+    examples/quickstart/kernels.toml examples/mpi/kernels.toml apps/lulesh/kernels.toml apps/xsbench/kernels.toml
+    apps/xsbench/bench/experiments.toml apps/ao2mo/kernels.toml bench/autotune/kernels.toml bench/size/kernels.toml
+    tests/package/common/kernels.toml tests/package/two_libraries/comp_a/kernels.toml
+    tests/package/two_libraries/comp_b/kernels.toml"}
+  local cli=${TRITONPACK_CLI:-} failed=0
+  [ -z "$cli" ] && cli=$(find "$MATRIX" -path '*/generator/cli/tritonpack' -type f -perm -u+x | head -1)
+  [ -x "$cli" ] || { echo "triton-matrix pack: no tritonpack CLI (build one, or set TRITONPACK_CLI)" >&2; return 1; }
+  declare -a rows=()
+  while read -r py; do
+    local v
+    v=$("$py" -c 'import triton; print(triton.__version__)' 2>/dev/null) || { echo "$py cannot import triton" >&2; failed=1; continue; }
+    local out=$MATRIX/pack-$v ok=0 bad=0 where=""
+    rm -rf "$out" && mkdir -p "$out"
+    for spec in $specs; do
+      local d=$out/$(echo "$spec" | tr '/' '_')
+      if PYTHONPATH="$ROOT/generator/python" "$py" -m tritonpack_compile -q "$ROOT/$spec" -o "$d/artifacts" >"$d.log" 2>&1 &&
+         "$cli" pack "$d/artifacts/manifest.json" -o "$d/packed" --name matrix >>"$d.log" 2>&1; then
+        ok=$((ok + 1))
+      else
+        bad=$((bad + 1)); where="$where $spec"; failed=1
+      fi
+    done
+    rows+=("$(printf '%-8s %3d packed  %3d failed%s' "$v" "$ok" "$bad" "${where:+:$where}")")
+  done < <(pythons "$@")
+  printf '%s\n' "${rows[@]}"
+  return $failed
+}
+
 case "$mode" in
   build) do_build "$@" ;;
+  pack) do_pack "$@" ;;
   run) do_run ;;
-  *) sed -n '2,21p' "$0"; exit 2 ;;
+  *) sed -n '2,22p' "$0"; exit 2 ;;
 esac
