@@ -530,6 +530,41 @@ TEST_CASE("desc_scale as Triton 3.6 compiled it: 2 + 4·rank decomposed paramete
   CHECK(f.launches().size() == 1);
 }
 
+TEST_CASE("two libraries built by Triton 3.6 and 3.7 in one process: each launched by its own release's rules") {
+  // The same kernel, desc_scale, in two containers of one program: one built by Triton 3.6.0
+  // (decomposed descriptor 2 + 4·rank parameters), one by 3.7.1 (3 + 4·rank: round_f32_to_tf32).
+  // Interleaved launches must each follow their own library's release, never the first loaded.
+  const auto bytes36 = packed("gpu/artifacts/manifest.json");
+  const auto bytes37 = packed("data/triton-3.7/artifacts/manifest.json");
+  auto& f = tptest::setup("sm_80");
+  library lib36(bytes36.data(), bytes36.size());
+  library lib37(bytes37.data(), bytes37.size());
+  CHECK(lib36.info().triton_version == "3.6.0");
+  CHECK(lib37.info().triton_version == "3.7.1");
+  alignas(128) static float data[128 * 128];
+  tensor_descriptor<float, 2> d = desc_100x120(data);
+  float* out = data;
+  const std::int32_t M = 100, N = 120;
+  for (int round = 0; round < 2; ++round) {
+    lib37.get("desc_scale").launch(nullptr, {2, 2, 1}, d, out, M, N, 2.0f);
+    lib36.get("desc_scale").launch(nullptr, {2, 2, 1}, d, out, M, N, 2.0f);
+  }
+  const auto ls = f.launches();
+  REQUIRE(ls.size() == 4);
+  for (int i = 0; i < 4; ++i) {
+    const bool from37 = i % 2 == 0;
+    CHECK(ls[i].num_params == (from37 ? 17u : 16u));
+    CHECK(param<std::int32_t>(ls[i], from37 ? 7 : 6) == M);  // the descriptor's shape, after its flags
+    CHECK(param<float*>(ls[i], from37 ? 11 : 10) == out);
+  }
+  // A 3.7-only field on the 3.6 library is refused while the 3.7 one takes it, in the same process.
+  d.round_f32_to_tf32 = true;
+  lib37.get("desc_scale").launch(nullptr, {2, 2, 1}, d, out, M, N, 2.0f);
+  CHECK(param<std::uint8_t>(f.launches().back(), 6) == 1);
+  auto e = tptest::expect_error([&] { lib36.get("desc_scale").launch(nullptr, {2, 2, 1}, d, out, M, N, 2.0f); });
+  CHECK(contains(e.what(), "built by Triton 3.6.0"));
+}
+
 TEST_CASE("scalar types are passed with Triton's sizes and bits (i64, fp16, bf16, fp64, i1)") {
   auto& f = tptest::setup("sm_90");
   tptest::synth s;
