@@ -1,4 +1,4 @@
-"""An independent check of container formats v1 and v2 (issues 16, 15): tpk_reader.py, written from
+"""An independent check of container formats v1 to v3 (issues 16, 15, 30): tpk_reader.py, written from
 docs/format.md alone, reads the goldens (tests/container/golden/v1) and containers freshly packed
 from the fixtures with every frame layout, and must agree field by field with
 `tritonpack inspect --json`; a damaged table, a wrong version and trailing bytes are refused by it
@@ -74,6 +74,7 @@ def check_against_inspect(path):
     assert c["format_version"] == r.version
     assert c["bytes"] == len(r.b)
     assert c["name"] == r.name and c["triton_version"] == r.triton_version
+    assert c["triton_commit"] == r.triton_commit
     assert c["frames"] == len(r.frames)
     assert c["images_raw_bytes"] == sum(im["raw_bytes"] for im in r.images)
     assert c["images_stored_bytes"] == sum(f["stored_size"] for f in r.frames)
@@ -138,7 +139,7 @@ def test_the_independent_reader_refuses_what_the_format_forbids():
     with pytest.raises(FormatError, match="total_size"):
         Reader(bytes(data) + b"\0")
     bad = bytearray(data)
-    bad[8] = 3
+    bad[8] = 4
     with pytest.raises(FormatError, match="header.version"):
         Reader(bytes(bad))
     bad = bytearray(data)
