@@ -38,7 +38,7 @@ TEST_CASE("usage errors exit 2 with the usage text") {
     CHECK(r.out.find("usage:") != std::string::npos);
   }
   CHECK(run_cli("--help").code == 0);
-  CHECK(run_cli("--version").out.find("container format v2") != std::string::npos);
+  CHECK(run_cli("--version").out.find("container format v3") != std::string::npos);
 }
 
 TEST_CASE("bad input exits 1 with a message, never a crash") {

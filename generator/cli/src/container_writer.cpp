@@ -1,4 +1,4 @@
-// Container writer: lays out format v2 exactly as container/reader.hpp expects it (one valid byte
+// Container writer: lays out format v3 exactly as container/reader.hpp expects it (one valid byte
 // layout per content), then parses its own output as a self-check.
 #include "tritonpack/pack/container_writer.hpp"
 

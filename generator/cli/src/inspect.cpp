@@ -166,10 +166,9 @@ std::string tuning_text(const kernel_info& k) {
 // Who built the library: its Triton (and git commit), and per arch the ptxas of its cubins and the
 // LLVM of its code objects, "not recorded" where the container does not say (docs/runtime.md).
 std::string provenance_text(const container_info& info) {
-  std::string s = fmt::format(
-      "built by: Triton {}, git commit {}\n",
-      info.triton_version.empty() ? "(not recorded)" : info.triton_version,
-      info.triton_commit.empty() ? "not recorded" : info.triton_commit);
+  std::string s = fmt::format("built by: Triton {}, git commit {}\n",
+                              info.triton_version.empty() ? "(not recorded)" : info.triton_version,
+                              info.triton_commit.empty() ? "not recorded" : info.triton_commit);
   // (kind, arch) -> the tool versions of its images, in first-seen order.
   std::map<std::pair<image_kind, std::string>, std::vector<std::string>> tools;
   for (const image_info& im : info.images) {

@@ -61,10 +61,9 @@ constexpr std::uint32_t v1_sections[v1_section_count] = {
 // The sections a v2 header lists, in its order.
 constexpr std::uint32_t v2_section_count = 17;
 constexpr std::uint32_t v2_sections[v2_section_count] = {
-    sec_strings,    sec_kernels,     sec_args,       sec_variants,     sec_specs,
-    sec_constexprs, sec_image_refs,  sec_images,     sec_tensordescs,  sec_dims,
-    sec_tunings,    sec_tune_args,   sec_tune_entries, sec_tune_values, sec_frames,
-    sec_dictionary, sec_data};
+    sec_strings,      sec_kernels,     sec_args,        sec_variants,   sec_specs,   sec_constexprs,
+    sec_image_refs,   sec_images,      sec_tensordescs, sec_dims,       sec_tunings, sec_tune_args,
+    sec_tune_entries, sec_tune_values, sec_frames,      sec_dictionary, sec_data};
 
 inline const char* section_name(std::uint32_t s) noexcept {
   switch (s) {
@@ -92,7 +91,7 @@ inline const char* section_name(std::uint32_t s) noexcept {
 
 // Bytes per record of each section (1 for byte sections).
 constexpr std::uint32_t record_size[section_count] = {1, 56, 24, 40, 12, 16, 4,  120, 24,
-                                                      4, 24, 16, 16, 8,  8, 32, 1,   1};
+                                                      4, 24, 16, 16, 8,  8,  32, 1,   1};
 
 // Sections start 8-byte aligned; the padding between two sections is zero bytes of the minimum
 // length, so every valid container has exactly one byte layout for its content.

@@ -257,10 +257,13 @@ class record_reader {
     im.tool_version.clear();
     if (i < sec_[sec_image_tools].count) {
       auto T = [i](const char* field) { return field_ref{"image_tools", i, field}; };
-      str(im.tool_version, rec(sec_image_tools, i) + image_tool_rec::version, T("version"));
-      if (!im.tool_version.empty() && !is_binary(im.kind))
-        fail(T("version"), "is set on a %s image; only a cubin (its ptxas) or an hsaco (its LLVM) "
-             "records one", image_kind_name(im.kind));
+      const std::string_view tool =
+          str(im.tool_version, rec(sec_image_tools, i) + image_tool_rec::version, T("version"));
+      if (!tool.empty() && !is_binary(im.kind))
+        fail(T("version"),
+             "is set on a %s image; only a cubin (its ptxas) or an hsaco (its LLVM) "
+             "records one",
+             image_kind_name(im.kind));
     }
     L.tensordesc.resize(td_count);
     for (std::uint32_t t = 0; t < td_count; ++t) read_tensordesc(td_first + t, L.tensordesc[t]);

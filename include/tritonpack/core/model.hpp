@@ -192,7 +192,8 @@ struct container_info {
   std::uint32_t format_version = 3;
   std::string name;  // library name (the generated header's namespace)
   std::string triton_version;
-  std::string triton_commit;  // the Triton git commit where its installation recorded one, else empty
+  std::string
+      triton_commit;  // the Triton git commit where its installation recorded one, else empty
   std::vector<kernel_info> kernels;
   std::vector<image_info> images;
 };
