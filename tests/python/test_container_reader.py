@@ -118,6 +118,15 @@ def test_goldens_agree_with_inspect(golden):
         assert [a["role"] for a in t["args"]] == ["key", "reset_to_zero"]
         assert [e["device"] for e in t["table"]] == ["NVIDIA H200", "sm_90"]
         assert t["table"][1]["times_ns"] == [100, None]
+    # Provenance (v3): the sample's commit, and the tools of its binaries; none before v3.
+    cubins = [im.get("ptxas_version") for im in r.images if im["kind"] == "cubin"]
+    hsacos = [im.get("llvm_version") for im in r.images if im["kind"] == "hsaco"]
+    if r.version >= 3:
+        assert r.triton_commit == "0123456789abcdef0123456789abcdef01234567"
+        assert cubins == ["12.8.93", None, "12.9.86"]
+        assert hsacos == ["22.0.0 (f6ded0be897e2878612dd903f7e8bb85448269e5)"]
+    else:
+        assert r.triton_commit is None and set(cubins) == {None} and set(hsacos) == {None}
 
 
 @pytest.mark.parametrize("frames", ["per-kernel-backend", "per-image", "binaries-alone", "per-kernel"])
