@@ -164,7 +164,8 @@ std::string tuning_text(const kernel_info& k) {
 }
 
 // Who built the library: its Triton (and git commit), and per arch the ptxas of its cubins and the
-// LLVM of its code objects, "not recorded" where the container does not say (docs/runtime.md).
+// LLVM of its code objects, "not recorded" where the container does not say
+// (generator/cli/README.md, "inspect").
 std::string provenance_text(const container_info& info) {
   std::string s = fmt::format("built by: Triton {}, git commit {}\n",
                               info.triton_version.empty() ? "(not recorded)" : info.triton_version,

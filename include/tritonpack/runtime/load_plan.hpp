@@ -95,7 +95,7 @@ struct load_plan {
            identify(*image) + " (" + built_by() + ") — " + choice.reason;
   }
 
-  // What produced the image, as far as its container records it (docs/runtime.md, "Logging"):
+  // What produced the image, as far as its container records it (docs/runtime.md, TRITONPACK_LOG):
   // "Triton 3.6.0 commit 0123abcd, ptxas 12.8.93"; "not recorded" where it does not say.
   std::string built_by() const {
     const std::string& triton = image->launch.triton_version;
