@@ -38,7 +38,7 @@ TEST_CASE("usage errors exit 2 with the usage text") {
     CHECK(r.out.find("usage:") != std::string::npos);
   }
   CHECK(run_cli("--help").code == 0);
-  CHECK(run_cli("--version").out.find("container format v2") != std::string::npos);
+  CHECK(run_cli("--version").out.find("container format v3") != std::string::npos);
 }
 
 TEST_CASE("bad input exits 1 with a message, never a crash") {
@@ -165,6 +165,70 @@ TEST_CASE("inspect reads a .tpk, a generated header and a binary that embeds a c
   }
   CHECK(ptx > 0);
   CHECK(a.out.find("(8.7, CUDA 12.8+)") != std::string::npos);
+}
+
+TEST_CASE("inspect shows what built each library: Triton, its commit, ptxas per cubin, LLVM per code object") {
+  // Without the manifest's provenance keys (a manifest written before them): "not recorded".
+  const auto old_text = run_cli("inspect --quick \"" + (packed() / "fixtures.tpk").string() + "\"");
+  CHECK(old_text.code == 0);
+  CHECK(old_text.out.find("built by: Triton 3.6.0, git commit not recorded\n") != std::string::npos);
+  CHECK(old_text.out.find("  sm_80 cubin: ptxas not recorded\n") != std::string::npos);
+  CHECK(old_text.out.find("  gfx942 hsaco: LLVM not recorded\n") != std::string::npos);
+  const auto old_doc = nlohmann::json::parse(run_cli("inspect --quick --json \"" + (packed() / "fixtures.tpk").string() + "\"").out);
+  CHECK(old_doc["containers"][0]["triton_commit"].is_null());
+  for (const auto& im : old_doc["containers"][0]["images"]) {
+    CHECK(im.contains("ptxas_version") == (im["kind"] == "cubin"));
+    CHECK(im.contains("llvm_version") == (im["kind"] == "hsaco"));
+    if (im.contains("ptxas_version")) CHECK(im["ptxas_version"].is_null());
+    if (im.contains("llvm_version")) CHECK(im["llvm_version"].is_null());
+  }
+
+  // With them, as the front end writes them.
+  const path dir = tp_test::copy_artifacts("provenance");
+  auto m = tp_test::load_json(dir / "manifest.json");
+  m["triton_commit"] = "0123456789abcdef0123456789abcdef01234567";
+  for (auto& k : m["kernels"])
+    for (auto& v : k["variants"])
+      for (auto& im : v["images"]) {
+        if (im["kind"] == "cubin") im["ptxas_version"] = im["arch"] == "sm_100a" ? "12.9.86" : "12.8.93";
+        if (im["kind"] == "hsaco" && im["arch"] == "gfx942") im["llvm_version"] = "22.0.0 (f6ded0be897e2878612dd903f7e8bb85448269e5)";
+      }
+  tp_test::spit(dir / "manifest.json", m.dump(1));
+  const auto r = run_cli("pack \"" + (dir / "manifest.json").string() + "\" -o \"" + (dir / "out").string() + "\" --name prov");
+  REQUIRE_MESSAGE(r.code == 0, r.out);
+  const auto text = run_cli("inspect --quick \"" + (dir / "out" / "prov.tpk").string() + "\"");
+  CHECK(text.code == 0);
+  CHECK(text.out.find("built by: Triton 3.6.0, git commit 0123456789abcdef0123456789abcdef01234567\n") != std::string::npos);
+  CHECK(text.out.find("  sm_80 cubin: ptxas 12.8.93\n") != std::string::npos);
+  CHECK(text.out.find("  sm_100a cubin: ptxas 12.9.86\n") != std::string::npos);
+  CHECK(text.out.find("  gfx942 hsaco: LLVM 22.0.0 (f6ded0be897e2878612dd903f7e8bb85448269e5)\n") != std::string::npos);
+  CHECK(text.out.find("  gfx90a hsaco: LLVM not recorded\n") != std::string::npos);
+  const auto doc = nlohmann::json::parse(run_cli("inspect --quick --json \"" + (dir / "out" / "prov.tpk").string() + "\"").out);
+  CHECK(doc["containers"][0]["triton_commit"] == "0123456789abcdef0123456789abcdef01234567");
+  std::size_t cubins = 0, hsacos = 0;
+  for (const auto& im : doc["containers"][0]["images"]) {
+    CAPTURE(im.dump());
+    if (im["kind"] == "cubin") {
+      ++cubins;
+      CHECK(im["ptxas_version"] == (im["arch"] == "sm_100a" ? "12.9.86" : "12.8.93"));
+    } else if (im["kind"] == "hsaco") {
+      ++hsacos;
+      if (im["arch"] == "gfx942") CHECK(im["llvm_version"] == "22.0.0 (f6ded0be897e2878612dd903f7e8bb85448269e5)");
+      else CHECK(im["llvm_version"].is_null());
+    } else {
+      CHECK_FALSE(im.contains("ptxas_version"));
+      CHECK_FALSE(im.contains("llvm_version"));
+    }
+  }
+  CHECK(cubins > 0);
+  CHECK(hsacos > 0);
+
+  // A provenance key the packer cannot store: named with its JSON path.
+  m["kernels"][0]["variants"][0]["images"][0]["ptxas_version"] = 12.8;
+  tp_test::spit(dir / "manifest.json", m.dump(1));
+  const auto bad = run_cli("pack \"" + (dir / "manifest.json").string() + "\" -o \"" + (dir / "out2").string() + "\"");
+  CHECK(bad.code == 1);
+  CHECK(bad.out.find("kernels[0].variants[0].images[0].ptxas_version must be a string") != std::string::npos);
 }
 
 TEST_CASE("inspect --device shows the image the run time would choose, and why") {

@@ -46,6 +46,7 @@ inline tritonpack::container_info sample_info() {
   container_info c;
   c.name = "sample";
   c.triton_version = "3.6.0";
+  c.triton_commit = "0123456789abcdef0123456789abcdef01234567";  // format v3
 
   auto image = [&](backend_kind b, image_kind k, const char* arch, std::uint32_t ptx, launch_info L) {
     image_info im;
@@ -73,6 +74,9 @@ inline tritonpack::container_info sample_info() {
   v0.images.push_back(image(backend_kind::cuda, image_kind::cubin, "sm_80", 0, launch("vector_add", 32)));
   v0.images.push_back(image(backend_kind::cuda, image_kind::ptx, "sm_80", 87, launch("vector_add", 32)));
   v0.images.push_back(image(backend_kind::hip, image_kind::hsaco, "gfx942", 0, launch("vector_add", 64)));
+  // What built the binaries (format v3): the sm_80 cubin's ptxas is not recorded.
+  c.images[v0.images[0]].tool_version = "12.8.93";
+  c.images[v0.images[3]].tool_version = "22.0.0 (f6ded0be897e2878612dd903f7e8bb85448269e5)";
   variant_info v1;
   v1.specs = {{spec_kind::none, ""}, {spec_kind::none, ""}, {spec_kind::none, ""}, {spec_kind::equal_1, ""}, {spec_kind::none, ""}};
   v1.config.num_warps = 2;
@@ -107,6 +111,7 @@ inline tritonpack::container_info sample_info() {
   t.block_size = {64, 64};
   L.tensordesc = {t};
   m0.images.push_back(image(backend_kind::cuda, image_kind::cubin, "sm_100a", 0, L));
+  c.images[m0.images[0]].tool_version = "12.9.86";
   launch_info H = launch("matmul_kernel", 64);
   m0.images.push_back(image(backend_kind::hip, image_kind::llir, "gfx90a:xnack-", 0, H));
   // A second config of the same specialisation, tuned (format v2): key M in power-of-two

@@ -4,6 +4,8 @@
 // nothing crashes (this file also runs under ASan+UBSan with TRITONPACK_SANITIZE=ON).
 #include <doctest/doctest.h>
 
+#include <fstream>
+
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -85,7 +87,7 @@ std::vector<field> constrained_fields(const std::vector<std::uint8_t>& b) {
   using namespace F;
   std::vector<field> f = {
       {"header.magic", header::magic, 1, 0x88},
-      {"header.version", header::version, 4, 3},
+      {"header.version", header::version, 4, 4},
       {"header.version", header::version, 4, 0},
       {"header.header_size", header::header_size, 4, 264},
       {"header.total_size", header::total_size, 8, b.size() + 1},
@@ -94,7 +96,7 @@ std::vector<field> constrained_fields(const std::vector<std::uint8_t>& b) {
       {"header.name", header::name, 4, 0xFFFFFF00u},
       {"header.name", header::name + 4, 4, 0xFFFFFF00u},
       {"header.triton_version", header::triton_version, 4, 0xFFFFFF00u},
-      {"header.reserved", header::reserved, 8, 1},
+      {"header.triton_commit", header::triton_commit, 4, 0xFFFFFF00u},
   };
   for (std::uint32_t s = 0; s < section_count; ++s) {
     const std::string n = std::string("sections.") + section_name(s);
@@ -185,6 +187,9 @@ std::vector<field> constrained_fields(const std::vector<std::uint8_t>& b) {
                         {"images[0].first_tensordesc", im + image_rec::first_tensordesc, 4, 1},
                         {"images[0].tensordesc_count", im + image_rec::tensordesc_count, 4, 0xFFFFFFF0u},
                         {"images[0].reserved2", im + image_rec::reserved2, 4, 1},
+                        {"image_tools[0].version", rec(b, sec_image_tools, 0) + image_tool_rec::version, 4, 0xFFFFFF00u},
+                        // A tool version on the PTX: the sm_90a cubin's string, on image 2.
+                        {"image_tools[2].version", rec(b, sec_image_tools, 2), 8, load_u64(b.data() + rec(b, sec_image_tools, 0))},
                     });
   const std::uint64_t t = rec(b, sec_tensordescs, 0);
   f.insert(f.end(), {
@@ -248,6 +253,36 @@ TEST_CASE("every constrained field, damaged, is refused with a message naming it
     const std::string msg = parse_error(b);
     CHECK_MESSAGE(msg.find(f.name) != std::string::npos, "message: " << msg);
   }
+}
+
+TEST_CASE("image_tools must hold one record per image (v3)") {
+  // Drop the last image_tools record and move the sections after it up by its 8 bytes: a layout
+  // that is valid in every other respect.
+  auto b = sample_blob();
+  const std::uint64_t end = section_offset(b, F::sec_image_tools) + section_size(b, F::sec_image_tools);
+  b.erase(b.begin() + static_cast<std::ptrdiff_t>(end - 8), b.begin() + static_cast<std::ptrdiff_t>(end));
+  auto entry = [&](std::uint32_t s) { return b.data() + F::header::sections + s * F::header::section_entry_size; };
+  store_u64(entry(F::sec_image_tools) + 8, section_size(b, F::sec_image_tools) - 8);
+  for (std::uint32_t s = F::sec_image_tools + 1; s < F::section_count; ++s) store_u64(entry(s), section_offset(b, s) - 8);
+  store_u64(b.data() + F::header::total_size, b.size());
+  fix_checksum(b);
+  const std::string m = parse_error(b);
+  CHECK_MESSAGE(m.find("sections.image_tools") != std::string::npos, m);
+  CHECK_MESSAGE(m.find("one per image") != std::string::npos, m);
+}
+
+TEST_CASE("a v2 container still has header bytes 56-63 reserved (v3 made them triton_commit)") {
+  std::ifstream in(std::string(TP_GOLDEN_DIR) + "/v2/layout.tpk", std::ios::binary);
+  std::vector<std::uint8_t> b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(b.size() > F::header::size_v2);
+  REQUIRE(parse_error(b).empty());
+  b[F::header::triton_commit + 4] = 1;  // as if a one-byte commit string
+  // The tables checksum, with v2's data section (its last, entry 16) where the hashed bytes end.
+  const std::uint64_t covered = load_u64(b.data() + F::header::sections + 16 * F::header::section_entry_size);
+  store_u64(b.data() + F::header::tables_checksum, 0);
+  store_u64(b.data() + F::header::tables_checksum, xxh64(b.data(), static_cast<std::size_t>(covered)));
+  const std::string m = parse_error(b);
+  CHECK_MESSAGE(m.find("header.reserved") != std::string::npos, m);
 }
 
 TEST_CASE("a damaged tables checksum is refused") {

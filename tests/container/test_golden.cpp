@@ -123,6 +123,37 @@ TEST_CASE("format v1 golden files are still read: same kernels and images, no tu
   }
 }
 
+TEST_CASE("format v2 golden files are still read: provenance not recorded") {
+  const fs::path v2 = fs::path(TP_GOLDEN_DIR) / "v2";
+  for (const auto& g : {std::make_pair("layout.tpk", tiny_images()), std::make_pair("sample.tpk", tp_test::sample_images())}) {
+    CAPTURE(g.first);
+    const auto bytes = read(v2 / g.first);
+    const container c = container::parse(bytes.data(), bytes.size());
+    const container_info want = tp_test::sample_info();
+    CHECK(c.info().format_version == 2);
+    CHECK(c.info().triton_version == "3.6.0");
+    CHECK(c.info().triton_commit.empty());
+    REQUIRE(c.info().kernels.size() == want.kernels.size());
+    CHECK(c.info().kernels[1].tuning.config_count == 2);  // v2's tuning still read
+    REQUIRE(c.info().images.size() == g.second.size());
+    for (std::uint32_t i = 0; i < g.second.size(); ++i) {
+      CHECK(c.info().images[i].tool_version.empty());
+      CHECK(c.decode_image(i) == g.second[i]);
+    }
+  }
+}
+
+TEST_CASE("format v3 records the Triton commit and what built each binary") {
+  const auto bytes = read(golden_dir / "sample.tpk");
+  const container c = container::parse(bytes.data(), bytes.size());
+  const container_info want = tp_test::sample_info();
+  CHECK(c.info().triton_commit == want.triton_commit);
+  REQUIRE(c.info().images.size() == want.images.size());
+  for (std::size_t i = 0; i < want.images.size(); ++i) CHECK(c.info().images[i].tool_version == want.images[i].tool_version);
+  CHECK(c.info().images[0].tool_version == "12.8.93");
+  CHECK(c.info().images[1].tool_version.empty());
+}
+
 TEST_CASE("a container of another format version is refused naming both versions") {
   auto b = read(golden_dir / "layout.tpk");
   b[format::header::version] = static_cast<std::uint8_t>(format::format_version + 1);

@@ -20,6 +20,7 @@ void check_same_model(const container_info& a, const container_info& b) {
   CHECK(a.format_version == b.format_version);
   CHECK(a.name == b.name);
   CHECK(a.triton_version == b.triton_version);
+  CHECK(a.triton_commit == b.triton_commit);
   REQUIRE(a.kernels.size() == b.kernels.size());
   for (std::size_t k = 0; k < a.kernels.size(); ++k) {
     const kernel_info &x = a.kernels[k], &y = b.kernels[k];
@@ -71,6 +72,7 @@ void check_same_model(const container_info& a, const container_info& b) {
     CHECK(x.kind == y.kind);
     CHECK(x.arch == y.arch);
     CHECK(x.ptx_version == y.ptx_version);
+    CHECK(x.tool_version == y.tool_version);
     const launch_info &l = x.launch, &m = y.launch;
     CHECK(l.entry == m.entry);
     CHECK(l.num_warps == m.num_warps);

@@ -108,6 +108,32 @@ def test_amd_llir_and_hsaco_match_kernel_params(two):
     assert checked == 3
 
 
+def test_manifest_records_what_built_each_binary(two):
+    """The ptxas of each cubin and the LLVM of each code object, as the installed Triton reports
+    them (provenance.py); the 3.6.0 wheel records no git commit, so none is written."""
+    import subprocess
+    import triton.backends.nvidia.compiler as nvc
+    out, m = two
+    assert "triton_commit" not in m
+    ptxas = subprocess.run([nvc.get_ptxas(80).path, "--version"], capture_output=True, text=True).stdout
+    seen = set()
+    for k in m["kernels"]:
+        for v in k["variants"]:
+            for img in v["images"]:
+                if img["kind"] == "cubin":
+                    assert re.fullmatch(r"\d+\.\d+\.\d+", img["ptxas_version"])
+                    assert f"V{img['ptxas_version']}" in ptxas
+                elif img["kind"] == "hsaco":
+                    # LLD names the LLVM it belongs to in the code object's .comment
+                    ver, commit = re.fullmatch(r"(\d+\.\d+\.\d+) \(([0-9a-f]{40})\)", img["llvm_version"]).groups()
+                    assert f"LLD {ver} (".encode() in (out / img["file"]).read_bytes()
+                    assert commit.encode() in (out / img["file"]).read_bytes()
+                else:
+                    assert "ptxas_version" not in img and "llvm_version" not in img
+                seen.add(img["kind"])
+    assert seen == {"cubin", "ptx", "hsaco", "llir"}
+
+
 def test_equal1_variant_folds_n(two):
     _, m = two
     va = m["kernels"][0]

@@ -1,4 +1,4 @@
-"""An independent check of container formats v1 and v2 (issues 16, 15): tpk_reader.py, written from
+"""An independent check of container formats v1 to v3 (issues 16, 15, 30): tpk_reader.py, written from
 docs/format.md alone, reads the goldens (tests/container/golden/v1) and containers freshly packed
 from the fixtures with every frame layout, and must agree field by field with
 `tritonpack inspect --json`; a damaged table, a wrong version and trailing bytes are refused by it
@@ -74,6 +74,7 @@ def check_against_inspect(path):
     assert c["format_version"] == r.version
     assert c["bytes"] == len(r.b)
     assert c["name"] == r.name and c["triton_version"] == r.triton_version
+    assert c["triton_commit"] == r.triton_commit
     assert c["frames"] == len(r.frames)
     assert c["images_raw_bytes"] == sum(im["raw_bytes"] for im in r.images)
     assert c["images_stored_bytes"] == sum(f["stored_size"] for f in r.frames)
@@ -117,6 +118,15 @@ def test_goldens_agree_with_inspect(golden):
         assert [a["role"] for a in t["args"]] == ["key", "reset_to_zero"]
         assert [e["device"] for e in t["table"]] == ["NVIDIA H200", "sm_90"]
         assert t["table"][1]["times_ns"] == [100, None]
+    # Provenance (v3): the sample's commit, and the tools of its binaries; none before v3.
+    cubins = [im.get("ptxas_version") for im in r.images if im["kind"] == "cubin"]
+    hsacos = [im.get("llvm_version") for im in r.images if im["kind"] == "hsaco"]
+    if r.version >= 3:
+        assert r.triton_commit == "0123456789abcdef0123456789abcdef01234567"
+        assert cubins == ["12.8.93", None, "12.9.86"]
+        assert hsacos == ["22.0.0 (f6ded0be897e2878612dd903f7e8bb85448269e5)"]
+    else:
+        assert r.triton_commit is None and set(cubins) == {None} and set(hsacos) == {None}
 
 
 @pytest.mark.parametrize("frames", ["per-kernel-backend", "per-image", "binaries-alone", "per-kernel"])
@@ -138,7 +148,7 @@ def test_the_independent_reader_refuses_what_the_format_forbids():
     with pytest.raises(FormatError, match="total_size"):
         Reader(bytes(data) + b"\0")
     bad = bytearray(data)
-    bad[8] = 3
+    bad[8] = 4
     with pytest.raises(FormatError, match="header.version"):
         Reader(bytes(bad))
     bad = bytearray(data)

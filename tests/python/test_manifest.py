@@ -97,6 +97,10 @@ def mutate(m, path, value=None, delete=False):
     (["kernels", 0, "variants", 0, "images", 0, "metadata"], None, True, "metadata: missing"),
     (["kernels", 0, "variants", 0, "images", 0, "file"], "nope.cubin", False, "nope.cubin does not exist"),
     (["kernels", 0, "variants", 0, "images", 0, "generic_ptx"], True, False, "only a PTX for a non-'a' target"),
+    (["triton_commit"], "v3.6.0", False, "triton_commit: expected a git commit"),
+    (["kernels", 0, "variants", 0, "images", 1, "ptxas_version"], "12.8.93", False, "ptxas_version: only cubin images"),
+    (["kernels", 0, "variants", 0, "images", 0, "ptxas_version"], "", False, "ptxas_version: expected a non-empty"),
+    (["kernels", 0, "variants", 0, "images", 0, "llvm_version"], "22.0.0", False, "llvm_version: only hsaco images"),
 ])
 def test_checker_finds(fixture_manifest, path, value, delete, fragment):
     problems = check_manifest(mutate(fixture_manifest, path, value, delete), base_dir=ART)
@@ -132,3 +136,39 @@ def test_hip_arch_may_be_strict(fixture_manifest, arch, accepted):
     i = next(n for n, im in enumerate(images) if im["kind"] == "hsaco")
     problems = check_manifest(mutate(fixture_manifest, ["kernels", 0, "variants", 0, "images", i, "arch"], arch))
     assert any(f"'{arch}' is not a gfx target" in p for p in problems) != accepted, problems
+
+
+def test_provenance_keys_are_optional_and_checked(fixture_manifest):
+    """Manifests written before the provenance keys existed stay valid; with them, too."""
+    m = copy.deepcopy(fixture_manifest)
+    m["triton_commit"] = "0123456789abcdef0123456789abcdef01234567"
+    for v in m["kernels"][0]["variants"]:
+        for img in v["images"]:
+            if img["kind"] == "cubin":
+                img["ptxas_version"] = "12.8.93"
+            if img["kind"] == "hsaco":
+                img["llvm_version"] = "22.0.0 (f6ded0be897e2878612dd903f7e8bb85448269e5)"
+    assert check_manifest(m, base_dir=ART) == []
+
+
+class _Dist:
+    def __init__(self, version, direct_url):
+        self.version, self._direct = version, direct_url
+
+    def read_text(self, name):
+        return self._direct if name == "direct_url.json" else None
+
+
+@pytest.mark.parametrize("version,direct_url,commit", [
+    ("3.6.0", None, None),                                   # a release wheel records none
+    ("3.6.0+git0123abcd", None, "0123abcd"),                 # a source build's local label
+    ("3.6.0", json.dumps({"url": "https://github.com/triton-lang/triton",
+                          "vcs_info": {"vcs": "git", "commit_id": "f" * 40}}), "f" * 40),
+    ("3.6.0", json.dumps({"url": "file:///src/triton", "dir_info": {}}), None),
+    ("3.6.0", "not json", None),
+])
+def test_triton_commit_only_where_recorded(monkeypatch, version, direct_url, commit):
+    from importlib import metadata
+    from tritonpack_compile import provenance
+    monkeypatch.setattr(metadata, "distribution", lambda name: _Dist(version, direct_url))
+    assert provenance.triton_commit() == commit

@@ -1,4 +1,4 @@
-"""A second, minimal reader of tritonpack container formats v1 and v2, written from docs/format.md alone
+"""A second, minimal reader of tritonpack container formats v1 to v3, written from docs/format.md alone
 (not from the C++ reader or writer), so that a layout bug shared by the writer and the reader — the
 goldens are written by the writer under test — still shows up: tests/python/test_container_reader.py
 compares what this reader finds with `tritonpack inspect --json`, field by field.
@@ -13,14 +13,16 @@ import struct
 
 MAGIC = b"\x89TPK\r\n\x1a\n"
 # Sections in layout order, per version (docs/format.md "Layout"): v2 adds four tuning sections
-# before frames.
+# before frames, v3 image_tools after them.
 SECTIONS_V1 = ["strings", "kernels", "args", "variants", "specs", "constexprs", "image_refs", "images",
                "tensordescs", "dims", "frames", "dictionary", "data"]
 SECTIONS_V2 = SECTIONS_V1[:10] + ["tunings", "tune_args", "tune_entries", "tune_values"] + SECTIONS_V1[10:]
-SECTIONS = SECTIONS_V2
+SECTIONS_V3 = SECTIONS_V2[:14] + ["image_tools"] + SECTIONS_V2[14:]
+SECTIONS = SECTIONS_V3
+LAYOUTS = {1: SECTIONS_V1, 2: SECTIONS_V2, 3: SECTIONS_V3}
 RECORD_SIZE = {"strings": 1, "kernels": 56, "args": 24, "variants": 40, "specs": 12, "constexprs": 16,
                "image_refs": 4, "images": 120, "tensordescs": 24, "dims": 4, "tunings": 24, "tune_args": 16,
-               "tune_entries": 16, "tune_values": 8, "frames": 32, "dictionary": 1, "data": 1}
+               "tune_entries": 16, "tune_values": 8, "image_tools": 8, "frames": 32, "dictionary": 1, "data": 1}
 TUNE_ROLES = {1: "key", 2: "reset_to_zero", 3: "restore"}
 BUCKETS = {0: "exact", 1: "pow2"}
 NOT_MEASURED = (1 << 64) - 1
@@ -139,9 +141,9 @@ class Reader:
         if len(b) < 12 or b[:8] != MAGIC:
             raise FormatError("header.magic: not a tritonpack container")
         self.version = self.u32(8)
-        if self.version not in (1, 2):
-            raise FormatError(f"header.version: {self.version}, this reader knows 1 and 2")
-        layout = SECTIONS_V1 if self.version == 1 else SECTIONS_V2
+        if self.version not in LAYOUTS:
+            raise FormatError(f"header.version: {self.version}, this reader knows 1 to 3")
+        layout = LAYOUTS[self.version]
         header_size = 64 + 16 * len(layout)
         if len(b) < header_size or self.u32(12) != header_size:
             raise FormatError(f"header.header_size: not {header_size}")
@@ -149,8 +151,9 @@ class Reader:
             raise FormatError(f"header.total_size: {self.u64(16)}, the file has {len(b)} bytes")
         if self.u32(32) != 0 or self.u32(36) != len(layout):
             raise FormatError("header.flags / header.section_count")
-        self.zero(56, 8, "header.reserved")
-        self.sections, end = {name: (0, 0) for name in SECTIONS_V2}, header_size
+        if self.version < 3:
+            self.zero(56, 8, "header.reserved")
+        self.sections, end = {name: (0, 0) for name in SECTIONS_V3}, header_size
         for i, name in enumerate(layout):
             off, size = self.u64(64 + 16 * i), self.u64(72 + 16 * i)
             want = (end + 7) // 8 * 8
@@ -169,11 +172,15 @@ class Reader:
             raise FormatError("header.tables_checksum: does not match")
         self.name = self.string(40, "header.name")
         self.triton_version = self.string(48, "header.triton_version")
+        self.triton_commit = (self.string(56, "header.triton_commit") if self.version >= 3 else "") or None
 
         args, variants = self.records("args"), self.records("variants")
         specs, constexprs = self.records("specs"), self.records("constexprs")
         refs, images, tds = self.records("image_refs"), self.records("images"), self.records("tensordescs")
         dims, frames = self.records("dims"), self.records("frames")
+        tools = self.records("image_tools")
+        if self.version >= 3 and len(tools) != len(images):
+            raise FormatError(f"sections.image_tools: {len(tools)} records for {len(images)} images")
 
         def run(table, first, count, expected_first, field, length):
             if first != expected_first or first + count > length:
@@ -226,6 +233,14 @@ class Reader:
             }
             if im["backend"] is None or im["kind"] is None or flags & ~3:
                 raise FormatError(f"images[{i}].backend / kind / launch_flags")
+            # v3: the ptxas of a cubin, the LLVM of an hsaco; empty (or before v3): not recorded.
+            tool = self.string(tools[i], f"image_tools[{i}].version") if tools else ""
+            if tool and im["kind"] not in ("cubin", "hsaco"):
+                raise FormatError(f"image_tools[{i}].version: set on a {im['kind']} image")
+            if im["kind"] == "cubin":
+                im["ptxas_version"] = tool or None
+            elif im["kind"] == "hsaco":
+                im["llvm_version"] = tool or None
             # Images tile frames, in frame order.
             if im["frame"] == frame + 1 and frame_pos == self.frames[frame]["raw_size"]:
                 frame, frame_pos = frame + 1, 0

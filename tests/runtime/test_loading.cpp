@@ -430,9 +430,31 @@ TEST_CASE("TRITONPACK_LOG=1 logs every decision (checked in a child process)") {
   CHECK(contains(out, "no current context: retained device 0's primary context"));
   CHECK(contains(out, "Fake GPU sm_86"));
   CHECK(contains(out, "kernel vector_add variant 0 on device 0"));
+  // The fixture's manifest predates provenance: the load line says what it does not know.
+  CHECK(contains(out, "cubin sm_80 (Triton 3.6.0, ptxas not recorded) — "));
   CHECK(contains(out, "cubin sm_80 runs on sm_86 (same major, lower minor)"));
   CHECK(contains(out, "decode "));
   CHECK(contains(out, "total "));
+}
+
+TEST_CASE("TRITONPACK_LOG=1: the load line names the Triton (and commit) and the ptxas that built the image") {
+  if (std::getenv("TP_LOG_PROVENANCE_CHILD")) {
+    tptest::setup("sm_90");
+    auto m = tritonpack::pack::load_manifest(std::string(TP_ARTIFACTS_DIR) + "/manifest.json");
+    m.info.triton_commit = "0123456789abcdef0123456789abcdef01234567";
+    for (image_info& im : m.info.images)
+      if (im.kind == image_kind::cubin) im.tool_version = "12.8.93";
+    const auto bytes = tritonpack::pack::write_container(m.info, m.image_bytes);
+    library lib(bytes.data(), bytes.size());
+    launch_vector_add(lib);
+    return;
+  }
+  const auto child = tptest::run_self("TP_LOG_PROVENANCE_CHILD=1 TRITONPACK_LOG=1", "*names the Triton*");
+  CAPTURE(child.output);
+  CHECK(child.status == 0);
+  CHECK(contains(child.output,
+                 "cubin sm_90a (Triton 3.6.0 commit 0123456789abcdef0123456789abcdef01234567, ptxas 12.8.93) — "
+                 "exact cubin sm_90a"));
 }
 
 TEST_CASE("a static library (as in a generated header) is torn down at exit without crashing") {

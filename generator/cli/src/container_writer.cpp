@@ -1,4 +1,4 @@
-// Container writer: lays out format v2 exactly as container/reader.hpp expects it (one valid byte
+// Container writer: lays out format v3 exactly as container/reader.hpp expects it (one valid byte
 // layout per content), then parses its own output as a self-check.
 #include "tritonpack/pack/container_writer.hpp"
 
@@ -179,11 +179,13 @@ std::vector<std::uint8_t> write_container(const container_info& info,
       frames{F::record_size[F::sec_frames], {}}, tunings{F::record_size[F::sec_tunings], {}},
       tune_args{F::record_size[F::sec_tune_args], {}},
       tune_entries{F::record_size[F::sec_tune_entries], {}},
-      tune_values{F::record_size[F::sec_tune_values], {}};
+      tune_values{F::record_size[F::sec_tune_values], {}},
+      image_tools{F::record_size[F::sec_image_tools], {}};
 
   std::uint8_t header[F::header::size] = {};
   put_str(header + F::header::name, info.name);
   put_str(header + F::header::triton_version, info.triton_version);
+  put_str(header + F::header::triton_commit, info.triton_commit);
 
   for (const kernel_info& k : info.kernels) {
     std::uint8_t* r = kernels.add();
@@ -336,6 +338,7 @@ std::vector<std::uint8_t> write_container(const container_info& info,
       put_str(r + F::image_rec::arch, im.arch);
       put_str(r + F::image_rec::entry, L.entry);
       put_str(r + F::image_rec::triton_version, L.triton_version);
+      put_str(image_tools.add() + F::image_tool_rec::version, im.tool_version);
       for (const tensordesc_meta& t : L.tensordesc) {
         std::uint8_t* tr = tensordescs.add();
         store_u32(tr + F::tensordesc_rec::swizzle, t.swizzle);
@@ -385,6 +388,7 @@ std::vector<std::uint8_t> write_container(const container_info& info,
                                                                  &tune_args.bytes,
                                                                  &tune_entries.bytes,
                                                                  &tune_values.bytes,
+                                                                 &image_tools.bytes,
                                                                  &frames.bytes,
                                                                  &dictionary,
                                                                  &data};

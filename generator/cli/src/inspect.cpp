@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -73,6 +74,11 @@ json image_json(const container& c, std::uint32_t i) {
     const std::uint32_t cuda = min_cuda_for_ptx_isa(im.ptx_version);
     j["min_cuda_driver"] = cuda ? json(cuda_version_string(cuda)) : json(nullptr);
   }
+  // What produced a binary's code; null when not recorded (containers before format v3, or a
+  // front end that could not tell).
+  if (im.kind == image_kind::cubin || im.kind == image_kind::hsaco)
+    j[im.kind == image_kind::cubin ? "ptxas_version" : "llvm_version"] =
+        im.tool_version.empty() ? json(nullptr) : json(im.tool_version);
   j["raw_bytes"] = im.raw_size;
   j["stored_bytes"] = im.stored_size;
   j["checksum"] = container::hex(im.checksum);
@@ -153,6 +159,30 @@ std::string tuning_text(const kernel_info& k) {
     std::string b;
     for (std::int64_t v : e.bucket) b += (b.empty() ? "" : "x") + std::to_string(v);
     s += fmt::format("    {} bucket {}: config {}\n", e.device, b.empty() ? "-" : b, e.config);
+  }
+  return s;
+}
+
+// Who built the library: its Triton (and git commit), and per arch the ptxas of its cubins and the
+// LLVM of its code objects, "not recorded" where the container does not say
+// (generator/cli/README.md, "inspect").
+std::string provenance_text(const container_info& info) {
+  std::string s = fmt::format("built by: Triton {}, git commit {}\n",
+                              info.triton_version.empty() ? "(not recorded)" : info.triton_version,
+                              info.triton_commit.empty() ? "not recorded" : info.triton_commit);
+  // (kind, arch) -> the tool versions of its images, in first-seen order.
+  std::map<std::pair<image_kind, std::string>, std::vector<std::string>> tools;
+  for (const image_info& im : info.images) {
+    if (!is_binary(im.kind)) continue;
+    std::vector<std::string>& v = tools[{im.kind, im.arch}];
+    const std::string t = im.tool_version.empty() ? "not recorded" : im.tool_version;
+    if (std::find(v.begin(), v.end(), t) == v.end()) v.push_back(t);
+  }
+  for (const auto& [key, versions] : tools) {
+    std::string joined;
+    for (const std::string& v : versions) joined += (joined.empty() ? "" : ", ") + v;
+    s += fmt::format("  {} {}: {} {}\n", key.second, image_kind_name(key.first),
+                     key.first == image_kind::cubin ? "ptxas" : "LLVM", joined);
   }
   return s;
 }
@@ -239,6 +269,7 @@ inspect_result inspect_report(const search_result& found, const inspect_options&
     cj["format_version"] = info.format_version;
     cj["name"] = info.name;
     cj["triton_version"] = info.triton_version;
+    cj["triton_commit"] = info.triton_commit.empty() ? json(nullptr) : json(info.triton_commit);
     cj["frames"] = c.frames().size();
     cj["images_raw_bytes"] = raw;
     cj["images_stored_bytes"] = stored;
@@ -249,6 +280,7 @@ inspect_result inspect_report(const search_result& found, const inspect_options&
                                                  : std::string(),
         info.format_version, printable(info.name),
         info.triton_version.empty() ? "?" : printable(info.triton_version));
+    text += provenance_text(info);
     cj["integrity"] = integrity_json(c, opt.quick, damaged);
     cj["integrity"]["not_checked"] =
         opt.quick ? json(nullptr) : integrity_json(c, false, unchecked)["damaged"];

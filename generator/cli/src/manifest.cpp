@@ -70,6 +70,14 @@ struct node {
       bad(fmt::format("manifest: {} must be true or false, it is {}", sub(key), v->dump()));
     return v->get<bool>();
   }
+  // An optional string: empty when the key is absent or null.
+  std::string optional_str(const char* key) const {
+    const json* v = maybe(key);
+    if (!v) return {};
+    if (!v->is_string())
+      bad(fmt::format("manifest: {} must be a string, it is {}", sub(key), v->dump()));
+    return v->get<std::string>();
+  }
   node at(const char* key, std::size_t i) const {
     return {array(key)[i], fmt::format("{}[{}]", sub(key), i)};
   }
@@ -308,6 +316,7 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
   if (!is_identifier(info.name))
     bad(fmt::format("manifest: name \"{}\" is not a C++ identifier", info.name));
   info.triton_version = top.str("triton_version");
+  info.triton_commit = top.optional_str("triton_commit");  // only where Triton records one
   if (const json* g = top.maybe("generator"); g && g->is_string())
     out.generator = g->get<std::string>();
   const pack_mode have = parse_pack_mode(top.str("mode"));
@@ -451,6 +460,10 @@ loaded_manifest load_manifest(const fs::path& manifest_path, const load_options&
                           backend));
         if (is_binary(info_im.kind) ? !keep_binary : !keep_ir) continue;
         info_im.arch = im.str("arch");
+        // What produced the code (docs/manifest.md "Provenance"): optional, binaries only.
+        info_im.tool_version = im.optional_str(info_im.kind == image_kind::cubin   ? "ptxas_version"
+                                               : info_im.kind == image_kind::hsaco ? "llvm_version"
+                                                                                   : "");
         const std::string file = im.str("file");
         const std::string meta_rel = im.str("metadata");
         // A file listed by several variants (or twice) is packed once and referred to twice.

@@ -30,6 +30,7 @@ from .compile_jobs import (LOG_DIR, TIME_LIMIT_ENV, cache_lookup, check_buildabl
                            run_jobs, time_limit_from_env)
 from .pool import Limits, orphan_prefix, sweep_orphans
 from .progress import Progress
+from .provenance import triton_commit
 from .resources import default_jobs
 from .signature import with_block
 from .sources import file_sha256, source_closure_hash
@@ -42,7 +43,7 @@ from .tritonenv import compile_env
 CACHE_FORMAT = 2  # 2: result.json records each file's SHA-256 (cachetrust.py)
 # The modules whose code decides what a cached entry contains: their text is part of every key,
 # so a changed front end never reuses results of an older one (even at the same version number).
-_KEYED_MODULES = ("worker.py", "constness.py", "introspect.py", "triton_support.py")
+_KEYED_MODULES = ("worker.py", "constness.py", "introspect.py", "triton_support.py", "provenance.py")
 _fingerprint = None
 
 
@@ -282,6 +283,11 @@ def assemble(spec: Spec, kernels: List[BoundKernel], jobs: List[Job], out_dir: P
                         img["arch"] = res.get("ptx_target") or arch
                         img["ptx_version"] = res["ptx_version"]
                     img["metadata"] = meta_rel
+                    # Which ptxas assembled a cubin, which LLVM generated a code object: only
+                    # where Triton says (provenance.py); the packer stores them per image.
+                    tool_key = {"cubin": "ptxas_version", "hsaco": "llvm_version"}.get(kind)
+                    if tool_key and res.get(tool_key):
+                        img[tool_key] = res[tool_key]
                     if kind == "ptx" and (j.generic or (generic_cap is not None and generic_cap < 90
                                                         and j.target.arch == generic_cap)):
                         img["generic_ptx"] = True
@@ -297,8 +303,11 @@ def assemble(spec: Spec, kernels: List[BoundKernel], jobs: List[Job], out_dir: P
             mk["tuning"] = {k: v for k, v in bk.tuning.items() if k != "warnings"}
         mkernels.append(mk)
     mode = modes.pop() if len(modes) == 1 else "both"
-    manifest = {"schema": "tritonpack-manifest", "version": 1, "generator": GENERATOR,
-                "triton_version": tver, "name": spec.name, "mode": mode, "kernels": mkernels}
+    manifest = {"schema": "tritonpack-manifest", "version": 1, "generator": GENERATOR, "triton_version": tver}
+    commit = triton_commit()  # only where the installation records one
+    if commit:
+        manifest["triton_commit"] = commit
+    manifest.update({"name": spec.name, "mode": mode, "kernels": mkernels})
     outcome.manifest = manifest
     return files
 

@@ -62,6 +62,9 @@ def check_manifest(m, base_dir: Optional[Path] = None) -> List[str]:
         errs.append(f"version: expected {VERSION}, got {m.get('version')!r}")
     need(m, "generator", str, "<root>")
     need(m, "triton_version", str, "<root>")
+    if "triton_commit" in m and not (isinstance(m["triton_commit"], str)
+                                     and re.match(r"^[0-9a-f]{7,40}$", m["triton_commit"])):
+        errs.append("triton_commit: expected a git commit (7 to 40 lowercase hex digits)")
     name = need(m, "name", str, "<root>")
     if name is not None and names.problem(name):
         errs.append(f"name: {names.problem(name)}")
@@ -247,6 +250,13 @@ def _check_image(img, ip, mode, base_dir, errs):
             errs.append(f"{ip}.generic_ptx: expected bool")
         elif img["generic_ptx"] and (kind != "ptx" or (isinstance(arch, str) and arch.endswith("a"))):
             errs.append(f"{ip}.generic_ptx: only a PTX for a non-'a' target can be generic")
+    for tool_key, tool_kind in (("ptxas_version", "cubin"), ("llvm_version", "hsaco")):
+        if tool_key not in img:
+            continue
+        if kind != tool_kind:
+            errs.append(f"{ip}.{tool_key}: only {tool_kind} images have one")
+        elif not isinstance(img[tool_key], str) or not img[tool_key].strip():
+            errs.append(f"{ip}.{tool_key}: expected a non-empty string")
     meta = img.get("metadata")
     if not isinstance(meta, str) or not meta:
         errs.append(f"{ip}.metadata: missing")

@@ -26,6 +26,7 @@ import traceback
 from pathlib import Path
 
 from .compilelog import read_log, summarize_exception
+from .provenance import amd_llvm_version, ptxas_version
 
 _PTX_VERSION_RE = re.compile(r"^\s*\.version\s+(\d+\.\d+)", re.M)
 _PTX_TARGET_RE = re.compile(r"^\s*\.target\s+(sm_\w+)", re.M)
@@ -235,10 +236,12 @@ def _run_job(job: dict) -> dict:
                 (out / "image.ptx").write_text(k.asm["ptx"])
                 result["files"].update(cubin="image.cubin", ptx="image.ptx")
                 result.update(ptx_facts(k.asm["ptx"]))
+                result["ptxas_version"] = ptxas_version(job["target"]["arch"])
             else:
                 (out / "image.hsaco").write_bytes(k.asm["hsaco"])
                 (out / "image.llir").write_text(k.asm["llir"])
                 result["files"].update(hsaco="image.hsaco", llir="image.llir")
+                result["llvm_version"] = amd_llvm_version(k.asm["hsaco"])
             result["arch"] = job["image_arch"]
             result["name"] = k.metadata.name
             result["num_ttir_args"], result["stored"] = _constness(k, job)

@@ -1,5 +1,5 @@
-// tritonpack/container/format.hpp — the constants of container format v2 (and what is needed to
-// read v1): magic, header and section layout, record sizes and field offsets. docs/format.md
+// tritonpack/container/format.hpp — the constants of container format v3 (and what is needed to
+// read v1 and v2): magic, header and section layout, record sizes and field offsets. docs/format.md
 // describes the same layout byte by byte; the reader (container/reader.hpp) and the packer
 // (generator/cli) both take every number from here so the two cannot drift apart.
 //
@@ -22,12 +22,13 @@ namespace format {
 constexpr std::uint8_t magic[8] = {0x89, 'T', 'P', 'K', 0x0D, 0x0A, 0x1A, 0x0A};
 constexpr std::size_t magic_size = sizeof(magic);
 
-constexpr std::uint32_t format_version = 2;
-// The oldest version the reader still reads: v1 is v2 without the four tuning sections.
+constexpr std::uint32_t format_version = 3;
+// The oldest version the reader still reads: v1 is v2 without the four tuning sections, v2 is v3
+// without image_tools and with the header's triton_commit reserved.
 constexpr std::uint32_t oldest_readable_version = 1;
 
-// Sections, in the order they are laid out after the header (v2). A v1 header lists 13 of them:
-// every one but the four tuning sections, which a v1 container does not have (v1_sections).
+// Sections, in the order they are laid out after the header (v3). A v2 header lists 17 of them
+// (no image_tools) and a v1 header 13 (no tuning ones either): v2_sections, v1_sections.
 enum section : std::uint32_t {
   sec_strings = 0,        // bytes: every string of the container, referenced by (offset, length)
   sec_kernels = 1,        // kernel records
@@ -43,10 +44,11 @@ enum section : std::uint32_t {
   sec_tune_args = 11,     // v2: key and protected arguments, each kernel's a contiguous run
   sec_tune_entries = 12,  // v2: packed tuning-table rows, each kernel's a contiguous run
   sec_tune_values = 13,   // v2: u64 values: each row's key bucket, then each config's time in ns
-  sec_frames = 14,        // frame records: compressed runs of images
-  sec_dictionary = 15,    // bytes: zstd dictionary shared by frames that say so; may be empty
-  sec_data = 16,          // bytes: the frames' stored bytes, back to back
-  section_count = 17,
+  sec_image_tools = 14,   // v3: one str per image: the ptxas / LLVM that produced it, or empty
+  sec_frames = 15,        // frame records: compressed runs of images
+  sec_dictionary = 16,    // bytes: zstd dictionary shared by frames that say so; may be empty
+  sec_data = 17,          // bytes: the frames' stored bytes, back to back
+  section_count = 18,
 };
 
 // The sections a v1 header lists, in its order.
@@ -55,6 +57,13 @@ constexpr std::uint32_t v1_sections[v1_section_count] = {
     sec_strings,    sec_kernels,    sec_args,   sec_variants,    sec_specs,
     sec_constexprs, sec_image_refs, sec_images, sec_tensordescs, sec_dims,
     sec_frames,     sec_dictionary, sec_data};
+
+// The sections a v2 header lists, in its order.
+constexpr std::uint32_t v2_section_count = 17;
+constexpr std::uint32_t v2_sections[v2_section_count] = {
+    sec_strings,      sec_kernels,     sec_args,        sec_variants,   sec_specs,   sec_constexprs,
+    sec_image_refs,   sec_images,      sec_tensordescs, sec_dims,       sec_tunings, sec_tune_args,
+    sec_tune_entries, sec_tune_values, sec_frames,      sec_dictionary, sec_data};
 
 inline const char* section_name(std::uint32_t s) noexcept {
   switch (s) {
@@ -72,6 +81,7 @@ inline const char* section_name(std::uint32_t s) noexcept {
     case sec_tune_args: return "tune_args";
     case sec_tune_entries: return "tune_entries";
     case sec_tune_values: return "tune_values";
+    case sec_image_tools: return "image_tools";
     case sec_frames: return "frames";
     case sec_dictionary: return "dictionary";
     case sec_data: return "data";
@@ -80,8 +90,8 @@ inline const char* section_name(std::uint32_t s) noexcept {
 }
 
 // Bytes per record of each section (1 for byte sections).
-constexpr std::uint32_t record_size[section_count] = {1, 56, 24, 40, 12, 16, 4, 120, 24,
-                                                      4, 24, 16, 16, 8,  32, 1, 1};
+constexpr std::uint32_t record_size[section_count] = {1, 56, 24, 40, 12, 16, 4,  120, 24,
+                                                      4, 24, 16, 16, 8,  8,  32, 1,   1};
 
 // Sections start 8-byte aligned; the padding between two sections is zero bytes of the minimum
 // length, so every valid container has exactly one byte layout for its content.
@@ -98,10 +108,12 @@ constexpr std::size_t flags = 32;            // u32, 0
 constexpr std::size_t section_count = 36;    // u32, = format::section_count
 constexpr std::size_t name = 40;             // str: library name
 constexpr std::size_t triton_version = 48;   // str
-constexpr std::size_t reserved = 56;         // u64, 0
+constexpr std::size_t triton_commit = 56;    // str (v3): the git commit, empty when not recorded;
+                                             // v1, v2: u64 reserved, 0
 constexpr std::size_t sections = 64;         // section_count × {u64 offset, u64 size}
 constexpr std::size_t section_entry_size = 16;
-constexpr std::size_t size = sections + section_entry_size * format::section_count;  // 336 (v2)
+constexpr std::size_t size = sections + section_entry_size * format::section_count;  // 352 (v3)
+constexpr std::size_t size_v2 = sections + section_entry_size * format::v2_section_count;  // 336
 constexpr std::size_t size_v1 = sections + section_entry_size * format::v1_section_count;  // 272
 }  // namespace header
 
@@ -179,6 +191,11 @@ constexpr std::size_t reserved2 = 116;              // u32, 0
 constexpr std::uint8_t flag_cooperative = 1;
 constexpr std::uint8_t flag_pdl = 2;
 }  // namespace image_rec
+
+// v3: one per image, in image order: what produced the image's code (docs/format.md "image_tools").
+namespace image_tool_rec {
+constexpr std::size_t version = 0;  // str: cubin: the ptxas version; hsaco: the LLVM; else empty
+}  // namespace image_tool_rec
 
 // v2: one per kernel, in kernel order.
 namespace tuning_rec {

@@ -186,6 +186,7 @@ class container {
     info_.format_version = layout_.format_version;
     info_.name = layout_.name;
     info_.triton_version = layout_.triton_version;
+    info_.triton_commit = layout_.triton_commit;
     info_.kernels.resize(static_cast<std::size_t>(layout_.sections[format::sec_kernels].count));
     info_.images.resize(layout_.images.size());
     lazy_->kernel_built.reset(new std::atomic<bool>[info_.kernels.size() + 1]);

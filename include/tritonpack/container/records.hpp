@@ -253,6 +253,18 @@ class record_reader {
     run_range(td_first, td_count, next_td, sec_tensordescs, F("first_tensordesc"),
               F("tensordesc_count"));
     zero(r + image_rec::reserved2, 4, F("reserved2"));
+    // v3: what produced the image's code; v1 and v2 containers have no image_tools (not recorded).
+    im.tool_version.clear();
+    if (i < sec_[sec_image_tools].count) {
+      auto T = [i](const char* field) { return field_ref{"image_tools", i, field}; };
+      const std::string_view tool =
+          str(im.tool_version, rec(sec_image_tools, i) + image_tool_rec::version, T("version"));
+      if (!tool.empty() && !is_binary(im.kind))
+        fail(T("version"),
+             "is set on a %s image; only a cubin (its ptxas) or an hsaco (its LLVM) "
+             "records one",
+             image_kind_name(im.kind));
+    }
     L.tensordesc.resize(td_count);
     for (std::uint32_t t = 0; t < td_count; ++t) read_tensordesc(td_first + t, L.tensordesc[t]);
   }

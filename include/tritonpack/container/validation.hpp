@@ -54,7 +54,7 @@ struct container_layout {
   const std::uint8_t* data = nullptr;
   std::size_t size = 0;
   std::uint32_t format_version = 0;
-  std::string name, triton_version;
+  std::string name, triton_version, triton_commit;
   section_range sections[format::section_count];
   std::vector<image_location> images;
   std::vector<frame_view> frames;
@@ -94,10 +94,15 @@ class container_validator : record_reader {
                ? "; the container was packed by a newer tritonpack: build the program with that "
                  "tritonpack's headers, or pack the kernels again with this one"
                : "");
-    // v1: 13 sections (no tuning ones, which stay empty); v2: all of them.
-    const bool v1 = version == 1;
-    const std::uint32_t nsections = v1 ? format::v1_section_count : format::section_count;
-    const std::size_t hsize_want = v1 ? H::size_v1 : H::size;
+    // v1: 13 sections (no tuning ones, which stay empty); v2: 17 (no image_tools, which stays
+    // empty); v3: all of them.
+    const std::uint32_t* order = version == 1   ? format::v1_sections
+                                 : version == 2 ? format::v2_sections
+                                                : nullptr;  // v3: in enum order
+    const std::uint32_t nsections = version == 1   ? format::v1_section_count
+                                    : version == 2 ? format::v2_section_count
+                                                   : format::section_count;
+    const std::size_t hsize_want = version == 1 ? H::size_v1 : version == 2 ? H::size_v2 : H::size;
     if (n_ < hsize_want)
       fail({"header"}, "truncated: the container is %zu bytes, the v%u header alone is %zu", n_,
            version, hsize_want);
@@ -114,14 +119,14 @@ class container_validator : record_reader {
     const std::uint32_t nsec = u32(d_ + H::section_count);
     if (nsec != nsections)
       fail({"header", no_index, "section_count"}, "is %u, v%u has %u", nsec, version, nsections);
-    zero(d_ + H::reserved, 8, {"header", no_index, "reserved"});
+    if (version < 3) zero(d_ + H::triton_commit, 8, {"header", no_index, "reserved"});
 
     // Sections: in order, 8-aligned, separated only by minimal zero padding, ending exactly at
     // the end of the container.
     for (std::uint32_t s = 0; s < format::section_count; ++s) sec_[s] = {};
     std::uint64_t pos = hsize_want;
     for (std::uint32_t j = 0; j < nsections; ++j) {
-      const std::uint32_t s = v1 ? format::v1_sections[j] : j;
+      const std::uint32_t s = order ? order[j] : j;
       const std::uint8_t* e = d_ + H::sections + j * H::section_entry_size;
       const std::uint64_t off = u64v(e), size = u64v(e + 8);
       const char* sn = format::section_name(s);
@@ -165,6 +170,8 @@ class container_validator : record_reader {
     L.format_version = version;
     L.name.assign(view(d_ + H::name, {"header", no_index, "name"}));
     L.triton_version.assign(view(d_ + H::triton_version, {"header", no_index, "triton_version"}));
+    if (version >= 3)
+      L.triton_commit.assign(view(d_ + H::triton_commit, {"header", no_index, "triton_commit"}));
   }
 
   // Every image and kernel record, checked into scratch objects; what decoding needs of each
@@ -172,6 +179,9 @@ class container_validator : record_reader {
   void validate_tables(container_layout& L) {
     using namespace format;
     const std::uint64_t nimages = sec_[sec_images].count;
+    if (L.format_version >= 3 && sec_[sec_image_tools].count != nimages)
+      fail({"sections", no_index, "image_tools"}, "holds %llu records, one per image needs %llu",
+           static_cast<u64>(sec_[sec_image_tools].count), static_cast<u64>(nimages));
     L.images.resize(static_cast<std::size_t>(nimages));
     image_info im;
     std::uint64_t next_td = 0;

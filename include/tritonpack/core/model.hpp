@@ -112,6 +112,10 @@ struct image_info {
   std::uint64_t raw_size = 0;     // bytes after decompression
   std::uint64_t stored_size = 0;  // bytes this image occupies in the container (compressed)
   std::uint64_t checksum = 0;     // of the raw bytes (algorithm in docs/format.md)
+  // What produced the code: a cubin's ptxas version ("12.8.93"), an hsaco's LLVM ("22.0.0
+  // (f6ded0be...)", or the revision of Triton 3.9's AMD code generator). Empty: not recorded
+  // (always for IR, and for containers before format v3).
+  std::string tool_version;
   launch_info launch;
 };
 
@@ -185,9 +189,11 @@ inline std::string kernel_signature(const kernel_info& k) {
 }
 
 struct container_info {
-  std::uint32_t format_version = 2;
+  std::uint32_t format_version = 3;
   std::string name;  // library name (the generated header's namespace)
   std::string triton_version;
+  std::string
+      triton_commit;  // the Triton git commit where its installation recorded one, else empty
   std::vector<kernel_info> kernels;
   std::vector<image_info> images;
 };

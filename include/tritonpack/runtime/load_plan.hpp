@@ -87,12 +87,25 @@ struct load_plan {
     f.plan = params;
   }
 
-  // "kernel NAME variant V on DEVICE: image [I] cubin sm_90a — REASON", the start of a load's log
-  // line.
+  // "kernel NAME variant V on DEVICE: image [I] cubin sm_90a (Triton 3.6.0, ptxas 12.8.93) —
+  // REASON", the start of a load's log line.
   std::string log_prefix(const device_props& props) const {
     return identify(*kernel) + " variant " + std::to_string(variant_index) + " on " +
            props.describe() + ": image [" + std::to_string(image_index()) + "] " +
-           identify(*image) + " — " + choice.reason;
+           identify(*image) + " (" + built_by() + ") — " + choice.reason;
+  }
+
+  // What produced the image, as far as its container records it (docs/runtime.md, TRITONPACK_LOG):
+  // "Triton 3.6.0 commit 0123abcd, ptxas 12.8.93"; "not recorded" where it does not say.
+  std::string built_by() const {
+    const std::string& triton = image->launch.triton_version;
+    const std::string& commit = source->partial_info().triton_commit;
+    std::string s = "Triton " + (triton.empty() ? std::string("not recorded") : triton);
+    if (!commit.empty()) s += " commit " + commit;
+    if (is_binary(image->kind))
+      s += std::string(image->kind == image_kind::cubin ? ", ptxas " : ", LLVM ") +
+           (image->tool_version.empty() ? "not recorded" : image->tool_version);
+    return s;
   }
 };
 
