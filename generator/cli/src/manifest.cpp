@@ -227,7 +227,9 @@ launch_info read_metadata(const fs::path& file, const std::string& rel, backend_
         return it->get<std::uint32_t>();
       };
       if (d.contains("elem_bits"))
-        bad(where + ": AMD TDM descriptors (elem_bits) are not supported by container format v2");
+        bad(where +
+            ": AMD TDM descriptors (elem_bits, gfx1250) are not supported: the container has no "
+            "record for them yet");
       t.swizzle = get("swizzle");
       t.elem_size = get("elem_size");
       t.elem_type = get("elem_type");
