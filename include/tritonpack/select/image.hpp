@@ -180,6 +180,7 @@ inline void select_cuda(const container_info& c, const variant_info& v, const de
   // it carries: a newer Triton writes a newer ISA for the exact target than for the generic one
   // (3.9: 9.4 for sm_90a, 8.8 for sm_80), and a user should learn why the generic one ran.
   std::optional<std::uint32_t> best_too_new;
+  std::uint32_t best_too_new_target = 0;  // its sm number
 
   for (std::uint32_t idx : v.images) {
     if (idx >= c.images.size()) {
@@ -235,8 +236,10 @@ inline void select_cuda(const container_info& c, const variant_info& v, const de
         any_too_new = true;
         if (lowest_too_new_isa == 0 || im.ptx_version < lowest_too_new_isa)
           lowest_too_new_isa = im.ptx_version;
-        if (!best_too_new || parse_cuda_arch(c.images[*best_too_new].arch)->number() < a->number())
+        if (!best_too_new || best_too_new_target < a->number()) {
           best_too_new = idx;
+          best_too_new_target = a->number();
+        }
         x.refuse(idx, [&] {
           return "PTX " + im.arch + " has ISA " + ptx_isa_string(im.ptx_version) +
                  " but the driver (CUDA " + cuda_version_string(dev.driver_version) +
@@ -274,16 +277,15 @@ inline void select_cuda(const container_info& c, const variant_info& v, const de
     out.image = best->image;
     out.jit = c.images[best->image].kind == image_kind::ptx;
     out.reason = best->reason;
-    if (out.jit && best_too_new &&
-        parse_cuda_arch(c.images[*best_too_new].arch)->number() >
-            parse_cuda_arch(c.images[best->image].arch)->number())
-      out.reason += x.reason([&] {
-        const image_info& skipped = c.images[*best_too_new];
-        return "; PTX " + skipped.arch + " (ISA " + ptx_isa_string(skipped.ptx_version) +
-               ") passed over: this driver (CUDA " + cuda_version_string(dev.driver_version) +
-               ") accepts at most ISA " + ptx_isa_string(max_isa) + ", it needs " +
-               driver_needed_for_ptx_isa(skipped.ptx_version);
-      });
+    // Only when explaining: the first launch's quick selection builds no strings.
+    if (x.on && out.jit && best_too_new &&
+        best_too_new_target > parse_cuda_arch(c.images[best->image].arch)->number()) {
+      const image_info& skipped = c.images[*best_too_new];
+      out.reason += "; PTX " + skipped.arch + " (ISA " + ptx_isa_string(skipped.ptx_version) +
+                    ") passed over: this driver (CUDA " + cuda_version_string(dev.driver_version) +
+                    ") accepts at most ISA " + ptx_isa_string(max_isa) + ", it needs " +
+                    driver_needed_for_ptx_isa(skipped.ptx_version);
+    }
     return;
   }
   if (any_too_new) {
