@@ -15,6 +15,7 @@ using namespace tritonpack;
 using namespace tritonpack::pack;
 using tp_test::fs::path;
 
+namespace cli_artifacts_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 
 const path artifacts = TP_ARTIFACTS;
@@ -457,3 +458,5 @@ TEST_CASE("manifest shape errors name the JSON path") {
   tp_test::spit(dir / "manifest.json", std::string("{ not json"));
   CHECK(load_error(dir / "manifest.json").find("not valid JSON") != std::string::npos);
 }
+
+}  // namespace cli_artifacts_tests

@@ -12,6 +12,7 @@
 using tp_test::fs::path;
 using tp_test::run_cli;
 
+namespace cli_command_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 const path work = TP_WORK;
 
@@ -409,3 +410,5 @@ TEST_CASE("pack --tuning embeds a measured table; inspect shows it; a wrong tabl
     CHECK_MESSAGE(e.out.find("tuning table " + file + ": " + message) != std::string::npos, e.out);
   }
 }
+
+}  // namespace cli_command_tests

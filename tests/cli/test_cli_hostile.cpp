@@ -18,6 +18,7 @@
 using tp_test::fs::path;
 using tp_test::run_cli;
 
+namespace cli_hostile_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 const path work = path(TP_WORK) / "hostile";
 
@@ -171,3 +172,5 @@ TEST_CASE("inspect and extract decode no frame above --max-image-size, and say s
   CHECK(has(x.out, "more than --max-image-size (1000); pass a larger --max-image-size to extract it"));
   CHECK(run_cli("inspect " + q(tpk) + " --max-image-size 0").code == 2);
 }
+
+}  // namespace cli_hostile_tests

@@ -12,6 +12,7 @@
 using tp_test::fs::path;
 using tp_test::run_cli;
 
+namespace cli_io_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 const path work = path(TP_WORK) / "io";
 
@@ -192,3 +193,5 @@ TEST_CASE("pack and extract never write through a symbolic link planted at a tem
   }
   tp_test::fs::remove_all(out);
 }
+
+}  // namespace cli_io_tests

@@ -11,6 +11,7 @@ using tp_test::fs::path;
 using tp_test::run_cli;
 using namespace tritonpack;
 
+namespace cli_foreign_writer_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 
 const path work = TP_WORK;
@@ -208,3 +209,5 @@ TEST_CASE("the C header's variant list: a tuned kernel's configs are chosen per 
   CHECK(contains(h, "variant 0: *fp32, i32 (num_warps 4), config 0 of 2, chosen per call"));
   CHECK(contains(h, "variant 1: *fp32, i32 (num_warps 4), config 1 of 2, chosen per call"));
 }
+
+}  // namespace cli_foreign_writer_tests

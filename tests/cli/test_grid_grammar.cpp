@@ -17,6 +17,7 @@
 using namespace tritonpack;
 using namespace tritonpack::pack;
 
+namespace cli_grid_grammar_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 
 const nlohmann::json& table() {
@@ -159,3 +160,5 @@ TEST_CASE("a variant declares the constexprs its grid reads, found in the tree: 
         "tritonpack: kernel k, variant 0, grid[1]: grid expression \"M // 2\": '//' is not in the grid grammar (write /: it is "
         "integer division here) at column 3");
 }
+
+}  // namespace cli_grid_grammar_tests

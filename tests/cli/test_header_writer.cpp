@@ -104,6 +104,7 @@ TEST_CASE("string-literal encoding round-trips every byte value, and escapes nev
   CHECK_THROWS_AS(decode_string_literals("\"\\777\""), error);
 }
 
+namespace cli_header_writer_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 // The fixtures' manifest, packed, and its header as library "fixtures".
 struct fixtures_header {
@@ -259,3 +260,5 @@ TEST_CASE("a kernel whose type or grid cannot become C++ is refused naming it") 
   o.namespace_name = "class";
   CHECK_THROWS_AS(write_header(info, {}, o), error);
 }
+
+}  // namespace cli_header_writer_tests

@@ -11,6 +11,7 @@
 using namespace tritonpack;
 using tp_test::fs::path;
 
+namespace cli_limits_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 
 // A copy of the fixtures in which `edit` changes Triton's metadata JSON of one image (shared by
@@ -132,3 +133,5 @@ TEST_CASE("a fallback that another image replaces: the warning names what runs i
   }
   CHECK(saw);
 }
+
+}  // namespace cli_limits_tests

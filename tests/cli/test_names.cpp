@@ -15,6 +15,7 @@
 using namespace tritonpack;
 using namespace tritonpack::pack;
 
+namespace cli_names_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 const nlohmann::json& table() {
   static const nlohmann::json t = tp_test::load_json(tp_test::fs::path(TP_ARTIFACTS).parent_path() / "names.json");
@@ -160,3 +161,5 @@ TEST_CASE("Fortran intrinsic procedures: the list is Fortran 2018's (names.json)
                  "the library name 'Sum' is a Fortran intrinsic procedure (SUM): module Sum would hide the intrinsic in "
                  "every program unit that uses it; pack with --name Sum_kernels"));
 }
+
+}  // namespace cli_names_tests

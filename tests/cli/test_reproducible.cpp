@@ -12,6 +12,7 @@
 using tp_test::run_cli;
 using tp_test::fs::path;
 
+namespace cli_reproducible_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 
 // Every regular file under `dir` by its path relative to `dir`, with its bytes.
@@ -67,3 +68,5 @@ TEST_CASE(
     CHECK(text.find(TP_WORK) == std::string::npos);
   }
 }
+
+}  // namespace cli_reproducible_tests

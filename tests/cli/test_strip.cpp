@@ -12,6 +12,7 @@
 using tp_test::run_cli;
 using tp_test::fs::path;
 
+namespace cli_strip_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 const path work = TP_WORK;
 
@@ -219,3 +220,5 @@ TEST_CASE("strip refuses to leave a kernel variant without any image, naming it"
                 r.out);
   CHECK_FALSE(tp_test::fs::exists(out / "fixtures.tpk"));
 }
+
+}  // namespace cli_strip_tests

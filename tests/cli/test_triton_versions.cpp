@@ -12,6 +12,7 @@
 
 using tp_test::fs::path;
 
+namespace cli_triton_versions_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 const path work = TP_WORK;
 const path triton37 = path(TP_ARTIFACTS).parent_path() / "triton-3.7" / "artifacts";
@@ -157,3 +158,5 @@ TEST_CASE("Triton 3.9 gfx1250-strict: packed (its own EF_AMDGPU_MACH 0xeb and IR
   const auto b0 = tp_test::run_cli("inspect --device gfx1250 " + tpk);
   CHECK(b0.out.find("on gfx1250: image 0 (hip hsaco gfx1250)") != std::string::npos);
 }
+
+}  // namespace cli_triton_versions_tests

@@ -23,6 +23,7 @@
 using namespace tritonpack;
 namespace fs = std::filesystem;
 
+namespace cli_tune_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 
 grid_int eval(const std::string& e) {
@@ -396,3 +397,5 @@ TEST_CASE("tune launches the specialisation the generated code would pick, each 
   CHECK(seen["grid=3,2,1 block=32,1,1 ints=" + second] == 2);
   CHECK(seen["grid=2,1,1 block=64,1,1 ints=" + second] == 2);
 }
+
+}  // namespace cli_tune_tests

@@ -29,6 +29,7 @@
 using namespace tritonpack;
 using tptest::contains;
 
+namespace runtime_autotune_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 
 // Runs the test cases matching `filter` in a child with `env` set; true in that child.
@@ -553,3 +554,5 @@ TEST_CASE("a symbolic link or a file of another user where the tuning lock goes 
   unlink(victim.c_str());
   tptest::remove_tree(tune_dir());
 }
+
+}  // namespace runtime_autotune_tests

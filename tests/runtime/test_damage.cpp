@@ -12,6 +12,7 @@
 using namespace tritonpack;
 using tptest::contains;
 
+namespace runtime_damage_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 
 // The fixtures with vector_add's sm_90a cubin (what an sm_90 device loads) in its usual zstd
@@ -80,3 +81,5 @@ TEST_CASE("a damaged image is refused at its first launch as damage, naming the 
     CHECK(refused > 50);
   }
 }
+
+}  // namespace runtime_damage_tests

@@ -10,6 +10,7 @@
 using namespace tritonpack;
 using tptest::contains;
 
+namespace runtime_env_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 std::size_t count(const std::string& s, const std::string& part) {
   std::size_t n = 0;
@@ -83,3 +84,5 @@ TEST_CASE("an unrecognised value is warned about once per variable, and the defa
     CHECK(count(out, std::string("warning: ") + name) == 1);
   }
 }
+
+}  // namespace runtime_env_tests

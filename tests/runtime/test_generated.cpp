@@ -18,6 +18,7 @@
 using namespace tritonpack;
 using tptest::contains;
 
+namespace runtime_generated_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 // The message of the tritonpack::error `f` throws; fails the test when it throws none.
 template <class F>
@@ -372,3 +373,5 @@ TEST_CASE("specialisation boundaries: :16, :1 and alignment pick their variant o
   for (int offset : {0, 16, 32, 48}) expect(reinterpret_cast<float*>(const_cast<char*>(bytes) + offset), 7, 0, aligned_x);
   for (int offset : {4, 8, 12, 20, 24}) expect(reinterpret_cast<float*>(const_cast<char*>(bytes) + offset), 7, 0, fallback);
 }
+
+}  // namespace runtime_generated_tests

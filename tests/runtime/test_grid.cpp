@@ -10,6 +10,7 @@
 
 using namespace tritonpack;
 
+namespace runtime_grid_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 constexpr std::int64_t big = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t small = std::numeric_limits<std::int64_t>::min();
@@ -90,3 +91,5 @@ TEST_CASE("check_grid_limits names the kernel, the dimension and its value") {
         "tritonpack: kernel k: grid x = 16777216 of 256 threads = 4294967296 threads is above the HIP limit of "
         "4294967295 threads in x");
 }
+
+}  // namespace runtime_grid_tests

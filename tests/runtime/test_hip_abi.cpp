@@ -78,6 +78,7 @@ TEST_CASE("gfx name from a device-properties struct: used only when the attribut
   CHECK(hip::verified_gfx_name(field, sizeof field, 9, 4) == std::nullopt);
 }
 
+namespace runtime_hip_abi_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 // The .amdhsa.kernels facts of one code object, read with llvm-readelf --notes (LLVM prints the
 // msgpack note as YAML; the base image has llvm-14).
@@ -170,3 +171,4 @@ TEST_CASE("HIP: every code object in tests/data takes exactly the kernargs the r
   CHECK(checked >= 12);
 }
 
+}  // namespace runtime_hip_abi_tests

@@ -14,6 +14,7 @@ using tphip::fake_hip;
 using tphip::hip_setup;
 using tphip::kernarg_at;
 
+namespace runtime_hip_fixtures_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 // An argument value that satisfies `spec` (Triton's predicates), in an 8-byte slot.
 std::uint64_t value_for(const kernel_arg& a, const arg_spec& spec, void* device_buffer) {
@@ -74,3 +75,5 @@ TEST_CASE("HIP: every kernel and variant in tests/data, on each gfx it was compi
   }
   CHECK(launched == 2 * 7);  // two gfx x (vector_add 2 + row_softmax 1 + matmul_f16 4 variants)
 }
+
+}  // namespace runtime_hip_fixtures_tests

@@ -13,6 +13,7 @@ using tphip::fake_hip;
 using tphip::hip_setup;
 using tptest::contains;
 
+namespace runtime_hip_gfx1250_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 const std::string triton39_manifest = std::string(TP_ARTIFACTS_DIR) + "/../triton-3.9/artifacts/manifest.json";
 
@@ -71,3 +72,5 @@ TEST_CASE("gfx1250-strict: a strict code object is never offered to a gfx1250, n
   CHECK(on_a0.rfind("no_image|", 0) == 0);
   CHECK(contains(on_a0, "the device runs only gfx1250-strict code objects"));
 }
+
+}  // namespace runtime_hip_gfx1250_tests

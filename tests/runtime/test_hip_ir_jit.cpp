@@ -21,6 +21,7 @@ using tphip::hip_setup;
 using tphip::in_child;
 using tptest::contains;
 
+namespace runtime_hip_ir_jit_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 
 constexpr const char* debian_comgr = "/usr/lib/x86_64-linux-gnu/libamd_comgr.so.2";
@@ -218,3 +219,5 @@ TEST_CASE("AMD IR of Triton 3.8 and later through the run time: a JIT-compiled k
   });
   CHECK(got == "jit, scratch set, 7 programs, aligned");
 }
+
+}  // namespace runtime_hip_ir_jit_tests

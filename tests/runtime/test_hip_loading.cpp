@@ -17,6 +17,7 @@ using tphip::kernarg_at;
 using tphip::launch_vector_add;
 using tptest::contains;
 
+namespace runtime_hip_loading_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 // The fixtures with every `arch` code object's launch metadata changed by `edit`.
 template <class F>
@@ -313,3 +314,5 @@ TEST_CASE("HIP: copies, memsets, synchronisation and launches go to the stream g
   destroy_stream(non_blocking);
   CHECK(f.rejected_launch_count() == 0);
 }
+
+}  // namespace runtime_hip_loading_tests

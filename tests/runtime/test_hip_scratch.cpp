@@ -14,6 +14,7 @@ using tphip::global_scratch_of;
 using tphip::hip_setup;
 using tptest::contains;
 
+namespace runtime_hip_scratch_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 // The fixtures with the gfx942 code object relabelled: built by `version`, asking for `size`
 // bytes of global scratch per program aligned to `align` (and `num_ctas` CTAs per program).
@@ -188,3 +189,5 @@ TEST_CASE("HIP global scratch: profile scratch (proton instrumentation) is still
                            "instrumentation); the HIP backend passes the profile scratch pointer as null"));
   CHECK(fake_hip::get().launch_count() == 0);
 }
+
+}  // namespace runtime_hip_scratch_tests

@@ -25,6 +25,7 @@
 using namespace tritonpack;
 using tptest::contains;
 
+namespace runtime_jit_cache_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 std::vector<std::string> list_dir(const std::string& dir) {
   std::vector<std::string> out;
@@ -704,3 +705,5 @@ TEST_CASE("jit_cache: a quoted ~ in TRITONPACK_CACHE_DIR is the home directory; 
   setenv("HOME", old_home.c_str(), 1);
   setenv("TRITONPACK_CACHE_DIR", old_dir.c_str(), 1);
 }
+
+}  // namespace runtime_jit_cache_tests

@@ -13,6 +13,7 @@ using namespace tritonpack;
 using tptest::contains;
 using tptest::param;
 
+namespace runtime_launch_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 using CUstream = void*;
 struct stream_api {
@@ -665,3 +666,5 @@ TEST_CASE("dynamic API: no variant matching the values is an error naming the pr
   REQUIRE(f.launches().size() == 1);
   CHECK(f.launches()[0].num_params == 3);
 }
+
+}  // namespace runtime_launch_tests

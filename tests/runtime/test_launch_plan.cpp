@@ -35,6 +35,7 @@ TEST_CASE("parse_arg_type") {
   CHECK_THROWS_AS(parse_arg_type("tensordesc<fp16>"), error);
 }
 
+namespace runtime_launch_plan_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 kernel_info make_kernel() {
   kernel_info k;
@@ -574,3 +575,5 @@ TEST_CASE("dynamic API checks: types and sizes, and the variant predicates") {
   CHECK_FALSE(spec_matches({spec_kind::constexpr_value, "1024"}, i, describe_host_arg(std::int32_t{1023})));
   CHECK(spec_matches({spec_kind::none, ""}, i, describe_host_arg(std::int32_t{5})));
 }
+
+}  // namespace runtime_launch_plan_tests

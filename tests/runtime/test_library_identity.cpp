@@ -12,6 +12,7 @@
 using namespace tritonpack;
 using tptest::contains;
 
+namespace runtime_library_identity_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 // The fixtures packed again with kernels 0 and 1 swapped: another library that could be named
 // "fixtures" too, whose kernel 0 is row_softmax.
@@ -93,3 +94,5 @@ TEST_CASE("library() meeting another library's container data: an error that say
   const std::vector<std::uint8_t> junk(400, 'x');
   CHECK(contains(tptest::expect_error([&] { library lib(junk.data(), junk.size(), mine); }).what(), "header.magic"));
 }
+
+}  // namespace runtime_library_identity_tests

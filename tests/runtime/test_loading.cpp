@@ -17,6 +17,7 @@
 using namespace tritonpack;
 using tptest::contains;
 
+namespace runtime_loading_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 struct env_guard {
   std::string name;
@@ -501,3 +502,5 @@ TEST_CASE("TRITONPACK_FORCE_IMAGE at load: the sm_80 PTX runs on sm_90; a typo i
     CHECK(contains(e.what(), "TRITONPACK_FORCE_IMAGE=\"sm_80\" is not recognised"));
   }
 }
+
+}  // namespace runtime_loading_tests

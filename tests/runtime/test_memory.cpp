@@ -21,6 +21,7 @@ using tptest::contains;
 using tptest::env_guard;
 using tptest::param;
 
+namespace runtime_memory_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 
 // What `f` printed on stderr.
@@ -505,3 +506,5 @@ TEST_CASE("two devices: set_device picks the device of allocations, streams and 
   destroy_stream(s1);  // created on device 1, destroyed from device 0's context
   CHECK(f.live_streams() == 0);
 }
+
+}  // namespace runtime_memory_tests

@@ -20,6 +20,7 @@
 using namespace tritonpack;
 using tptest::contains;
 
+namespace runtime_secure_execution_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 
 // Sets a variable for one scope and puts the old value back.
@@ -141,3 +142,5 @@ TEST_CASE("a set-user-ID root program run by nobody loads no library TRITONPACK_
   }
   tptest::remove_tree(dir);
 }
+
+}  // namespace runtime_secure_execution_tests

@@ -12,6 +12,7 @@
 using namespace tritonpack;
 using tptest::contains;
 
+namespace runtime_selection_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 
 struct table {
@@ -567,3 +568,5 @@ TEST_CASE("TRITONPACK_FORCE_IMAGE: only the named image is a candidate, and only
     CHECK(contains(e.what(), "write KIND:ARCH"));
   }
 }
+
+}  // namespace runtime_selection_tests

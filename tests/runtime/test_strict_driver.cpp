@@ -9,6 +9,7 @@
 using namespace tritonpack;
 using tptest::contains;
 
+namespace runtime_strict_driver_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 // CUfunction_attribute values the run time sets.
 constexpr int max_dynamic_shared_attr = 8;
@@ -124,3 +125,5 @@ TEST_CASE("strict driver: every argument reaches the driver in order, scratch po
   CHECK(f.allocation_device(scratch) == 0);  // a real allocation of this device
   CHECK(tptest::param<void*>(r, 7) == nullptr);  // no profile scratch
 }
+
+}  // namespace runtime_strict_driver_tests

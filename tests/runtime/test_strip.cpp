@@ -11,6 +11,7 @@
 using namespace tritonpack;
 using tptest::contains;
 
+namespace runtime_strip_tests {  // this file's own names (the test binary is a unity build)
 namespace {
 std::vector<std::uint8_t> stripped_fixtures(const char* targets, const char* ir) {
   const auto& bytes = tptest::fixture_container();
@@ -92,3 +93,5 @@ TEST_CASE(
   CHECK(im.checksum == original_checksum("vector_add", image_kind::hsaco, "gfx942"));
   CHECK(tphip::fake_hip::get().launch_count() == 1);
 }
+
+}  // namespace runtime_strip_tests

@@ -123,6 +123,13 @@ search_result find_containers(const std::vector<std::uint8_t>& file_bytes) {
                  ? "container file"
                  : "binary";
   scan(file_bytes, r);
+  if (r.source == "binary") {
+    // Which copy is the program's: one in a loaded section, not in debug information.
+    std::vector<std::uint64_t> offsets;
+    for (const found_container& c : r.containers) offsets.push_back(c.offset);
+    std::vector<elf_location> where = locate_in_elf(file_bytes, offsets);
+    for (std::size_t i = 0; i < where.size(); ++i) r.containers[i].location = std::move(where[i]);
+  }
   return r;
 }
 

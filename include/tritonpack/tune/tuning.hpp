@@ -147,11 +147,12 @@ struct record {
 };
 
 inline std::string encode(const record& r) {
+  // Appended piece by piece: `" " + std::to_string(b)` makes GCC 12 warn about an impossible
+  // overlapping memcpy (-Wrestrict, a known false positive of operator+(const char*, string&&)).
   std::string s = "tritonpack-tune 1\nbucket";
-  for (std::int64_t b : r.bucket) s += " " + std::to_string(b);
-  s += "\nconfig " + std::to_string(r.config) + "\ntimes_ns";
-  for (std::uint64_t t : r.times_ns)
-    s += t == not_measured ? std::string(" -") : " " + std::to_string(t);
+  for (std::int64_t b : r.bucket) s.append(" ").append(std::to_string(b));
+  s.append("\nconfig ").append(std::to_string(r.config)).append("\ntimes_ns");
+  for (std::uint64_t t : r.times_ns) s.append(" ").append(t == not_measured ? std::string("-") : std::to_string(t));
   return s + "\n";
 }
 

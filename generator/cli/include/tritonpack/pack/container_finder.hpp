@@ -9,11 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "tritonpack/pack/elf_location.hpp"
+
 namespace tritonpack::pack {
 
 struct found_container {
   std::uint64_t offset = 0;  // in the searched bytes (the decoded literal for a header)
   std::vector<std::uint8_t> bytes;
+  elf_location location;  // a binary's: its section, loaded or not, its symbol (empty elsewhere)
 };
 
 struct search_result {
