@@ -12,6 +12,7 @@
 #include "mesh.hpp"
 #include "problem.hpp"
 #include "regions.hpp"
+#include "status_layout.hpp"
 
 namespace lulesh {
 
@@ -22,8 +23,6 @@ tritonpack::device_array<T> device_zeros(std::size_t count) {
   return a;
 }
 
-// status[]: what the kernels report back each step (kernels.py, STATUS_*).
-enum status_slot : std::size_t { status_dtcourant = 0, status_dthydro = 1, status_volume_error = 2, status_qstop_error = 3, status_size = 4 };
 
 // make_eos_order's slots on the device: element ids (-1: padding) and their EOS repetitions.
 struct device_eos_order {
@@ -55,7 +54,9 @@ struct device_state {
   // Time constraint minima per tile, and the step's status.
   tritonpack::device_array<double> partial_courant, partial_hydro, status;
 
-  device_state(const mesh& m, const initial_state& init, const region_sets& regions, std::size_t num_partials)
+  // history_length: cycles of (time, dt) the device-resident step keeps for the host (0: none).
+  device_state(const mesh& m, const initial_state& init, const region_sets& regions, std::size_t num_partials,
+               std::size_t history_length = 0)
       : num_elem(m.num_elem),
         num_node(m.num_node),
         corner_stride(m.corner_stride),
@@ -87,7 +88,7 @@ struct device_state {
         eos(make_eos_order(regions)),
         partial_courant(device_zeros<double>(num_partials)),
         partial_hydro(device_zeros<double>(num_partials)),
-        status(device_zeros<double>(status_size)) {}
+        status(device_zeros<double>(status_history + 2 * history_length)) {}
 
   static std::size_t elems_and_ghosts(const mesh& m) { return static_cast<std::size_t>(m.num_elem + m.num_ghost); }
   std::size_t nodes() const { return static_cast<std::size_t>(num_node); }

@@ -7,6 +7,14 @@ indexing, masks, formulas and launch sequence) on a machine without a GPU.
                                                          # (ctest example.lulesh.interpret)
     python apps/lulesh/interpret_check.py -s 5 -i 10 --expect-energy 3.245955e+04
                                                          # 10 cycles, a quicker look
+    python apps/lulesh/interpret_check.py -s 5 --resident 16
+                                                         # the device-resident loop (ctest
+                                                         # example.lulesh.interpret.resident)
+
+--resident K runs the GPU program's default loop instead of the host-stepped one: advance_time (the
+time increment as a kernel) starts every cycle, cycles are queued K at a time, status[] is read
+only between batches (each cycle's time and dt from its history slots), and the cycles queued
+after the stop must leave the state alone.
 
 Every cycle's time and dt are compared with the reference's (reference/progress_s*.txt, lulesh2.0
 -p) as they go; a run to completion is also compared with the published result. Exit status: 0
@@ -97,7 +105,7 @@ def element_volume(x, y, z):
     return v * (1.0 / 12.0)
 
 
-def build(s):
+def build(s, history=0):
     en = s + 1
     ne, nn = s ** 3, en ** 3
     stride = (ne + 31) // 32 * 32
@@ -151,7 +159,7 @@ def build(s):
              node_elem_corner=i32(corner_list), lxim=i32(lxim), lxip=i32(lxip), letam=i32(letam),
              letap=i32(letap), lzetam=i32(lzetam), lzetap=i32(lzetap), elem_bc=i32(bc),
              symm_x=i32(np.flatnonzero(node % en == 0)), symm_y=i32(np.flatnonzero((node // en) % en == 0)),
-             symm_z=i32(np.flatnonzero(node // (en * en) == 0)), status=zeros(4))
+             symm_z=i32(np.flatnonzero(node // (en * en) == 0)), status=zeros(8 + 2 * history))
     # three regions of interleaved runs of 7 elements, repeated 1, 2 and 5 times
     region_of = (elem // 7) % 3
     lists = [np.flatnonzero(region_of == r) for r in range(3)]
@@ -175,17 +183,18 @@ def eos_order(lists, repetitions, alignment=EOS_TILE_ALIGNMENT):
 
 
 def step(d, m, dt):
+    """One cycle's kernels; dt = kernels.DT_FROM_STATUS: the cycle's dt from status[] (resident)."""
     ne, nn, stride = m["ne"], m["nn"], m["stride"]
     launch("volume_force", ne, d["x"], d["y"], d["z"], d["xd"], d["yd"], d["zd"], d["p"], d["q"], d["v"], d["volo"],
            d["ss"], d["elem_mass"], d["nodelist"], d["fx_corner"], d["fy_corner"], d["fz_corner"], d["status"], ne,
            stride, f64(3.0))
     launch("gather_node_forces", nn, d["fx_corner"], d["fy_corner"], d["fz_corner"], d["node_elem_start"],
-           d["node_elem_corner"], d["fx"], d["fy"], d["fz"], nn)
-    launch("acceleration", nn, d["fx"], d["fy"], d["fz"], d["nodal_mass"], d["xdd"], d["ydd"], d["zdd"], nn)
+           d["node_elem_corner"], d["fx"], d["fy"], d["fz"], d["status"], nn)
+    launch("acceleration", nn, d["fx"], d["fy"], d["fz"], d["nodal_mass"], d["xdd"], d["ydd"], d["zdd"], d["status"], nn)
     for acc, plane in (("xdd", "symm_x"), ("ydd", "symm_y"), ("zdd", "symm_z")):
-        launch("acceleration_bc", len(d[plane].a), d[acc], d[plane], len(d[plane].a))
+        launch("acceleration_bc", len(d[plane].a), d[acc], d[plane], d["status"], len(d[plane].a))
     launch("position_velocity", nn, d["x"], d["y"], d["z"], d["xd"], d["yd"], d["zd"], d["xdd"], d["ydd"], d["zdd"],
-           nn, f64(dt), f64(1.0e-7))
+           d["status"], nn, f64(dt), f64(1.0e-7))
     launch("kinematics_q_gradient", ne, d["x"], d["y"], d["z"], d["xd"], d["yd"], d["zd"], d["volo"], d["v"],
            d["nodelist"], d["vnew"], d["delv"], d["arealg"], d["vdov"], d["delv_xi"], d["delv_eta"], d["delv_zeta"],
            d["delx_xi"], d["delx_eta"], d["delx_zeta"], d["status"], ne, stride, f64(dt))
@@ -197,9 +206,9 @@ def step(d, m, dt):
     launch("material_eos", slots, d["eos_elems"], d["eos_reps"], slots, d["e"], d["p"], d["q"], d["ql"], d["qq"],
            d["delv"], d["vnew"], d["v"], d["ss"], d["status"], f64(1.0e-7), f64(1.0e-7), f64(1.0e-7),
            f64(1.0e-9), f64(1.0e9), f64(0.0), f64(-1.0e15), f64(1.0))
-    launch("update_volume", ne, d["vnew"], d["v"], ne, f64(1.0e-10))
+    launch("update_volume", ne, d["vnew"], d["v"], d["status"], ne, f64(1.0e-10))
     launch("time_constraints", ne, d["ss"], d["vdov"], d["arealg"], ne, f64(64.0 * 2.0 * 2.0), f64(0.1),
-           d["partial_courant"], d["partial_hydro"])
+           d["partial_courant"], d["partial_hydro"], d["status"])
     launch("reduce_time_constraints", 1, d["partial_courant"], d["partial_hydro"], m["partials"], d["status"])
 
 
@@ -284,6 +293,38 @@ def time_increment(t):
     t["cycle"] += 1
 
 
+def run_resident(d, m, t, every, max_cycles, on_cycle):
+    """resident_loop.hpp's run_resident over the interpreter: batches of `every` cycles (advance_time,
+    then the step with dt from status[]), status[] read between them. Returns the cycles queued."""
+    status = d["status"].a
+    status[0], status[1] = t["dtcourant"], t["dthydro"]
+    status[5], status[6], status[7] = t["time"], t["dt"], t["cycle"]
+    queued = reported = 0
+    while t["time"] < t["stoptime"] and t["cycle"] < max_cycles and queued < max_cycles:
+        n = min(every, max_cycles - queued)
+        for _ in range(n):
+            kernels.advance_time[(1,)](d["status"], f64(t["stoptime"]), max_cycles, f64(-1.0e-6), f64(1.1), f64(1.2),
+                                       f64(1.0e-2), every)
+            step(d, m, kernels.DT_FROM_STATUS.value)
+        queued += n
+        cycle, stopped = int(status[7]), status[4] != 0
+        if not stopped and cycle != queued:
+            sys.exit(f"the device reports {cycle} cycles after {queued} were queued")
+        for k in range(reported + 1, cycle + 1):
+            at = 8 + 2 * ((k - 1) % every)
+            if status[2] != 0 or status[3] != 0:
+                if k == cycle:
+                    break
+            on_cycle(k, status[at], status[at + 1])
+        reported = cycle
+        t["time"], t["dt"], t["cycle"] = status[5], status[6], cycle
+        if status[2] != 0 or status[3] != 0:
+            sys.exit(f"cycle {cycle}: the kernels report {'a volume error' if status[2] else 'q > qstop'}")
+        if stopped:
+            break
+    return queued
+
+
 SIZES = launch_sizes()
 
 
@@ -296,19 +337,41 @@ def main():
                     "compare its outputs field by field")
     ap.add_argument("--write-dump", metavar="DIR", help="write the state before and after cycle -i as the GPU "
                     "program's --dump-cycle does (to test --replay)")
+    ap.add_argument("--resident", metavar="K", type=int, help="the device-resident loop, status[] read every K cycles")
     ap.add_argument("--expect-energy", metavar="E",
                     help="the final origin energy lulesh2.0 prints for the same -s and -i (%%12.6e)")
     args = ap.parse_args()
     if args.replay:
         return replay(args.replay)
-    d, m = build(args.s)
+    if args.resident is not None and (args.resident < 1 or args.write_dump):
+        sys.exit("--resident needs K >= 1 and no --write-dump")
+    d, m = build(args.s, args.resident or 0)
     t = dict(time=0.0, dt=m["dt0"], stoptime=1.0e-2, cycle=0, dtcourant=1.0e20, dthydro=1.0e20)
     reference_path = os.path.join(HERE, "reference", f"progress_s{args.s}.txt")
     reference = open(reference_path).read().splitlines() if os.path.exists(reference_path) else None
     if reference is None:
         print(f"(no reference trajectory {reference_path}: only the end is checked)")
     t0 = time.time()
-    while t["time"] < t["stoptime"] and t["cycle"] < args.i:
+    mismatch = []
+
+    def on_cycle(cycle, now, dt):
+        line = f"cycle = {cycle}, time = {now:e}, dt={dt:e}"
+        if args.p:
+            print(line, flush=True)
+        if reference is not None and not mismatch:
+            want = reference[cycle - 1] if cycle <= len(reference) else "(the reference had finished)"
+            if line != want:
+                mismatch.append(f"FAIL: first difference from the reference at cycle {cycle}\n  ours:      {line}\n"
+                                f"  reference: {want}")
+
+    if args.resident is not None:
+        queued = run_resident(d, m, t, args.resident, args.i, on_cycle)
+        print(f"device-resident loop: {t['cycle']} cycles in batches of {args.resident}, {queued} queued "
+              f"({queued - t['cycle']} after the stop, which must change nothing)")
+        if mismatch:
+            print(mismatch[0])
+            return 1
+    while args.resident is None and t["time"] < t["stoptime"] and t["cycle"] < args.i:
         time_increment(t)
         dump = args.write_dump and t["cycle"] == args.i
         if dump:

@@ -15,6 +15,16 @@ One launch per loop of the reference's time step, in its order (main.cpp drives 
                    update_volume           per element: v = vnew
   time constraint  time_constraints        per tile: min Courant and hydro dt of its elements
                    reduce_time_constraints one program: min over the tiles -> status[0..1]
+  time increment   advance_time            one program, the device-resident step only (main.cpp's
+                                           default; --host-step does it on the host): the
+                                           reference's TimeIncrement from status[] into status[]
+
+The device-resident step keeps the time loop's state in status[] (STATUS_TIME ... below) and runs
+cycles without the host: advance_time starts each cycle, stops the run (STATUS_STOPPED) where the
+reference's loop ends or a fatal condition was raised, and every kernel of the step returns at once
+once it is stopped, so cycles queued past the end change nothing. position_velocity and
+kinematics_q_gradient take dt = DT_FROM_STATUS (negative, never a real dt) to read the cycle's dt
+from status[STATUS_DELTATIME]; the host-stepped loop passes the dt it computed.
 
 Layout (structure of arrays, as the CUDA ports of LULESH): node fields x[n]; element fields e[i];
 the element's corner node ids and the per-corner forces corner-major, nodelist[c * corner_stride + i]
@@ -42,6 +52,13 @@ STATUS_DTCOURANT = tl.constexpr(0)
 STATUS_DTHYDRO = tl.constexpr(1)
 STATUS_VOLUME_ERROR = tl.constexpr(2)
 STATUS_QSTOP_ERROR = tl.constexpr(3)
+# The device-resident step's time loop (device_state.hpp's status_slot; host-stepped: all zero).
+STATUS_STOPPED = tl.constexpr(4)    # 1: the run has ended, every kernel returns at once
+STATUS_TIME = tl.constexpr(5)
+STATUS_DELTATIME = tl.constexpr(6)
+STATUS_CYCLE = tl.constexpr(7)      # cycles done (fp64: exact far beyond any run)
+STATUS_HISTORY = tl.constexpr(8)    # then (time, dt) of cycle c at 8 + 2 * ((c - 1) % history_length)
+DT_FROM_STATUS = tl.constexpr(-1.0)  # a dt argument meaning "the cycle's dt from status[]"
 
 # Boundary condition bits of elem_bc (lulesh.h): per face, symmetry plane, free surface or
 # another domain (never set in one domain, handled as the reference does all the same).
@@ -112,6 +129,20 @@ def raise_flag(status, slot: tl.constexpr, condition, like):
     tl.store(status + slot + tl.zeros_like(like), tl.full(like.shape, 1.0, tl.float64), mask=condition)
 
 
+@triton.jit
+def stopped(status):
+    """The device-resident run has ended: the step's kernels return without touching anything."""
+    return tl.load(status + STATUS_STOPPED) != 0.0
+
+
+@triton.jit
+def step_dt(status, dt):
+    """dt, or the cycle's dt from status[] when dt is DT_FROM_STATUS (the device-resident step)."""
+    if dt < 0.0:
+        dt = tl.load(status + STATUS_DELTATIME)
+    return dt
+
+
 @core.extern
 def cbrt(x, _semantic=None):
     """Cube root (fp64) from the vendor's math library: CUDA's libdevice __nv_cbrt, ROCm's ocml
@@ -180,6 +211,8 @@ def volume_force(x, y, z, xd, yd, zd, p, q, v, volo, ss, elem_mass, nodelist,
                  BLOCK: tl.constexpr):
     """Force of each element on its eight corners: the stress (-p - q on every face) integrated
     over the element, plus the hourglass control force. Writes f*_corner[c * corner_stride + i]."""
+    if stopped(status):
+        return
     elem, valid = element_tile(BLOCK, num_elem)
     N = corner_nodes(nodelist, corner_stride, elem, valid)
     X = gather(x, N, valid)
@@ -219,9 +252,11 @@ def volume_force(x, y, z, xd, yd, zd, p, q, v, volo, ss, elem_mass, nodelist,
 
 @triton.jit
 def gather_node_forces(fx_corner, fy_corner, fz_corner, node_elem_start, node_elem_corner,
-                       fx, fy, fz, num_node, BLOCK: tl.constexpr, MAX_CORNERS: tl.constexpr):
+                       fx, fy, fz, status, num_node, BLOCK: tl.constexpr, MAX_CORNERS: tl.constexpr):
     """f[n] = sum of the corner forces of the elements around node n, in element order (the
     node-element CSR lists corner slots c * corner_stride + i by increasing element i)."""
+    if stopped(status):
+        return
     node, valid = element_tile(BLOCK, num_node)
     start = tl.load(node_elem_start + node, mask=valid, other=0)
     count = tl.load(node_elem_start + node + 1, mask=valid, other=0) - start
@@ -240,7 +275,9 @@ def gather_node_forces(fx_corner, fy_corner, fz_corner, node_elem_start, node_el
 
 
 @triton.jit
-def acceleration(fx, fy, fz, nodal_mass, xdd, ydd, zdd, num_node, BLOCK: tl.constexpr):
+def acceleration(fx, fy, fz, nodal_mass, xdd, ydd, zdd, status, num_node, BLOCK: tl.constexpr):
+    if stopped(status):
+        return
     node, valid = element_tile(BLOCK, num_node)
     mass = tl.load(nodal_mass + node, mask=valid, other=1.0)
     tl.store(xdd + node, tl.load(fx + node, mask=valid) / mass, mask=valid)
@@ -249,8 +286,10 @@ def acceleration(fx, fy, fz, nodal_mass, xdd, ydd, zdd, num_node, BLOCK: tl.cons
 
 
 @triton.jit
-def acceleration_bc(acc, nodes, count, BLOCK: tl.constexpr):
+def acceleration_bc(acc, nodes, status, count, BLOCK: tl.constexpr):
     """acc[nodes[i]] = 0: one symmetry plane's normal acceleration."""
+    if stopped(status):
+        return
     i, valid = element_tile(BLOCK, count)
     node = tl.load(nodes + i, mask=valid, other=0)
     tl.store(acc + node, tl.zeros([BLOCK], tl.float64), mask=valid)
@@ -265,8 +304,11 @@ def advance_node(pos, vel, acc, node, valid, dt, u_cut):
 
 
 @triton.jit
-def position_velocity(x, y, z, xd, yd, zd, xdd, ydd, zdd, num_node, dt, u_cut, BLOCK: tl.constexpr):
+def position_velocity(x, y, z, xd, yd, zd, xdd, ydd, zdd, status, num_node, dt, u_cut, BLOCK: tl.constexpr):
     """v += a dt (|v| < u_cut -> 0), then x += v dt with the new v."""
+    if stopped(status):
+        return
+    dt = step_dt(status, dt)
     node, valid = element_tile(BLOCK, num_node)
     advance_node(x, xd, xdd, node, valid, dt, u_cut)
     advance_node(y, yd, ydd, node, valid, dt, u_cut)
@@ -309,6 +351,9 @@ def kinematics_q_gradient(x, y, z, xd, yd, zd, volo, v, nodelist,
                           delv_xi, delv_eta, delv_zeta, delx_xi, delx_eta, delx_zeta,
                           status, num_elem, corner_stride, dt, BLOCK: tl.constexpr):
     """CalcKinematicsForElems + CalcLagrangeElements' strain rate + CalcMonotonicQGradientsForElems."""
+    if stopped(status):
+        return
+    dt = step_dt(status, dt)
     elem, valid = element_tile(BLOCK, num_elem)
     N = corner_nodes(nodelist, corner_stride, elem, valid)
     X = gather(x, N, valid)
@@ -412,6 +457,8 @@ def monotonic_q(region_elems, count, elem_bc, lxim, lxip, letam, letap, lzetam, 
     """Linear and quadratic artificial viscosity terms (CalcMonotonicQRegionForElems) of the
     elements region_elems[0..count) (all regions' lists one after the other), and the reference's
     q > qstop check."""
+    if stopped(status):
+        return
     i, valid = element_tile(BLOCK, count)
     elem = tl.load(region_elems + i, mask=valid, other=0)
     bc = tl.load(elem_bc + elem, mask=valid, other=0)
@@ -487,6 +534,8 @@ def material_eos(eos_elems, eos_reps, count, e, p, q, ql, qq, delv, vnew, v, ss,
     computes the same result). The host pads each region's list to a multiple of the tile
     (regions.hpp, make_eos_order), so a tile holds one region and its repetition count, the
     largest of its slots', is every element's own."""
+    if stopped(status):
+        return
     i, in_range = element_tile(BLOCK, count)
     elem = tl.load(eos_elems + i, mask=in_range, other=-1)
     rep = tl.max(tl.load(eos_reps + i, mask=in_range, other=0), axis=0)
@@ -552,8 +601,10 @@ def material_eos(eos_elems, eos_reps, count, e, p, q, ql, qq, delv, vnew, v, ss,
 
 
 @triton.jit
-def update_volume(vnew, v, num_elem, v_cut, BLOCK: tl.constexpr):
+def update_volume(vnew, v, status, num_elem, v_cut, BLOCK: tl.constexpr):
     """v = vnew, snapped to 1 within v_cut."""
+    if stopped(status):
+        return
     elem, valid = element_tile(BLOCK, num_elem)
     vol = tl.load(vnew + elem, mask=valid, other=1.0)
     tl.store(v + elem, tl.where(tl.abs(vol - 1.0) < v_cut, 1.0, vol), mask=valid)
@@ -612,10 +663,12 @@ def halo_unpack(dest, dest_start, source_slot, source_stride, num_dest, buf, f0,
 # ---- time step constraints ----------------------------------------------------------------------
 
 @triton.jit
-def time_constraints(ss, vdov, arealg, num_elem, qqc2, dvovmax, partial_courant, partial_hydro,
+def time_constraints(ss, vdov, arealg, num_elem, qqc2, dvovmax, partial_courant, partial_hydro, status,
                      BLOCK: tl.constexpr):
     """Per tile of elements: the smallest Courant and hydro time step (CalcCourantConstraintForElems,
     CalcHydroConstraintForElems) over elements with vdov != 0, else 1e20."""
+    if stopped(status):
+        return
     elem, valid = element_tile(BLOCK, num_elem)
     sound = tl.load(ss + elem, mask=valid, other=0.0)
     rate = tl.load(vdov + elem, mask=valid, other=0.0)
@@ -637,6 +690,8 @@ def time_constraints(ss, vdov, arealg, num_elem, qqc2, dvovmax, partial_courant,
 @triton.jit
 def reduce_time_constraints(partial_courant, partial_hydro, num_partials, status, BLOCK: tl.constexpr):
     """One program: the minima over the tiles into status[STATUS_DTCOURANT], status[STATUS_DTHYDRO]."""
+    if stopped(status):
+        return
     courant = tl.full([BLOCK], NO_CONSTRAINT, tl.float64)
     hydro = tl.full([BLOCK], NO_CONSTRAINT, tl.float64)
     for start in range(0, num_partials, BLOCK):
@@ -646,3 +701,49 @@ def reduce_time_constraints(partial_courant, partial_hydro, num_partials, status
         hydro = tl.minimum(hydro, tl.load(partial_hydro + i, mask=valid, other=NO_CONSTRAINT))
     tl.store(status + STATUS_DTCOURANT, tl.min(courant, axis=0))
     tl.store(status + STATUS_DTHYDRO, tl.min(hydro, axis=0))
+
+
+@triton.jit
+def advance_time(status, stoptime, max_cycles, dtfixed, deltatimemultlb, deltatimemultub, dtmax, history_length):
+    """The device-resident step's start of a cycle: the reference's loop condition and TimeIncrement
+    (time_control.hpp's time_increment, operation for operation, in fp64) on status[]. Stops the
+    run (STATUS_STOPPED = 1, time and cycle left as they are) when the last step raised a fatal
+    condition (the host reports it with STATUS_CYCLE, the cycle that raised it) or the loop is
+    over (time >= stoptime or max_cycles done); else advances time, dt and the cycle count and
+    records (time, dt) in the history slot of the new cycle. One program, scalars only."""
+    if stopped(status):
+        return
+    time = tl.load(status + STATUS_TIME)
+    deltatime = tl.load(status + STATUS_DELTATIME)
+    cycle = tl.load(status + STATUS_CYCLE)
+    failed = (tl.load(status + STATUS_VOLUME_ERROR) != 0.0) | (tl.load(status + STATUS_QSTOP_ERROR) != 0.0)
+    running = (time < stoptime) & (cycle < max_cycles.to(tl.float64))
+    if failed | (not running):
+        tl.store(status + STATUS_STOPPED, 1.0)
+        return
+    dtcourant = tl.load(status + STATUS_DTCOURANT)
+    dthydro = tl.load(status + STATUS_DTHYDRO)
+    # 1e20 as an fp64 value: a bare Python float here would be made fp32 (1.00000002e20).
+    no_constraint = tl.full([], NO_CONSTRAINT, tl.float64)
+    targetdt = stoptime - time
+    if (dtfixed <= 0.0) & (cycle != 0.0):
+        olddt = deltatime
+        newdt = no_constraint
+        newdt = tl.where(dtcourant < newdt, dtcourant / 2.0, newdt)
+        newdt = tl.where(dthydro < newdt, dthydro * 2.0 / 3.0, newdt)
+        ratio = newdt / olddt
+        newdt = tl.where((ratio >= 1.0) & (ratio < deltatimemultlb), olddt, newdt)
+        newdt = tl.where((ratio >= 1.0) & (ratio >= deltatimemultlb) & (ratio > deltatimemultub),
+                         olddt * deltatimemultub, newdt)
+        newdt = tl.where(newdt > dtmax, dtmax, newdt)
+        deltatime = newdt
+    targetdt = tl.where((targetdt > deltatime) & (targetdt < 4.0 * deltatime / 3.0), 2.0 * deltatime / 3.0, targetdt)
+    deltatime = tl.where(targetdt < deltatime, targetdt, deltatime)
+    time = time + deltatime
+    cycle = cycle + 1.0
+    tl.store(status + STATUS_TIME, time)
+    tl.store(status + STATUS_DELTATIME, deltatime)
+    tl.store(status + STATUS_CYCLE, cycle)
+    slot = STATUS_HISTORY + 2 * ((cycle.to(tl.int32) - 1) % history_length)
+    tl.store(status + slot, time)
+    tl.store(status + slot + 1, deltatime)

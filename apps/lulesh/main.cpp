@@ -3,11 +3,14 @@
 //
 //   lulesh [-s size] [-i iterations] [-r regions] [-b balance] [-c cost] [-p] [-q]
 //          [--timing] [--fp-fusion] [--require-gpu] [--reference-progress FILE]
-//          [--dump-cycle K [--dump-dir DIR]]
+//          [--host-step] [--status-every K] [--no-graph] [--dump-cycle K [--dump-dir DIR]]
 //
 // The host (this file and the headers beside it) builds the mesh, regions and initial state as
-// the reference does, then runs the reference's time loop: TimeIncrement on the host, the step's
-// kernels on the GPU (time_step.hpp), the next dt's constraints read back each cycle. It prints
+// the reference does, then runs the reference's time loop on the GPU (resident_step.hpp): each
+// cycle TimeIncrement (a kernel) and the step's kernels (time_step.hpp), one cycle replayed as a
+// CUDA graph where the driver allows it, the host reading the status every K cycles. With
+// --host-step (and --dump-cycle) TimeIncrement runs on the host and the next dt's constraints are
+// read back each cycle instead. Both print the same lines and results. It prints
 // the reference's "Run completed" block and checks it against the published results for
 // s = 5, 10, 30 and 45 (exit status 1 on a mismatch). Without a GPU it says why and exits 0
 // (1 with --require-gpu).
@@ -19,6 +22,7 @@
 #include <exception>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +34,7 @@
 #include "progress_check.hpp"
 #include "regions.hpp"
 #include "report.hpp"
+#include "resident_step.hpp"
 #include "state_dump.hpp"
 #include "time_control.hpp"
 #include "time_step.hpp"
@@ -70,6 +75,18 @@ void print_gpu(const options& o, const device_state& d) {
                        : ("none: " + ch.reason).c_str());
 }
 
+// How the time loop runs (resident: the device-resident loop's mode; nullptr: --host-step).
+void print_time_step(const options& o, const resident_mode* resident) {
+  if (!resident)
+    std::printf("Time step: host-stepped (TimeIncrement on the host, the status read after every cycle)\n\n");
+  else if (resident->graph)
+    std::printf("Time step: on the GPU, status read every %d cycles, each cycle replayed as a CUDA graph\n\n",
+                o.status_every);
+  else
+    std::printf("Time step: on the GPU, status read every %d cycles, kernels launched one by one (no graph: %s)\n\n",
+                o.status_every, resident->why_no_graph.c_str());
+}
+
 // Why nothing can run here, as any kernel launch would say it; exit status per --require-gpu.
 int explain_no_gpu(const tp::error& e, const options& o) {
   const std::string why = why_no_gpu(e.what());
@@ -108,15 +125,39 @@ int run(const options& o) {
     return explain_no_gpu(e, o);
   }
 
-  device_state d(m, init, regions, static_cast<std::size_t>(triton_kernels::partials_for(m.num_elem)));
+  const bool host_step = o.host_step || o.dump_cycle > 0;
+  const std::size_t history = host_step ? 0 : static_cast<std::size_t>(o.status_every);
+  device_state d(m, init, regions, static_cast<std::size_t>(triton_kernels::partials_for(m.num_elem)), history);
   if (!o.quiet) print_gpu(o, d);
-  gpu_step step(d, c, triton_kernels::make(m.num_elem, o.fp_fusion), kernel_timer(o.timing));
+  // The device-resident loop queues its work on a stream of its own (the legacy default stream
+  // cannot be captured into a graph).
+  const std::unique_ptr<void, void (*)(void*)> stream(host_step ? nullptr : tp::create_stream(true),
+                                                      [](void* s) { tp::destroy_stream(static_cast<tp::stream_t>(s)); });
+  gpu_step step(d, c, triton_kernels::make(m.num_elem, o.fp_fusion, static_cast<tp::stream_t>(stream.get())),
+                kernel_timer(o.timing));
 
   time_control t;
   t.deltatime = init.deltatime;
+  std::int32_t status_reads = 0;
+  std::optional<resident_device<gpu_step>> resident;
+  if (!host_step) {
+    lulesh_kernels::library().preload();  // no module loads while the cycle is captured
+    const char* why_not = !o.graph ? "--no-graph" : o.timing ? "--timing synchronises after every launch" : "";
+    resident.emplace(step, d, t, o.its, history, o.graph && !o.timing, why_not);
+  }
+  if (!o.quiet) print_time_step(o, resident ? &resident->mode() : nullptr);
   tp::synchronize();
   const auto start = std::chrono::steady_clock::now();
-  while (!t.done(o.its)) {
+  if (resident) {
+    const resident_result rr = run_resident(*resident, t, o.its, o.status_every, c, [&](std::int32_t cycle, double time, double dt) {
+      if (o.show_progress && !o.quiet) std::printf("%s\n", progress_line(cycle, time, dt).c_str());
+      if (trajectory) trajectory->observe(cycle, time, dt);
+    });
+    if (rr.exit_status) return rr.exit_status;
+    t = rr.t;
+    status_reads = rr.status_reads;
+  }
+  while (!resident && !t.done(o.its)) {
     time_increment(t);
     const bool dump = t.cycle == o.dump_cycle;
     if (dump) {
@@ -133,6 +174,7 @@ int run(const options& o) {
     if (fatal) return fatal;
     if (o.show_progress && !o.quiet) std::printf("%s\n", progress_line(t.cycle, t.time, t.deltatime).c_str());
     if (trajectory) trajectory->observe(t.cycle, t.time, t.deltatime);
+    ++status_reads;
   }
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
@@ -156,6 +198,7 @@ int run(const options& o) {
   const bool ok = verify(r, completed, o.quiet);
   if (trajectory) trajectory->report(completed, o.quiet);
   if (o.timing && !o.quiet) print_timing(step.timer(), r.cycles);
+  if (!o.quiet) std::printf("Status reads: %d for %d cycles\n", status_reads, r.cycles);
   return ok ? 0 : 1;
 }
 

@@ -1,5 +1,5 @@
 // options.hpp — the command line: the reference's options (-s -i -r -b -c -p -q -h) and this
-// example's own (--timing, --fp-fusion, --require-gpu).
+// example's own (--timing, --fp-fusion, --require-gpu, --host-step, --status-every, --no-graph).
 #pragma once
 
 #include <cerrno>
@@ -24,6 +24,9 @@ struct options {
   bool timing = false;         // --timing: per-kernel times (synchronises after every launch)
   bool fp_fusion = false;      // --fp-fusion: the FMA-contracted builds of the heavy kernels
   bool require_gpu = false;    // --require-gpu: no GPU is an error, not an explanation
+  bool host_step = false;      // --host-step: TimeIncrement on the host, the status read every cycle
+  std::int32_t status_every = 16;  // --status-every K: the device-resident loop reads the status every K cycles
+  bool graph = true;           // --no-graph: the device-resident cycle launched kernel by kernel
   bool iterations_given = false;
   std::string reference_progress;  // --reference-progress FILE: lulesh2.0 -p output to compare with
   std::int32_t dump_cycle = 0;     // --dump-cycle K: write the state before and after cycle K ...
@@ -45,10 +48,17 @@ inline const char* usage_text() {
          " --timing        : time every kernel (host clock, one synchronisation per launch)\n"
          " --fp-fusion     : run the heavy kernels compiled with FMA contraction\n"
          " --require-gpu   : fail (exit 1) when no GPU can be used, instead of explaining why\n"
+         " --host-step     : TimeIncrement on the host and the status read after every cycle (the\n"
+         "                   default keeps the time step on the GPU: see --status-every)\n"
+         " --status-every <k> : the host reads the GPU's status every k cycles (default 16); cycles\n"
+         "                   queued past the end do nothing\n"
+         " --no-graph      : launch the device-resident cycle kernel by kernel instead of replaying\n"
+         "                   it as a CUDA graph (also so with --timing, and where graphs are unavailable)\n"
          " --reference-progress <file> : compare time and dt of every cycle with lulesh2.0 -p output\n"
          "                   (default for -s 5, 10, 30, 45: the copy in the source tree, if present)\n"
          " --dump-cycle <k> : write the GPU state before and after cycle k to --dump-dir (default\n"
-         "                   lulesh-dump), for interpret_check.py --replay to compare field by field\n";
+         "                   lulesh-dump), for interpret_check.py --replay to compare field by field\n"
+         "                   (runs the host-stepped loop)\n";
 }
 
 // Thrown for a command line that cannot be run; the message says what to change.
@@ -84,6 +94,9 @@ inline options parse_options(int argc, char** argv) {
     else if (std::strcmp(a, "--timing") == 0) o.timing = true;
     else if (std::strcmp(a, "--fp-fusion") == 0) o.fp_fusion = true;
     else if (std::strcmp(a, "--require-gpu") == 0) o.require_gpu = true;
+    else if (std::strcmp(a, "--host-step") == 0) o.host_step = true;
+    else if (std::strcmp(a, "--status-every") == 0) o.status_every = parse_int(a, next, 1), ++i;
+    else if (std::strcmp(a, "--no-graph") == 0) o.graph = false;
     else if (std::strcmp(a, "--dump-cycle") == 0) o.dump_cycle = parse_int(a, next, 1), ++i;
     else if (std::strcmp(a, "--dump-dir") == 0) {
       if (next == nullptr) throw usage_error("missing directory argument to --dump-dir");

@@ -160,10 +160,6 @@ class lagrange_step {
   Halo halo_;
 };
 
-// The reference's exit statuses for its fatal conditions (exit(VolumeError), exit(QStopError)).
-constexpr int exit_volume_error = 255;  // -1
-constexpr int exit_qstop_error = 254;   // -2
-
 // One cycle of the reference's time loop after TimeIncrement: the step with t.deltatime, then the
 // next dt's constraints from its status. Returns 0, or the reference's exit status for a fatal
 // condition after saying what happened on stderr.
@@ -171,16 +167,7 @@ template <class Step>
 int advance_cycle(Step& step, time_control& t, const constants& c) {
   step.advance(t.deltatime);
   const step_status s = step.read_status();
-  if (s.volume_error) {
-    std::fprintf(stderr, "error: an element's volume became zero or negative in cycle %d (the reference stops "
-                         "with VolumeError here)\n", t.cycle);
-    return exit_volume_error;
-  }
-  if (s.qstop_error) {
-    std::fprintf(stderr, "error: the artificial viscosity q exceeded qstop = %g in cycle %d (the reference stops "
-                         "with QStopError here)\n", c.qstop, t.cycle);
-    return exit_qstop_error;
-  }
+  if (const int fatal = report_fatal_condition(s.volume_error, s.qstop_error, t.cycle, c.qstop)) return fatal;
   t.dtcourant = s.dtcourant;
   t.dthydro = s.dthydro;
   return 0;

@@ -24,6 +24,7 @@
 #include "device_state.hpp"
 #include "problem.hpp"
 #include "regions.hpp"
+#include "time_control.hpp"
 #include "time_step.hpp"
 
 namespace lulesh {
@@ -45,7 +46,7 @@ inline std::int64_t compiled_constexpr(std::string_view kernel, std::string_view
 // for and fails before anything reaches a device. Call it only where device_count() is 0.
 inline std::string why_no_gpu(std::string fallback) {
   try {
-    lulesh_kernels::update_volume(nullptr, nullptr, 1, 0.0);  // never launched: there is no device
+    lulesh_kernels::update_volume(nullptr, nullptr, nullptr, 1, 0.0);  // never launched: there is no device
   } catch (const tritonpack::error &e) {
     return e.what();
   }
@@ -73,6 +74,7 @@ struct triton_functions {
   decltype(&lulesh_kernels::update_volume) update_volume = &lulesh_kernels::update_volume;
   decltype(&lulesh_kernels::time_constraints) time_constraints = &lulesh_kernels::time_constraints;
   decltype(&lulesh_kernels::reduce_time_constraints) reduce_time_constraints = &lulesh_kernels::reduce_time_constraints;
+  decltype(&lulesh_kernels::advance_time) advance_time = &lulesh_kernels::advance_time;
 };
 
 struct triton_kernels {
@@ -106,22 +108,25 @@ struct triton_kernels {
   }
   void gather_node_forces(device_state &d) const {
     fn.gather_node_forces(d.fx_corner.data(), d.fy_corner.data(), d.fz_corner.data(), d.node_elem_start.data(),
-                          d.node_elem_corner.data(), d.fx.data(), d.fy.data(), d.fz.data(), d.num_node, stream);
+                          d.node_elem_corner.data(), d.fx.data(), d.fy.data(), d.fz.data(), d.status.data(), d.num_node, stream);
   }
   void acceleration(device_state &d) const {
     fn.acceleration(d.fx.data(), d.fy.data(), d.fz.data(), d.nodal_mass.data(), d.xdd.data(), d.ydd.data(),
-                    d.zdd.data(), d.num_node, stream);
+                    d.zdd.data(), d.status.data(), d.num_node, stream);
   }
   // Only the symmetry planes this domain has (all three in one domain; under MPI only a domain at
   // the global cube's x = 0, y = 0, z = 0 sides, as the reference's symmXempty() checks).
   void acceleration_bc(device_state &d) const {
-    if (d.symm_x.size() > 0) fn.acceleration_bc(d.xdd.data(), d.symm_x.data(), count_of(d.symm_x), stream);
-    if (d.symm_y.size() > 0) fn.acceleration_bc(d.ydd.data(), d.symm_y.data(), count_of(d.symm_y), stream);
-    if (d.symm_z.size() > 0) fn.acceleration_bc(d.zdd.data(), d.symm_z.data(), count_of(d.symm_z), stream);
+    if (d.symm_x.size() > 0)
+      fn.acceleration_bc(d.xdd.data(), d.symm_x.data(), d.status.data(), count_of(d.symm_x), stream);
+    if (d.symm_y.size() > 0)
+      fn.acceleration_bc(d.ydd.data(), d.symm_y.data(), d.status.data(), count_of(d.symm_y), stream);
+    if (d.symm_z.size() > 0)
+      fn.acceleration_bc(d.zdd.data(), d.symm_z.data(), d.status.data(), count_of(d.symm_z), stream);
   }
   void position_velocity(device_state &d, const constants &c, double dt) const {
     fn.position_velocity(d.x.data(), d.y.data(), d.z.data(), d.xd.data(), d.yd.data(), d.zd.data(), d.xdd.data(),
-                         d.ydd.data(), d.zdd.data(), d.num_node, dt, c.u_cut, stream);
+                         d.ydd.data(), d.zdd.data(), d.status.data(), d.num_node, dt, c.u_cut, stream);
   }
   void kinematics_q_gradient(device_state &d, double dt) const {
     fn.kinematics_q_gradient(d.x.data(), d.y.data(), d.z.data(), d.xd.data(), d.yd.data(), d.zd.data(), d.volo.data(),
@@ -145,14 +150,20 @@ struct triton_kernels {
                     c.refdens, stream);
   }
   void update_volume(device_state &d, const constants &c) const {
-    fn.update_volume(d.vnew.data(), d.v.data(), d.num_elem, c.v_cut, stream);
+    fn.update_volume(d.vnew.data(), d.v.data(), d.status.data(), d.num_elem, c.v_cut, stream);
   }
   void time_constraints(device_state &d, const constants &c) const {
     fn.time_constraints(d.ss.data(), d.vdov.data(), d.arealg.data(), d.num_elem, 64.0 * c.qqc * c.qqc, c.dvovmax,
-                        d.partial_courant.data(), d.partial_hydro.data(), stream);
+                        d.partial_courant.data(), d.partial_hydro.data(), d.status.data(), stream);
   }
   void reduce_time_constraints(device_state &d) const {
     fn.reduce_time_constraints(d.partial_courant.data(), d.partial_hydro.data(), num_partials, d.status.data(), stream);
+  }
+  // The device-resident step's TimeIncrement (kernels.py's advance_time) with t's constants.
+  void advance_time(device_state &d, const time_control &t, std::int32_t max_cycles,
+                    std::int32_t history_length) const {
+    fn.advance_time(d.status.data(), t.stoptime, max_cycles, t.dtfixed, t.deltatimemultlb, t.deltatimemultub, t.dtmax,
+                    history_length, stream);
   }
 };
 

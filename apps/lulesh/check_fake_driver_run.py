@@ -1,0 +1,115 @@
+"""The lulesh program's time loops on the test-double CUDA driver (tests/runtime/fake_cuda: launches
+checked and recorded, not run): what each loop queues, on which stream, how often it reads the
+status, and the CUDA graph with its fallbacks.
+
+    python apps/lulesh/check_fake_driver_run.py LULESH FAKE_CUDA_LIBRARY
+
+The fake runs no kernel, so status[] never moves: the device-resident loop must stop at its first
+status read with an error saying so (no hang), after queueing exactly one batch; the host-stepped
+loop (--host-step) reads the status after every cycle and runs -i cycles. Exit status 0 when every
+run is as expected, 1 otherwise (each difference printed).
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+# One cycle of the device-resident loop, in launch order (triton_kernels.hpp; acceleration_bc once
+# per symmetry plane).
+CYCLE = ["advance_time", "volume_force", "gather_node_forces", "acceleration", "acceleration_bc", "acceleration_bc",
+         "acceleration_bc", "position_velocity", "kinematics_q_gradient", "monotonic_q", "material_eos",
+         "update_volume", "time_constraints", "reduce_time_constraints"]
+HOST_CYCLE = CYCLE[1:]
+
+failures = []
+
+
+def expect(what, ok):
+    if not ok:
+        failures.append(what)
+        print(f"FAIL: {what}")
+
+
+def run(lulesh, fake, args, fail=None):
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, TRITONPACK_CUDA_LIBRARY=fake, TRITONPACK_FAKE_DEVICES="sm_90",
+                   TRITONPACK_FAKE_STREAM_LOG=os.path.join(tmp, "streams"),
+                   TRITONPACK_FAKE_REPORT=os.path.join(tmp, "report"))
+        env.pop("TRITONPACK_FAKE_FAIL", None)
+        if fail:
+            env["TRITONPACK_FAKE_FAIL"] = fail
+        p = subprocess.run([lulesh, "-s", "4"] + args, env=env, capture_output=True, text=True, timeout=300)
+        streams = open(env["TRITONPACK_FAKE_STREAM_LOG"]).read().splitlines() if os.path.exists(
+            env["TRITONPACK_FAKE_STREAM_LOG"]) else []
+        report = {}
+        if os.path.exists(env["TRITONPACK_FAKE_REPORT"]):
+            for line in open(env["TRITONPACK_FAKE_REPORT"]):
+                parts = line.split()
+                if parts and parts[0] == "launch":
+                    report[parts[1]] = int(parts[2])
+        print(f"--- lulesh -s 4 {' '.join(args)}{'  [' + fail + ']' if fail else ''}: exit {p.returncode}")
+        return p, streams, report
+
+
+def launches(streams):
+    """(kernel, stream) of each direct or captured launch, and the status copies, in order."""
+    out = []
+    for line in streams:
+        words = line.split()
+        if words[0] in ("cuLaunchKernel", "cuLaunchKernelEx"):
+            out.append((words[1], words[2]))
+        elif words[0] == "cuMemcpyAsync":
+            out.append(("copy", words[1]))
+    return out
+
+
+def check_resident(lulesh, fake, args, batch, graph_note, fail=None, captured=True):
+    """A device-resident run: one batch of `batch` cycles queued, one status read, then the error."""
+    p, streams, report = run(lulesh, fake, args, fail)
+    expect(f"{args}: exit status 1 (the status never moves on the fake)", p.returncode == 1)
+    expect(f"{args}: says the kernels did not run", f"reports 0 cycles done after {batch} were queued" in p.stderr)
+    expect(f"{args}: prints how the cycle runs ({graph_note!r})", graph_note in p.stdout)
+    seq = launches(streams)
+    own = [s for k, s in seq if k != "copy"]
+    expect(f"{args}: every launch on the loop's own stream", own and all(s == own[0] and s != "stream=legacy" for s in own))
+    names = [k for k, _ in seq]
+    # Logged: the captured cycle (once) and, without a graph, every launched cycle; then the copy.
+    logged = (1 if captured else 0) + (0 if graph_note.startswith("each cycle replayed") else batch)
+    expect(f"{args}: {logged} logged cycles then one status copy, got {names}", names == CYCLE * logged + ["copy"])
+    # What ran or was recorded, graph replays included: the batch (+ the captured cycle).
+    runs = batch + (1 if captured else 0)
+    expect(f"{args}: each kernel {runs} times in all, got {report}",
+           all(report.get(k, 0) == CYCLE.count(k) * runs for k in CYCLE))
+
+
+def main():
+    lulesh, fake = sys.argv[1], sys.argv[2]
+    graph = "each cycle replayed as a CUDA graph"
+    check_resident(lulesh, fake, ["-i", "3", "--status-every", "2"], 2, graph)
+    check_resident(lulesh, fake, ["-i", "2", "--status-every", "5"], 2, graph)  # -i cuts the batch short
+    check_resident(lulesh, fake, ["-i", "9", "--status-every", "3", "--no-graph"], 3,
+                   "kernels launched one by one (no graph: --no-graph)", captured=False)
+    check_resident(lulesh, fake, ["-i", "9", "--status-every", "3"], 3,
+                   "kernels launched one by one (no graph: cuStreamBeginCapture failed", fail="cuStreamBeginCapture=1",
+                   captured=False)
+    check_resident(lulesh, fake, ["-i", "9", "--status-every", "3"], 3,
+                   "kernels launched one by one (no graph: cuGraphInstantiateWithFlags failed",
+                   fail="cuGraphInstantiateWithFlags=1")
+    check_resident(lulesh, fake, ["-i", "9", "--status-every", "3", "--timing"], 3,
+                   "kernels launched one by one (no graph: --timing", captured=False)
+
+    p, streams, report = run(lulesh, fake, ["-i", "3", "--host-step"])
+    expect("--host-step: runs its 3 cycles", "Iteration count     =  3" in p.stdout and "Time step: host-stepped" in p.stdout)
+    seq = launches(streams)
+    expect(f"--host-step: 13 launches and a status copy per cycle, on the legacy stream, got {seq}",
+           [k for k, _ in seq] == (HOST_CYCLE + ["copy"]) * 3 and all(s == "stream=legacy" for _, s in seq))
+    expect("--host-step: no advance_time", "advance_time" not in report)
+    if failures:
+        print(f"{len(failures)} check(s) failed")
+        return 1
+    print("all fake-driver runs as expected")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
