@@ -10,6 +10,7 @@ loop (--host-step) reads the status after every cycle and runs -i cycles. Exit s
 run is as expected, 1 otherwise (each difference printed).
 """
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -20,6 +21,10 @@ CYCLE = ["advance_time", "volume_force", "gather_node_forces", "acceleration", "
          "acceleration_bc", "position_velocity", "kinematics_q_gradient", "monotonic_q", "material_eos",
          "update_volume", "time_constraints", "reduce_time_constraints"]
 HOST_CYCLE = CYCLE[1:]
+# Where each kernel that moves by dt takes it (its parameter index) and the value meaning "the
+# cycle's dt from status[]" (kernels.py's DT_FROM_STATUS = -1.0, little-endian fp64).
+DT_PARAM = {"position_velocity": 11, "kinematics_q_gradient": 22}
+DT_FROM_STATUS = struct.pack("<d", -1.0).hex()
 
 failures = []
 
@@ -34,6 +39,7 @@ def run(lulesh, fake, args, fail=None):
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, TRITONPACK_CUDA_LIBRARY=fake, TRITONPACK_FAKE_DEVICES="sm_90",
                    TRITONPACK_FAKE_STREAM_LOG=os.path.join(tmp, "streams"),
+                   TRITONPACK_FAKE_LAUNCH_LOG=os.path.join(tmp, "launches"),
                    TRITONPACK_FAKE_REPORT=os.path.join(tmp, "report"))
         env.pop("TRITONPACK_FAKE_FAIL", None)
         if fail:
@@ -41,6 +47,12 @@ def run(lulesh, fake, args, fail=None):
         p = subprocess.run([lulesh, "-s", "4"] + args, env=env, capture_output=True, text=True, timeout=300)
         streams = open(env["TRITONPACK_FAKE_STREAM_LOG"]).read().splitlines() if os.path.exists(
             env["TRITONPACK_FAKE_STREAM_LOG"]) else []
+        dts = []  # (kernel, dt parameter's hex) of every logged launch that takes dt
+        if os.path.exists(env["TRITONPACK_FAKE_LAUNCH_LOG"]):
+            for line in open(env["TRITONPACK_FAKE_LAUNCH_LOG"]):
+                name = line.split()[0]
+                if name in DT_PARAM:
+                    dts.append((name, line.split("params=")[1].strip().split(",")[DT_PARAM[name]]))
         report = {}
         if os.path.exists(env["TRITONPACK_FAKE_REPORT"]):
             for line in open(env["TRITONPACK_FAKE_REPORT"]):
@@ -48,7 +60,7 @@ def run(lulesh, fake, args, fail=None):
                 if parts and parts[0] == "launch":
                     report[parts[1]] = int(parts[2])
         print(f"--- lulesh -s 4 {' '.join(args)}{'  [' + fail + ']' if fail else ''}: exit {p.returncode}")
-        return p, streams, report
+        return p, streams, report, dts
 
 
 def launches(streams):
@@ -65,7 +77,7 @@ def launches(streams):
 
 def check_resident(lulesh, fake, args, batch, graph_note, fail=None, captured=True):
     """A device-resident run: one batch of `batch` cycles queued, one status read, then the error."""
-    p, streams, report = run(lulesh, fake, args, fail)
+    p, streams, report, dts = run(lulesh, fake, args, fail)
     expect(f"{args}: exit status 1 (the status never moves on the fake)", p.returncode == 1)
     expect(f"{args}: says the kernels did not run", f"reports 0 cycles done after {batch} were queued" in p.stderr)
     expect(f"{args}: prints how the cycle runs ({graph_note!r})", graph_note in p.stdout)
@@ -76,6 +88,8 @@ def check_resident(lulesh, fake, args, batch, graph_note, fail=None, captured=Tr
     # Logged: the captured cycle (once) and, without a graph, every launched cycle; then the copy.
     logged = (1 if captured else 0) + (0 if graph_note.startswith("each cycle replayed") else batch)
     expect(f"{args}: {logged} logged cycles then one status copy, got {names}", names == CYCLE * logged + ["copy"])
+    expect(f"{args}: dt read from status[] by every launch that takes it, got {dts}",
+           dts and all(v == DT_FROM_STATUS for _, v in dts))
     # What ran or was recorded, graph replays included: the batch (+ the captured cycle).
     runs = batch + (1 if captured else 0)
     expect(f"{args}: each kernel {runs} times in all, got {report}",
@@ -98,12 +112,15 @@ def main():
     check_resident(lulesh, fake, ["-i", "9", "--status-every", "3", "--timing"], 3,
                    "kernels launched one by one (no graph: --timing", captured=False)
 
-    p, streams, report = run(lulesh, fake, ["-i", "3", "--host-step"])
+    p, streams, report, dts = run(lulesh, fake, ["-i", "3", "--host-step"])
     expect("--host-step: runs its 3 cycles", "Iteration count     =  3" in p.stdout and "Time step: host-stepped" in p.stdout)
     seq = launches(streams)
     expect(f"--host-step: 13 launches and a status copy per cycle, on the legacy stream, got {seq}",
            [k for k, _ in seq] == (HOST_CYCLE + ["copy"]) * 3 and all(s == "stream=legacy" for _, s in seq))
     expect("--host-step: no advance_time", "advance_time" not in report)
+    expect(f"--host-step: dt passed by value (the first cycle's > 0), got {dts}",
+           len(dts) == 6 and all(v != DT_FROM_STATUS for _, v in dts)
+           and struct.unpack("<d", bytes.fromhex(dts[0][1]))[0] > 0)
     if failures:
         print(f"{len(failures)} check(s) failed")
         return 1
