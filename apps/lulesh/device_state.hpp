@@ -23,7 +23,6 @@ tritonpack::device_array<T> device_zeros(std::size_t count) {
   return a;
 }
 
-
 // make_eos_order's slots on the device: element ids (-1: padding) and their EOS repetitions.
 struct device_eos_order {
   tritonpack::device_array<std::int32_t> elements, repetitions;

@@ -131,8 +131,8 @@ int run(const options& o) {
   if (!o.quiet) print_gpu(o, d);
   // The device-resident loop queues its work on a stream of its own (the legacy default stream
   // cannot be captured into a graph).
-  const std::unique_ptr<void, void (*)(void*)> stream(host_step ? nullptr : tp::create_stream(true),
-                                                      [](void* s) { tp::destroy_stream(static_cast<tp::stream_t>(s)); });
+  const auto destroy = [](void* s) { tp::destroy_stream(static_cast<tp::stream_t>(s)); };
+  const std::unique_ptr<void, void (*)(void*)> stream(host_step ? nullptr : tp::create_stream(true), destroy);
   gpu_step step(d, c, triton_kernels::make(m.num_elem, o.fp_fusion, static_cast<tp::stream_t>(stream.get())),
                 kernel_timer(o.timing));
 
@@ -149,10 +149,11 @@ int run(const options& o) {
   tp::synchronize();
   const auto start = std::chrono::steady_clock::now();
   if (resident) {
-    const resident_result rr = run_resident(*resident, t, o.its, o.status_every, c, [&](std::int32_t cycle, double time, double dt) {
+    const auto on_cycle = [&](std::int32_t cycle, double time, double dt) {
       if (o.show_progress && !o.quiet) std::printf("%s\n", progress_line(cycle, time, dt).c_str());
       if (trajectory) trajectory->observe(cycle, time, dt);
-    });
+    };
+    const resident_result rr = run_resident(*resident, t, o.its, o.status_every, c, on_cycle);
     if (rr.exit_status) return rr.exit_status;
     t = rr.t;
     status_reads = rr.status_reads;

@@ -33,6 +33,9 @@ struct options {
   std::string dump_dir = "lulesh-dump";  // --dump-dir DIR: ... here
 };
 
+// --status-every's limit: the GPU keeps (time, dt) of every cycle between two reads (16 bytes each).
+constexpr std::int32_t max_status_every = 65536;
+
 inline const char* usage_text() {
   return "Usage: lulesh [opts]\n"
          " where [opts] is one or more of:\n"
@@ -95,7 +98,12 @@ inline options parse_options(int argc, char** argv) {
     else if (std::strcmp(a, "--fp-fusion") == 0) o.fp_fusion = true;
     else if (std::strcmp(a, "--require-gpu") == 0) o.require_gpu = true;
     else if (std::strcmp(a, "--host-step") == 0) o.host_step = true;
-    else if (std::strcmp(a, "--status-every") == 0) o.status_every = parse_int(a, next, 1), ++i;
+    else if (std::strcmp(a, "--status-every") == 0) {
+      o.status_every = parse_int(a, next, 1), ++i;
+      if (o.status_every > max_status_every)
+        throw usage_error("--status-every must be at most " + std::to_string(max_status_every) +
+                          " (the GPU keeps every cycle's time and dt until the host reads them), got " + next);
+    }
     else if (std::strcmp(a, "--no-graph") == 0) o.graph = false;
     else if (std::strcmp(a, "--dump-cycle") == 0) o.dump_cycle = parse_int(a, next, 1), ++i;
     else if (std::strcmp(a, "--dump-dir") == 0) {

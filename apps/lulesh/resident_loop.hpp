@@ -54,8 +54,8 @@ inline std::vector<double> initial_status(const time_control& t, std::size_t his
 }
 
 struct resident_result {
-  time_control t;        // time, dt and cycle of the last cycle run
-  int exit_status = 0;   // 0, or the reference's fatal exit status (time_step.hpp)
+  time_control t;       // time, dt and cycle of the last cycle run
+  int exit_status = 0;  // 0, or the reference's fatal exit status (time_step.hpp)
   std::int32_t status_reads = 0;
 };
 
@@ -68,11 +68,13 @@ struct resident_result {
 template <class Device, class OnCycle>
 resident_result run_resident(Device& device, const time_control& start, std::int32_t max_cycles,
                              std::int32_t status_every, const constants& c, OnCycle&& on_cycle) {
-  if (status_every < 1) throw std::invalid_argument("run_resident: status_every must be at least 1");
+  if (status_every < 1)
+    throw std::invalid_argument("run_resident: status_every must be at least 1");
   resident_result r;
   r.t = start;
   std::int32_t queued = start.cycle;
   std::int32_t reported = start.cycle;
+  // The read that shows the end (the GPU's stop: time at the stop time or -i cycles done) ends it.
   while (!r.t.done(max_cycles) && queued < max_cycles) {
     const std::int32_t n = std::min<std::int32_t>(status_every, max_cycles - queued);
     device.queue_cycles(n);
@@ -80,13 +82,15 @@ resident_result run_resident(Device& device, const time_control& start, std::int
     const device_clock clock = device.read_clock();
     ++r.status_reads;
     if (clock.cycle < reported || clock.cycle > queued || (!clock.stopped && clock.cycle != queued))
-      throw std::runtime_error("the device reports " + std::to_string(clock.cycle) + " cycles done after " +
-                               std::to_string(queued) + " were queued (" + std::to_string(reported) +
-                               " at the last status read)" + (clock.stopped ? ", stopped" : ", not stopped") +
+      throw std::runtime_error("the device reports " + std::to_string(clock.cycle) +
+                               " cycles done after " + std::to_string(queued) + " were queued (" +
+                               std::to_string(reported) + " at the last status read)" +
+                               (clock.stopped ? ", stopped" : ", not stopped") +
                                ": its kernels did not run as queued");
     const std::size_t history_length = clock.history.size() / 2;
     if (history_length < static_cast<std::size_t>(status_every))
-      throw std::logic_error("run_resident: the status history holds fewer cycles than are run between reads");
+      throw std::logic_error(
+          "run_resident: the status history holds fewer cycles than are run between reads");
     const bool fatal = clock.volume_error || clock.qstop_error;
     for (std::int32_t k = reported + 1; k <= clock.cycle; ++k) {
       if (fatal && k == clock.cycle) break;
@@ -97,9 +101,9 @@ resident_result run_resident(Device& device, const time_control& start, std::int
     r.t.time = clock.time;
     r.t.deltatime = clock.deltatime;
     r.t.cycle = clock.cycle;
-    r.exit_status = report_fatal_condition(clock.volume_error, clock.qstop_error, clock.cycle, c.qstop);
+    r.exit_status =
+        report_fatal_condition(clock.volume_error, clock.qstop_error, clock.cycle, c.qstop);
     if (r.exit_status) return r;
-    if (clock.stopped) break;
   }
   return r;
 }

@@ -44,13 +44,15 @@ class resident_device {
                   std::size_t history_length, bool use_graph, const std::string& why_not_graph)
       : step_(step), d_(d), t_(start), max_cycles_(max_cycles), history_length_(history_length) {
     if (d.status.size() < status_history + 2 * history_length)
-      throw std::logic_error("resident_device: device_state was made without room for the status history");
+      throw std::logic_error(
+          "resident_device: device_state was made without room for the status history");
     d.status.upload(initial_status(start, history_length));
     if (!use_graph) {
       mode_.why_no_graph = why_not_graph;
       return;
     }
-    graph_ = step_graph::capture(step.kernels().stream, [&] { queue_one(); }, mode_.why_no_graph);
+    graph_ = step_graph::capture(
+        step.kernels().stream, [&] { queue_one(); }, mode_.why_no_graph);
     mode_.graph = graph_ != nullptr;
   }
 

@@ -35,13 +35,19 @@ constexpr int exit_qstop_error = 254;   // -2
 // status for it; 0 (and nothing said) when none was.
 inline int report_fatal_condition(bool volume_error, bool qstop_error, int cycle, double qstop) {
   if (volume_error) {
-    std::fprintf(stderr, "error: an element's volume became zero or negative in cycle %d (the reference stops "
-                         "with VolumeError here)\n", cycle);
+    std::fprintf(
+        stderr,
+        "error: an element's volume became zero or negative in cycle %d (the reference stops "
+        "with VolumeError here)\n",
+        cycle);
     return exit_volume_error;
   }
   if (qstop_error) {
-    std::fprintf(stderr, "error: the artificial viscosity q exceeded qstop = %g in cycle %d (the reference stops "
-                         "with QStopError here)\n", qstop, cycle);
+    std::fprintf(
+        stderr,
+        "error: the artificial viscosity q exceeded qstop = %g in cycle %d (the reference stops "
+        "with QStopError here)\n",
+        qstop, cycle);
     return exit_qstop_error;
   }
   return 0;

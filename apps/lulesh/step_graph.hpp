@@ -19,7 +19,8 @@ class step_graph {
   // be captured) into a graph, without running it. Returns nullptr and sets why_not where no graph
   // could be made; the stream is then as before (any capture begun is ended and thrown away).
   template <class Launches>
-  static std::unique_ptr<step_graph> capture(tritonpack::stream_t stream, Launches&& launches, std::string& why_not) {
+  static std::unique_ptr<step_graph> capture(tritonpack::stream_t stream, Launches&& launches,
+                                             std::string& why_not) {
     namespace cu = tritonpack::cuda;
     auto* backend = dynamic_cast<cu::cuda_backend*>(&tritonpack::get_backend());
     if (backend == nullptr) {
@@ -27,8 +28,9 @@ class step_graph {
       return nullptr;
     }
     const cu::driver& d = backend->drv();
-    if (!d.fn.cuStreamBeginCapture || !d.fn.cuStreamEndCapture || !d.fn.cuGraphInstantiateWithFlags ||
-        !d.fn.cuGraphLaunch || !d.fn.cuGraphExecDestroy || !d.fn.cuGraphDestroy) {
+    if (!d.fn.cuStreamBeginCapture || !d.fn.cuStreamEndCapture ||
+        !d.fn.cuGraphInstantiateWithFlags || !d.fn.cuGraphLaunch || !d.fn.cuGraphExecDestroy ||
+        !d.fn.cuGraphDestroy) {
       why_not = "the CUDA driver lacks the graph entry points";
       return nullptr;
     }
@@ -37,7 +39,8 @@ class step_graph {
       why_not = "the legacy default stream cannot be captured";
       return nullptr;
     }
-    if (const auto r = d.fn.cuStreamBeginCapture(s, cu::CU_STREAM_CAPTURE_MODE_GLOBAL); r != cu::CUDA_SUCCESS) {
+    if (const auto r = d.fn.cuStreamBeginCapture(s, cu::CU_STREAM_CAPTURE_MODE_GLOBAL);
+        r != cu::CUDA_SUCCESS) {
       why_not = "cuStreamBeginCapture failed: " + d.status(r);
       return nullptr;
     }
@@ -67,7 +70,8 @@ class step_graph {
   // Queues one replay on the stream it was captured from.
   void launch() {
     namespace cu = tritonpack::cuda;
-    d_.check(d_.fn.cuGraphLaunch(exec_, static_cast<cu::CUstream>(stream_)), "cuGraphLaunch (the captured LULESH cycle)");
+    d_.check(d_.fn.cuGraphLaunch(exec_, static_cast<cu::CUstream>(stream_)),
+             "cuGraphLaunch (the captured LULESH cycle)");
   }
 
   ~step_graph() {
@@ -78,8 +82,8 @@ class step_graph {
   step_graph& operator=(const step_graph&) = delete;
 
  private:
-  step_graph(const tritonpack::cuda::driver& d, tritonpack::stream_t stream, tritonpack::cuda::CUgraph graph,
-             tritonpack::cuda::CUgraphExec exec)
+  step_graph(const tritonpack::cuda::driver& d, tritonpack::stream_t stream,
+             tritonpack::cuda::CUgraph graph, tritonpack::cuda::CUgraphExec exec)
       : d_(d), stream_(stream), graph_(graph), exec_(exec) {}
 
   const tritonpack::cuda::driver& d_;

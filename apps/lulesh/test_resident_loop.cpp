@@ -31,9 +31,9 @@ struct simulated_device {
   std::size_t history_length;
   std::vector<double> history;
   bool stopped = false, volume_error = false, qstop_error = false;
-  std::int32_t fail_at = -1;  // the step of this cycle raises ...
-  bool fail_qstop = false;    // ... q > qstop, else a volume error
-  bool frozen = false;        // a device whose kernels never run (as the fake driver's)
+  std::int32_t fail_at = -1;         // the step of this cycle raises ...
+  bool fail_qstop = false;           // ... q > qstop, else a volume error
+  bool frozen = false;               // a device whose kernels never run (as the fake driver's)
   std::vector<std::int32_t> queued;  // the sizes of the batches between reads
   std::int32_t steps_run = 0, steps_skipped = 0;
 
@@ -111,13 +111,14 @@ struct run_outcome {
 run_outcome resident(simulated_device& dev, std::int32_t its, std::int32_t every) {
   run_outcome out;
   const constants c;
-  out.result = run_resident(dev, start_clock(), its, every, c, [&](std::int32_t cycle, double time, double dt) {
-    out.lines.emplace_back(cycle, time, dt);
-  });
+  out.result = run_resident(
+      dev, start_clock(), its, every, c,
+      [&](std::int32_t cycle, double time, double dt) { out.lines.emplace_back(cycle, time, dt); });
   return out;
 }
 
-TEST_CASE("resident loop: the host-stepped loop's cycles, times and dts, for every status cadence") {
+TEST_CASE(
+    "resident loop: the host-stepped loop's cycles, times and dts, for every status cadence") {
   time_control host = start_clock();
   const std::vector<line> want = host_stepped(9999999, host);
   REQUIRE(want.size() > 40);  // the run ends by time, after a few dozen cycles
@@ -151,7 +152,9 @@ TEST_CASE("resident loop: -i cuts the last batch short and ends without an extra
   CHECK(got.lines == host_stepped(10, host));
 }
 
-TEST_CASE("resident loop: a fatal condition is reported with the cycle that raised it, and stops the run") {
+TEST_CASE(
+    "resident loop: a fatal condition is reported with the cycle that raised it, and stops the "
+    "run") {
   for (const bool qstop : {false, true}) {
     CAPTURE(qstop);
     simulated_device dev(start_clock(), 9999999, 5);
@@ -173,15 +176,18 @@ TEST_CASE("resident loop: a device whose kernels did not run is an error, not a 
   simulated_device dev(start_clock(), 9999999, 4);
   dev.frozen = true;
   const constants c;
-  CHECK_THROWS_WITH(run_resident(dev, start_clock(), 9999999, 4, c, [](std::int32_t, double, double) {}),
-                    doctest::Contains("reports 0 cycles done after 4 were queued"));
+  CHECK_THROWS_WITH(
+      run_resident(dev, start_clock(), 9999999, 4, c, [](std::int32_t, double, double) {}),
+      doctest::Contains("reports 0 cycles done after 4 were queued"));
   CHECK(dev.queued.size() == 1);
 }
 
 TEST_CASE("resident loop: a history shorter than the cadence is refused") {
   simulated_device dev(start_clock(), 9999999, 2);
   const constants c;
-  CHECK_THROWS_AS(run_resident(dev, start_clock(), 9999999, 4, c, [](std::int32_t, double, double) {}), std::logic_error);
+  CHECK_THROWS_AS(
+      run_resident(dev, start_clock(), 9999999, 4, c, [](std::int32_t, double, double) {}),
+      std::logic_error);
 }
 
 }  // namespace lulesh_resident_loop_test

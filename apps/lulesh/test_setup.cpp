@@ -364,6 +364,27 @@ TEST_CASE("options: the reference's flags and clear errors") {
   CHECK_THROWS_WITH_AS(parse_options(2, const_cast<char**>(unknown)), "unknown command line argument: --gpu", usage_error);
 }
 
+TEST_CASE("options: the time loop's (--host-step, --status-every, --no-graph)") {
+  const char* none[] = {"lulesh"};
+  const options d = parse_options(1, const_cast<char**>(none));
+  CHECK_FALSE(d.host_step);  // the device-resident loop by default ...
+  CHECK(d.status_every == 16);
+  CHECK(d.graph);  // ... replayed as a CUDA graph where the driver allows it
+  const char* argv[] = {"lulesh", "--host-step", "--status-every", "64", "--no-graph"};
+  const options o = parse_options(5, const_cast<char**>(argv));
+  CHECK(o.host_step);
+  CHECK(o.status_every == 64);
+  CHECK_FALSE(o.graph);
+  const char* zero[] = {"lulesh", "--status-every", "0"};
+  CHECK_THROWS_WITH_AS(parse_options(3, const_cast<char**>(zero)), "--status-every must be at least 1, got 0",
+                       usage_error);
+  const char* huge[] = {"lulesh", "--status-every", "100000"};
+  CHECK_THROWS_WITH_AS(parse_options(3, const_cast<char**>(huge)),
+                       "--status-every must be at most 65536 (the GPU keeps every cycle's time and dt until the "
+                       "host reads them), got 100000",
+                       usage_error);
+}
+
 TEST_CASE("progress_check: the reference's -p format, first difference, short runs, bad files") {
   // lulesh2.0 -s 5 -p, line 1: the first dt is the initial state's.
   const std::string s5 = std::string(LULESH_REFERENCE_DIR) + "/progress_s5.txt";

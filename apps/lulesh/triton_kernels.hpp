@@ -108,7 +108,8 @@ struct triton_kernels {
   }
   void gather_node_forces(device_state &d) const {
     fn.gather_node_forces(d.fx_corner.data(), d.fy_corner.data(), d.fz_corner.data(), d.node_elem_start.data(),
-                          d.node_elem_corner.data(), d.fx.data(), d.fy.data(), d.fz.data(), d.status.data(), d.num_node, stream);
+                          d.node_elem_corner.data(), d.fx.data(), d.fy.data(), d.fz.data(), d.status.data(), d.num_node,
+                          stream);
   }
   void acceleration(device_state &d) const {
     fn.acceleration(d.fx.data(), d.fy.data(), d.fz.data(), d.nodal_mass.data(), d.xdd.data(), d.ydd.data(),
