@@ -64,7 +64,8 @@ def run(lulesh, fake, args, fail=None):
 
 
 def launches(streams):
-    """(kernel, stream) of each direct or captured launch, and the status copies, in order."""
+    """(kernel, stream) of each direct or captured launch, ("graph", stream) of each graph launch
+    and ("copy", stream) of each status copy, in order."""
     out = []
     for line in streams:
         words = line.split()
@@ -72,45 +73,58 @@ def launches(streams):
             out.append((words[1], words[2]))
         elif words[0] == "cuMemcpyAsync":
             out.append(("copy", words[1]))
+        elif words[0] == "cuGraphLaunch":
+            out.append(("graph", words[1]))
     return out
 
 
-def check_resident(lulesh, fake, args, batch, graph_note, fail=None, captured=True):
-    """A device-resident run: one batch of `batch` cycles queued, one status read, then the error."""
+def check_resident(lulesh, fake, args, batch, note, captured, graphs, direct, total, fail=None):
+    """A device-resident run: one batch of `batch` cycles queued, one status read, then the error.
+    The stream log must show `captured` cycles' launches (the captures), `graphs` graph launches,
+    `direct` cycles launched one by one, then the status copy; `total`: cycles of launches the
+    fake recorded in all (graph replays included)."""
     p, streams, report, dts = run(lulesh, fake, args, fail)
     expect(f"{args}: exit status 1 (the status never moves on the fake)", p.returncode == 1)
     expect(f"{args}: says the kernels did not run", f"reports 0 cycles done after {batch} were queued" in p.stderr)
-    expect(f"{args}: prints how the cycle runs ({graph_note!r})", graph_note in p.stdout)
+    expect(f"{args}: prints how the cycle runs ({note!r})", note in p.stdout)
     seq = launches(streams)
-    own = [s for k, s in seq if k != "copy"]
+    own = [s for _, s in seq]
     expect(f"{args}: every launch on the loop's own stream", own and all(s == own[0] and s != "stream=legacy" for s in own))
     names = [k for k, _ in seq]
-    # Logged: the captured cycle (once) and, without a graph, every launched cycle; then the copy.
-    logged = (1 if captured else 0) + (0 if graph_note.startswith("each cycle replayed") else batch)
-    expect(f"{args}: {logged} logged cycles then one status copy, got {names}", names == CYCLE * logged + ["copy"])
+    want = CYCLE * captured + ["graph"] * graphs + CYCLE * direct + ["copy"]
+    expect(f"{args}: {captured} cycles captured, {graphs} graph launches, {direct} cycles launched, one status copy;"
+           f" got {names}", names == want)
     expect(f"{args}: dt read from status[] by every launch that takes it, got {dts}",
            dts and all(v == DT_FROM_STATUS for _, v in dts))
-    # What ran or was recorded, graph replays included: the batch (+ the captured cycle).
-    runs = batch + (1 if captured else 0)
-    expect(f"{args}: each kernel {runs} times in all, got {report}",
-           all(report.get(k, 0) == CYCLE.count(k) * runs for k in CYCLE))
+    expect(f"{args}: each kernel {total} times in all, got {report}",
+           all(report.get(k, 0) == CYCLE.count(k) * total for k in CYCLE))
 
 
 def main():
     lulesh, fake = sys.argv[1], sys.argv[2]
-    graph = "each cycle replayed as a CUDA graph"
-    check_resident(lulesh, fake, ["-i", "3", "--status-every", "2"], 2, graph)
-    check_resident(lulesh, fake, ["-i", "2", "--status-every", "5"], 2, graph)  # -i cuts the batch short
+    # Graphs of one cycle and of a batch (min(k, 32) cycles) are captured; a batch of k cycles is
+    # then k / batch batch-graph launches and the rest one-cycle launches.
+    check_resident(lulesh, fake, ["-i", "3", "--status-every", "2"], 2, "replayed as CUDA graphs of 2 cycles",
+                   captured=1 + 2, graphs=1, direct=0, total=1 + 2 + 2)
+    check_resident(lulesh, fake, ["-i", "2", "--status-every", "5"], 2, "replayed as CUDA graphs of 5 cycles",
+                   captured=1 + 5, graphs=2, direct=0, total=1 + 5 + 2)  # -i cuts the batch short: 2 x 1 cycle
+    check_resident(lulesh, fake, ["-i", "40", "--status-every", "40"], 40, "replayed as CUDA graphs of 32 cycles",
+                   captured=1 + 32, graphs=1 + 8, direct=0, total=1 + 32 + 40)  # at most 32 a graph: 32 + 8 x 1
+    check_resident(lulesh, fake, ["-i", "9", "--status-every", "1"], 1, "replayed as CUDA graphs of 1 cycle",
+                   captured=1, graphs=1, direct=0, total=1 + 1)
     check_resident(lulesh, fake, ["-i", "9", "--status-every", "3", "--no-graph"], 3,
-                   "kernels launched one by one (no graph: --no-graph)", captured=False)
+                   "kernels launched one by one (no graph: --no-graph)", captured=0, graphs=0, direct=3, total=3)
     check_resident(lulesh, fake, ["-i", "9", "--status-every", "3"], 3,
-                   "kernels launched one by one (no graph: cuStreamBeginCapture failed", fail="cuStreamBeginCapture=1",
-                   captured=False)
+                   "kernels launched one by one (no graph: cuStreamBeginCapture failed", captured=0, graphs=0,
+                   direct=3, total=3, fail="cuStreamBeginCapture=1")
     check_resident(lulesh, fake, ["-i", "9", "--status-every", "3"], 3,
-                   "kernels launched one by one (no graph: cuGraphInstantiateWithFlags failed",
-                   fail="cuGraphInstantiateWithFlags=1")
+                   "kernels launched one by one (no graph: cuGraphInstantiateWithFlags failed", captured=1, graphs=0,
+                   direct=3, total=1 + 3, fail="cuGraphInstantiateWithFlags=1")
+    # The batch graph refused, the one-cycle graph taken: three one-cycle replays.
+    check_resident(lulesh, fake, ["-i", "9", "--status-every", "3"], 3, "replayed as CUDA graphs of 1 cycle",
+                   captured=1 + 3, graphs=3, direct=0, total=1 + 3 + 3, fail="cuGraphInstantiateWithFlags=1@2")
     check_resident(lulesh, fake, ["-i", "9", "--status-every", "3", "--timing"], 3,
-                   "kernels launched one by one (no graph: --timing", captured=False)
+                   "kernels launched one by one (no graph: --timing", captured=0, graphs=0, direct=3, total=3)
 
     p, streams, report, dts = run(lulesh, fake, ["-i", "3", "--host-step"])
     expect("--host-step: runs its 3 cycles", "Iteration count     =  3" in p.stdout and "Time step: host-stepped" in p.stdout)

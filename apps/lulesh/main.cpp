@@ -80,8 +80,8 @@ void print_time_step(const options& o, const resident_mode* resident) {
   if (!resident)
     std::printf("Time step: host-stepped (TimeIncrement on the host, the status read after every cycle)\n\n");
   else if (resident->graph)
-    std::printf("Time step: on the GPU, status read every %d cycles, each cycle replayed as a CUDA graph\n\n",
-                o.status_every);
+    std::printf("Time step: on the GPU, status read every %d cycles, replayed as CUDA graphs of %d cycle%s\n\n",
+                o.status_every, resident->cycles_per_graph, resident->cycles_per_graph == 1 ? "" : "s");
   else
     std::printf("Time step: on the GPU, status read every %d cycles, kernels launched one by one (no graph: %s)\n\n",
                 o.status_every, resident->why_no_graph.c_str());

@@ -12,6 +12,7 @@
 
 #include <tritonpack/tritonpack.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -30,15 +31,22 @@ namespace lulesh {
 // How the GPU runs the device-resident cycles (printed by main.cpp).
 struct resident_mode {
   bool graph = false;
-  std::string why_no_graph;  // when !graph
+  std::int32_t cycles_per_graph = 0;  // of the batch graph (1: only the one-cycle graph)
+  std::string why_no_graph;           // when !graph
 };
 
+// The most cycles one graph holds: a batch of status_every cycles is one graph launch up to this
+// (14 nodes a cycle; a bigger graph costs instantiation time and memory for little more).
+constexpr std::int32_t max_cycles_per_graph = 32;
+
 // The GPU side of run_resident: lagrange_step's kernels and advance_time on the step's stream
-// (a created stream, so that it can be captured), one cycle as a CUDA graph where possible.
+// (a created stream, so that it can be captured). Where the driver allows it, one cycle and a
+// batch of min(status_every, max_cycles_per_graph) cycles are captured as CUDA graphs: a batch of
+// status_every cycles is then a few graph launches (the one-cycle graph for what -i leaves over).
 template <class Step>
 class resident_device {
  public:
-  // Uploads status[] for `start` (the initial time and dt), then captures one cycle unless
+  // Uploads status[] for `start` (the initial time and dt), then captures the graphs unless
   // use_graph is false (why: the reason printed).
   resident_device(Step& step, device_state& d, const time_control& start, std::int32_t max_cycles,
                   std::size_t history_length, bool use_graph, const std::string& why_not_graph)
@@ -54,11 +62,26 @@ class resident_device {
     graph_ = step_graph::capture(
         step.kernels().stream, [&] { queue_one(); }, mode_.why_no_graph);
     mode_.graph = graph_ != nullptr;
+    if (!graph_) return;
+    mode_.cycles_per_graph = 1;
+    const auto batch = static_cast<std::int32_t>(
+        std::min<std::size_t>(history_length, static_cast<std::size_t>(max_cycles_per_graph)));
+    std::string why_not_batch;  // the one-cycle graph serves where the batch cannot be captured
+    if (batch > 1)
+      batch_graph_ = step_graph::capture(
+          step.kernels().stream,
+          [&] {
+            for (std::int32_t i = 0; i < batch; ++i) queue_one();
+          },
+          why_not_batch);
+    if (batch_graph_) mode_.cycles_per_graph = batch;
   }
 
   const resident_mode& mode() const { return mode_; }
 
   void queue_cycles(std::int32_t n) {
+    for (; batch_graph_ && n >= mode_.cycles_per_graph; n -= mode_.cycles_per_graph)
+      batch_graph_->launch();
     for (std::int32_t i = 0; i < n; ++i) {
       if (graph_) graph_->launch();
       else queue_one();
@@ -88,7 +111,8 @@ class resident_device {
   std::int32_t max_cycles_;
   std::size_t history_length_;
   resident_mode mode_;
-  std::unique_ptr<step_graph> graph_;
+  std::unique_ptr<step_graph> graph_;        // one cycle
+  std::unique_ptr<step_graph> batch_graph_;  // mode_.cycles_per_graph cycles
 };
 
 }  // namespace lulesh

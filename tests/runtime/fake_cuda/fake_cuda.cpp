@@ -21,7 +21,7 @@
 //   * TRITONPACK_FAKE_LAUNCH_LOG=<file>: every launch is also appended to <file> as a line, for
 //     tests of whole programs (examples/c, examples/fortran) that cannot call the control interface;
 //   * TRITONPACK_FAKE_STREAM_LOG=<file>: every call that takes or makes a stream (stream creation,
-//     async copies and memsets, synchronisation, launches) appended as a line naming the stream
+//     async copies and memsets, synchronisation, launches, graph launches) appended as a line naming the stream
 //     and its flags (log_stream_call), for the same programs' tests of where work was queued.
 // Configuration and inspection: fake_cuda_control.h.
 #include <cstdarg>
@@ -1126,6 +1126,7 @@ TP_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec_st** e, CUgraph_st* g
 TP_EXPORT CUresult cuGraphLaunch(CUgraphExec_st* e, CUstream_st* s) {
   ENTER(cuGraphLaunch);
   NEED_INIT();
+  log_stream_call("cuGraphLaunch", nullptr, s);
   for (auto r : e->nodes) {
     r.captured = 2;
     r.stream = s;

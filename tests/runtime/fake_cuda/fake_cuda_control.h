@@ -18,7 +18,8 @@
  *   TRITONPACK_FAKE_LAUNCH_LOG     a file every launch is appended to, one line each (fake_cuda.cpp).
  *   TRITONPACK_FAKE_STREAM_LOG     a file every call taking or making a stream is appended to, one line
  *                                  each: "cuMemcpyAsync stream=#1 flags=1", "cuLaunchKernel NAME
- *                                  stream=legacy" (#N: the N-th stream created; fake_cuda.cpp).
+ *                                  stream=legacy", "cuGraphLaunch stream=#1 flags=1" (#N: the N-th
+ *                                  stream created; fake_cuda.cpp).
  *   TRITONPACK_FAKE_REPORT         a path: at exit the double writes "launches N" and "launch <kernel> N"
  *                                  per kernel there, for tests that run a whole program.
  */
