@@ -6,8 +6,8 @@
 // are the host-stepped loop's.
 //
 // run_resident() (resident_loop.hpp) is the host's side; resident_device here the GPU's:
-// lagrange_step's launches, one cycle captured into a CUDA graph and replayed where the driver
-// allows it (step_graph.hpp), else launched kernel by kernel.
+// lagrange_step's launches, captured into CUDA graphs (one cycle, a batch of cycles) and replayed
+// where the driver allows it (step_graph.hpp), else launched kernel by kernel.
 #pragma once
 
 #include <tritonpack/tritonpack.hpp>

@@ -1,4 +1,4 @@
-// step_graph.hpp — one cycle of the device-resident step captured into a CUDA graph and replayed
+// step_graph.hpp — cycles of the device-resident step captured into a CUDA graph and replayed
 // (cuStreamBeginCapture ... cuGraphLaunch through the run time's own driver table: no CUDA
 // toolkit). Where a graph cannot be had (another backend, a driver without the entry points, a
 // capture the driver refuses), capture() says why and the caller launches the kernels one by one.
