@@ -18,6 +18,11 @@
 # Patch step, on a copy: write_solution() writes every node's coordinates to ./xyz.asc after the timed
 # loop (about 170 MB at s = 150); it is switched off (PORT_WRITE_SOLUTION=1 keeps it). It runs after
 # the clock stops, so the timings are the same either way. No CUDA 13 fix is needed (it builds as is).
+# PORT_SYNCWARP=1 (an experiment, not the port a user gets): the time-constraint minima
+# (CalcTimeConstraintsForElems_kernel, CalcMinDtOneBlock) finish warp-synchronously through volatile
+# shared memory, which Volta and later GPUs no longer guarantee (independent thread scheduling); this
+# adds __syncwarp() before each of those 15 steps, to see whether the port's other iteration counts
+# (922 instead of 932 at s = 30, issue 32) come from there. Build it into another OUT folder.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 SRC=${1:-${LULESH_PORT_SRC:-}}
@@ -43,6 +48,12 @@ if [ -z "${PORT_WRITE_SOLUTION:-}" ]; then
     die "patch step: 'bool write_solution_flag=true;' not found in lulesh.cu (another version of the port?); PORT_WRITE_SOLUTION=1 builds it unpatched"
   sed -i 's/bool write_solution_flag=true;/bool write_solution_flag=false;  \/\/ build-public-port.sh: no xyz.asc/' lulesh.cu
 fi
+if [ -n "${PORT_SYNCWARP:-}" ]; then
+  pattern='^\( *\)if (tid < *\(16\|8\|4\|2\|1\)) {'
+  n=$(grep -c "$pattern" lulesh.cu || true)
+  [ "$n" -eq 15 ] || die "PORT_SYNCWARP: expected 15 warp-synchronous steps in lulesh.cu, found $n (another version of the port?)"
+  sed -i "s/$pattern/\1__syncwarp(); if (tid < \2) {/" lulesh.cu
+fi
 (cd "$WORK" && diff -ru orig src >"$WORK/patch.diff" || true)
 
 mkdir -p "$OUT"
@@ -59,7 +70,7 @@ cp "$WORK/patch.diff" "$OUT/patch.diff"
   echo "commit: $COMMIT"
   echo "nvcc: $("$NVCC" --version | tail -1)"
   echo "command: $CMD"
-  echo "patch: $( [ -s "$WORK/patch.diff" ] && echo 'write_solution_flag=false (see patch.diff)' || echo none)"
+  echo "patch: $( [ -z "${PORT_WRITE_SOLUTION:-}" ] && echo -n 'write_solution_flag=false; ')$( [ -n "${PORT_SYNCWARP:-}" ] && echo -n '__syncwarp() in the dt minima (PORT_SYNCWARP=1); ')see patch.diff"
   echo "size: $(stat -c %s "$OUT/lulesh-port") bytes"
   echo "sha256: $(sha256sum "$OUT/lulesh-port" | cut -d' ' -f1)"
   echo "device code: $(ext_list_elf "$OUT/lulesh-port")"

@@ -9,6 +9,8 @@
 #     OURS: our lulesh program, or a build folder / prebuilt folder holding it (apps/lulesh/lulesh)
 #     PORT: the port's program, or build-public-port.sh's output folder (lulesh-port)
 #   SIZES="10 30 45 90 150" REPS=3 OURS_MODES="plain fp-fusion" ITERS= BUDGET_S=540 RUN_TIMEOUT_S=150
+#   EXTRA_PORT=build-ext/lulesh-port-syncwarp (another build of the port in each round, labelled
+#   EXTRA_PORT_LABEL, default port-syncwarp: build-public-port.sh's PORT_SYNCWARP=1 experiment)
 #
 # Logs, runs.tsv and the CSVs go to $OUT/lulesh-vs-port (else ./lulesh-vs-port-logs); the table is
 # printed (vs_public_port.py) and a plot written when matplotlib is there. ITERS=N runs N cycles
@@ -61,6 +63,11 @@ for m in $OURS_MODES; do
   esac
 done
 PROGRAMS+=("port|$PORT")
+if [ -n "${EXTRA_PORT:-}" ]; then
+  extra=$(find_program "$EXTRA_PORT" lulesh-port) || die "EXTRA_PORT: no lulesh-port at '$EXTRA_PORT'"
+  PROGRAMS+=("${EXTRA_PORT_LABEL:-port-syncwarp}|$(cd "$(dirname "$extra")" && pwd)/$(basename "$extra")")
+  [ -f "$(dirname "$extra")/build-info.txt" ] && grep '^patch' "$(dirname "$extra")/build-info.txt" | sed "s/^/  ${EXTRA_PORT_LABEL:-port-syncwarp} /"
+fi
 N=${#PROGRAMS[@]}
 
 # The port writes nothing we need (its xyz.asc is patched off); run in a scratch folder anyway.
