@@ -34,7 +34,8 @@ PORT=$(find_program "$2" lulesh-port) || die "no lulesh-port at '$2' (run apps/l
 OURS=$(cd "$(dirname "$OURS")" && pwd)/$(basename "$OURS")
 PORT=$(cd "$(dirname "$PORT")" && pwd)/$(basename "$PORT")
 # A prebuilt folder may carry the libraries our program links besides libc and libstdc++ (libzstd).
-export LD_LIBRARY_PATH=$(dirname "$OURS"):$(dirname "$OURS")/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+LD_LIBRARY_PATH=$(dirname "$OURS"):$(dirname "$OURS")/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH
 
 LOGS=${OUT:+$OUT/lulesh-vs-port}
 LOGS=${LOGS:-$PWD/lulesh-vs-port-logs}

@@ -34,7 +34,8 @@ ANL=$(find_program "$2" XSBench) || die "no XSBench at '$2' (run apps/xsbench/be
 OURS=$(cd "$(dirname "$OURS")" && pwd)/$(basename "$OURS")
 ANL=$(cd "$(dirname "$ANL")" && pwd)/$(basename "$ANL")
 # A prebuilt folder may carry the libraries our program links besides libc and libstdc++ (libzstd).
-export LD_LIBRARY_PATH=$(dirname "$OURS"):$(dirname "$OURS")/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+LD_LIBRARY_PATH=$(dirname "$OURS"):$(dirname "$OURS")/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH
 
 LOGS=${OUT:+$OUT/xsbench-vs-anl}
 LOGS=${LOGS:-$PWD/xsbench-vs-anl-logs}
