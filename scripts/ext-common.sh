@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # scripts/ext-common.sh — helpers for the scripts that build external baselines from a source tree the
 # user gives (apps/lulesh/bench/build-public-port.sh, apps/xsbench/bench/build-anl.sh). Sourced, not run.
 

@@ -36,6 +36,8 @@ die() { echo "build-public-port.sh: $*" >&2; exit 1; }
 [ -e "$SRC" ] || die "source '$SRC' does not exist"
 [ -x "$NVCC" ] || die "nvcc not found (set NVCC=/path/to/nvcc)"
 source "$ROOT/scripts/ext-common.sh"
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)  # the build runs in a scratch copy of the source
 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -56,7 +58,6 @@ if [ -n "${PORT_SYNCWARP:-}" ]; then
 fi
 (cd "$WORK" && diff -ru orig src >"$WORK/patch.diff" || true)
 
-mkdir -p "$OUT"
 # The port's Makefile (cuda/build/Makefile.CRAY) without MPI: these four files, one program.
 CMD="$NVCC $FLAGS -arch=$ARCH -I. allocator.cu lulesh.cu lulesh-comms.cu lulesh-comms-gpu.cu -o $OUT/lulesh-port"
 echo "$CMD"

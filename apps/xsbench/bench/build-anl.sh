@@ -27,12 +27,13 @@ die() { echo "build-anl.sh: $*" >&2; exit 1; }
 [ -e "$SRC" ] || die "source '$SRC' does not exist"
 [ -x "$NVCC" ] || die "nvcc not found (set NVCC=/path/to/nvcc)"
 source "$ROOT/scripts/ext-common.sh"
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)  # the build runs in a scratch copy of the source
 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 COMMIT=$(ext_copy_source "$SRC" "$REF" cuda Main.cu "$WORK/src") || die "no cuda/Main.cu in '$SRC' (at $REF): is it ANL-CESAR/XSBench?"
 
-mkdir -p "$OUT"
 cd "$WORK/src"
 # cuda/Makefile: every .cu into one program, -lm.
 CMD="$NVCC $FLAGS -arch=$ARCH Main.cu io.cu Simulation.cu GridInit.cu XSutils.cu Materials.cu -o $OUT/XSBench -lm"
