@@ -45,14 +45,14 @@ REPS=${REPS:-3}
 OURS_MODES=${OURS_MODES:-plain fp-fusion}
 BUDGET_S=${BUDGET_S:-540}
 RUN_TIMEOUT_S=${RUN_TIMEOUT_S:-150}
-PY=${PYTHON:-$(command -v python3)}
+PY=${PYTHON:-$(command -v python3 || echo python3-not-found)}
 
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>/dev/null || echo "(no nvidia-smi)"
 date -u
 echo "ours: $OURS ($(stat -c %s "$OURS") bytes, sha256 $(sha256sum "$OURS" | cut -c1-16))"
 echo "port: $PORT ($(stat -c %s "$PORT") bytes, sha256 $(sha256sum "$PORT" | cut -c1-16))"
 [ -f "$(dirname "$PORT")/build-info.txt" ] && sed 's/^/  port /' "$(dirname "$PORT")/build-info.txt"
-echo "sizes: $SIZES; rounds: $REPS; our modes: $OURS_MODES; ${ITERS:+$ITERS cycles each}${ITERS:-to completion}"
+echo "sizes: $SIZES; rounds: $REPS; our modes: $OURS_MODES; $([ -n "${ITERS:-}" ] && echo "$ITERS cycles each" || echo "to completion")"
 
 # The programs of one round, as "label|command" (our modes, then the port).
 declare -a PROGRAMS=()

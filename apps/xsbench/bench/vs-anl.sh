@@ -49,7 +49,7 @@ OURS_VARIANTS=${OURS_VARIANTS:-all}
 OURS_REPEAT=${OURS_REPEAT:-1}
 BUDGET_S=${BUDGET_S:-540}
 RUN_TIMEOUT_S=${RUN_TIMEOUT_S:-120}
-PY=${PYTHON:-$(command -v python3)}
+PY=${PYTHON:-$(command -v python3 || echo python3-not-found)}
 
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>/dev/null || echo "(no nvidia-smi)"
 date -u
