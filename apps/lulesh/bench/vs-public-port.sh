@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# apps/lulesh/bench/vs-public-port.sh — tritonpack's `lulesh` against the public all-GPU CUDA port of
+# LULESH 2.0 (build-public-port.sh), side by side on one GPU in one call: every size, REPS rounds,
+# each round runs every program once (the order rotates from round to round), medians of the
+# zone-cycles/s that each program prints (1000 x FOM). Flags a program whose iteration count or final
+# origin energy differs from LLNL's reference (the port's does: issue 32).
+#
+#   bash apps/lulesh/bench/vs-public-port.sh OURS PORT
+#     OURS: our lulesh program, or a build folder / prebuilt folder holding it (apps/lulesh/lulesh)
+#     PORT: the port's program, or build-public-port.sh's output folder (lulesh-port)
+#   SIZES="10 30 45 90 150" REPS=3 OURS_MODES="plain fp-fusion" ITERS= BUDGET_S=540 RUN_TIMEOUT_S=150
+#   EXTRA_PORT=build-ext/lulesh-port-syncwarp (another build of the port in each round, labelled
+#   EXTRA_PORT_LABEL, default port-syncwarp: build-public-port.sh's PORT_SYNCWARP=1 experiment)
+#
+# Logs, runs.tsv and the CSVs go to $OUT/lulesh-vs-port (else ./lulesh-vs-port-logs); the table is
+# printed (vs_public_port.py) and a plot written when matplotlib is there. ITERS=N runs N cycles
+# (-i N) instead of to completion. BUDGET_S: no run starts after that many seconds (the device call
+# allows 600); the runs left out are listed.
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+HERE=$ROOT/apps/lulesh/bench
+die() { echo "vs-public-port.sh: $*" >&2; exit 2; }
+[ $# -eq 2 ] || die "usage: vs-public-port.sh OURS PORT (our lulesh program or its build folder; the port's program or build-public-port.sh's folder)"
+find_program() {  # find_program PATH NAME...: PATH itself, or the first NAME inside the folder PATH
+  local p=$1; shift
+  [ -f "$p" ] && { echo "$p"; return 0; }
+  [ -d "$p" ] || return 1
+  local n
+  for n in "$@"; do [ -f "$p/$n" ] && { echo "$p/$n"; return 0; }; done
+  return 1
+}
+OURS=$(find_program "$1" lulesh apps/lulesh/lulesh) || die "no lulesh program at '$1' (give the program or a build folder with apps/lulesh/lulesh)"
+PORT=$(find_program "$2" lulesh-port) || die "no lulesh-port at '$2' (run apps/lulesh/bench/build-public-port.sh first)"
+OURS=$(cd "$(dirname "$OURS")" && pwd)/$(basename "$OURS")
+PORT=$(cd "$(dirname "$PORT")" && pwd)/$(basename "$PORT")
+# A prebuilt folder may carry the libraries our program links besides libc and libstdc++ (libzstd).
+LD_LIBRARY_PATH=$(dirname "$OURS"):$(dirname "$OURS")/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH
+
+LOGS=${OUT:+$OUT/lulesh-vs-port}
+LOGS=${LOGS:-$PWD/lulesh-vs-port-logs}
+mkdir -p "$LOGS"
+SIZES=${SIZES:-10 30 45 90 150}
+REPS=${REPS:-3}
+OURS_MODES=${OURS_MODES:-plain fp-fusion}
+BUDGET_S=${BUDGET_S:-540}
+RUN_TIMEOUT_S=${RUN_TIMEOUT_S:-150}
+PY=${PYTHON:-$(command -v python3 || echo python3-not-found)}
+
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>/dev/null || echo "(no nvidia-smi)"
+date -u
+echo "ours: $OURS ($(stat -c %s "$OURS") bytes, sha256 $(sha256sum "$OURS" | cut -c1-16))"
+echo "port: $PORT ($(stat -c %s "$PORT") bytes, sha256 $(sha256sum "$PORT" | cut -c1-16))"
+[ -f "$(dirname "$PORT")/build-info.txt" ] && sed 's/^/  port /' "$(dirname "$PORT")/build-info.txt"
+echo "sizes: $SIZES; rounds: $REPS; our modes: $OURS_MODES; $([ -n "${ITERS:-}" ] && echo "$ITERS cycles each" || echo "to completion")"
+
+# The programs of one round, as "label|command" (our modes, then the port).
+declare -a PROGRAMS=()
+for m in $OURS_MODES; do
+  case $m in
+    plain) PROGRAMS+=("tritonpack|$OURS --require-gpu") ;;
+    fp-fusion) PROGRAMS+=("tritonpack-fp-fusion|$OURS --require-gpu --fp-fusion") ;;
+    *) die "OURS_MODES: '$m' is neither plain nor fp-fusion" ;;
+  esac
+done
+PROGRAMS+=("port|$PORT")
+if [ -n "${EXTRA_PORT:-}" ]; then
+  extra=$(find_program "$EXTRA_PORT" lulesh-port) || die "EXTRA_PORT: no lulesh-port at '$EXTRA_PORT'"
+  PROGRAMS+=("${EXTRA_PORT_LABEL:-port-syncwarp}|$(cd "$(dirname "$extra")" && pwd)/$(basename "$extra")")
+  [ -f "$(dirname "$extra")/build-info.txt" ] && grep '^patch' "$(dirname "$extra")/build-info.txt" | sed "s/^/  ${EXTRA_PORT_LABEL:-port-syncwarp} /"
+fi
+N=${#PROGRAMS[@]}
+
+# The port writes nothing we need (its xyz.asc is patched off); run in a scratch folder anyway.
+SCRATCH=$(mktemp -d)
+trap 'rm -rf "$SCRATCH"' EXIT
+printf '# s\tprogram\trep\texit\twall_s\tlog\n' >"$LOGS/runs.tsv"
+T0=$SECONDS
+skipped=0
+# Round-major: a round runs every size, so a budget cut drops whole rounds, never the large sizes.
+for ((rep = 1; rep <= REPS; rep++)); do
+  for s in $SIZES; do
+    for ((k = 0; k < N; k++)); do
+      entry=${PROGRAMS[$(((k + rep - 1) % N))]}
+      label=${entry%%|*}
+      cmd=${entry#*|}
+      if [ $((SECONDS - T0)) -ge "$BUDGET_S" ]; then
+        echo "skipped (budget ${BUDGET_S}s spent): s = $s $label round $rep"
+        skipped=$((skipped + 1))
+        continue
+      fi
+      log=lulesh_s${s}_${label}_r${rep}.log
+      t=$(date +%s%N)
+      # The port reads -i as its 4th argument: "-s N -i K" (its own usage line).
+      (cd "$SCRATCH" && timeout "$RUN_TIMEOUT_S" $cmd -s "$s" ${ITERS:+-i $ITERS}) >"$LOGS/$log" 2>&1
+      rc=$?
+      ms=$((($(date +%s%N) - t) / 1000000))
+      wall=$((ms / 1000)).$(printf %03d $((ms % 1000)))
+      printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$label" "$rep" "$rc" "$wall" "$log" >>"$LOGS/runs.tsv"
+      printf 's = %-4s %-22s round %d: exit %d, %s\n' "$s" "$label" "$rep" "$rc" \
+        "$(grep -E '^FOM|Iteration count' "$LOGS/$log" | tr -s ' ' | tr '\n' ' ')"
+      rm -f "$SCRATCH"/xyz.asc
+    done
+  done
+done
+echo "runs: $((SECONDS - T0)) s, $skipped skipped"
+
+"$PY" "$HERE/vs_public_port.py" "$LOGS" --csv "$LOGS/vs_public_port.csv" ${ITERS:+--iterations-given} | tee "$LOGS/summary.md"
+rc=${PIPESTATUS[0]}
+"$PY" "$HERE/plot_vs_public_port.py" "$LOGS/vs_public_port.csv" -o "$LOGS/vs_public_port.png" 2>/dev/null ||
+  echo "(no plot here: run apps/lulesh/bench/plot_vs_public_port.py on the CSV where matplotlib is)"
+exit $rc
