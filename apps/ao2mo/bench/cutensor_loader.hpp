@@ -74,6 +74,34 @@ struct cutensor_tuning {
   }
 };
 
+// "--cutensor-tuning heuristic,patient,autotune8,heuristic+jit": the plans to make for each case.
+inline std::vector<cutensor_tuning> parse_tunings(const std::string& list) {
+  std::vector<cutensor_tuning> out;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    std::string item = list.substr(start, comma - start);
+    start = comma + 1;
+    if (item.empty()) continue;
+    cutensor_tuning t;
+    const std::size_t plus = item.find("+jit");
+    if (plus != std::string::npos && plus + 4 == item.size()) t.jit = true, item.resize(plus);
+    if (item == "heuristic") t.how = cutensor_tuning::kind::heuristic;
+    else if (item == "patient") t.how = cutensor_tuning::kind::patient;
+    else if (item.rfind("autotune", 0) == 0 && item.size() > 8 && item.find_first_not_of("0123456789", 8) == std::string::npos) {
+      t.how = cutensor_tuning::kind::incremental;
+      t.incremental_count = static_cast<std::uint32_t>(std::stoul(item.substr(8)));
+      if (t.incremental_count < 1 || t.incremental_count > 64)
+        throw std::invalid_argument("--cutensor-tuning: " + item + ": the autotuning count must be 1 to 64");
+    } else {
+      throw std::invalid_argument("--cutensor-tuning: '" + item + "' is not heuristic, patient or autotuneN (N = kernels tried), each optionally +jit");
+    }
+    out.push_back(t);
+  }
+  if (out.empty()) throw std::invalid_argument("--cutensor-tuning: no tuning given (e.g. heuristic,autotune8)");
+  return out;
+}
+
 class cutensor;
 
 // A ready plan: run it with cutensor::contract and a device workspace of workspace_bytes.
