@@ -15,7 +15,7 @@
 #   bash apps/ao2mo/bench/run-cutensor.sh build|tables|steps|fusion [more parts...]
 # Environment: TENSOR4_CUTENSOR (default /tmp/cutensor/lib/libcutensor.so.2), TENSOR4_CUBLAS (else
 # python3's nvidia-cublas), CUTENSOR_TUNING (default heuristic,autotune8), SIZES (64,96,128,160),
-# FUSION_SIZES (8:512,8:768,16:256), OUT (logs; else <build>/logs-cutensor).
+# FUSION_SIZES (4:1024,8:512,8:768,16:256), OUT (logs; else <build>/logs-cutensor).
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 BUILD=${BUILD:-$ROOT/build-tensor4}
@@ -24,7 +24,7 @@ mkdir -p "$LOGS"
 PY=${TRITONPACK_PYTHON:-$(command -v python3)}
 BENCH=$BUILD/apps/ao2mo/bench/tensor4_bench
 SIZES=${SIZES:-64,96,128,160}
-FUSION_SIZES=${FUSION_SIZES:-8:512,8:768,16:256}
+FUSION_SIZES=${FUSION_SIZES:-4:1024,8:512,8:768,16:256}
 TUNING=${CUTENSOR_TUNING:-heuristic,autotune8}
 export TENSOR4_CUTENSOR=${TENSOR4_CUTENSOR:-/tmp/cutensor/lib/libcutensor.so.2}
 export TRITONPACK_CACHE_DIR=${TRITONPACK_CACHE_DIR:-$BUILD/tune-cache}  # tuned choices kept between calls
