@@ -43,6 +43,7 @@
 //
 //   tensor4_bench [--sizes 64,96,128,160] [--no-ao2mo] [--no-mp2] [--no-tccg] [--reps 20] [--warmup 3] [--cublas PATH] [--csv FILE]
 //                 [--cutensor PATH] [--cutensor-tuning LIST] [--steps 64,128] [--fusion 8:512,8:768]
+//                 [--list]   (what would run, its cuTENSOR contractions and whether cuTENSOR loads; no GPU needed)
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -373,13 +374,13 @@ void bench_tccg(const bench_env& env, tensor4::cublas& blas, const tensor4::tccg
   if (env.ct) tensor4::bench_cutensor::bench_tccg_fp64(env, *env.ct, c, env.tunings);
 }
 
-std::vector<std::int64_t> parse_sizes(const std::string& s) {
+std::vector<std::int64_t> parse_sizes(const std::string& s, const std::string& option = "--sizes") {
   std::vector<std::int64_t> v;
   std::size_t start = 0;
   while (start < s.size()) {
     const std::size_t comma = std::min(s.find(',', start), s.size());
     const long long n = std::atoll(s.substr(start, comma - start).c_str());
-    if (n < 1 || n > 212) throw std::invalid_argument("--sizes: '" + s.substr(start, comma - start) + "' is not an N in [1, 212]");
+    if (n < 1 || n > 212) throw std::invalid_argument(option + ": '" + s.substr(start, comma - start) + "' is not an N in [1, 212]");
     v.push_back(n);
     start = comma + 1;
   }
@@ -396,7 +397,7 @@ int main(int argc, char** argv) try {
   std::vector<std::int64_t> step_sizes;                 // --steps: the single quarter steps (off by default)
   std::vector<tensor4::bench_fusion::ladder_size> fusion;  // --fusion: the fusion case (off by default)
   std::int64_t check_max = 64;
-  bool tccg = true;
+  bool tccg = true, list = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -414,9 +415,17 @@ int main(int argc, char** argv) try {
     else if (a == "--no-tccg") tccg = false;
     else if (a == "--cutensor") cutensor_path = value();
     else if (a == "--cutensor-tuning") tunings = value();
-    else if (a == "--steps") step_sizes = parse_sizes(value());
+    else if (a == "--steps") step_sizes = parse_sizes(value(), a);
     else if (a == "--fusion") fusion = tensor4::bench_fusion::parse_ladder_sizes(value());
+    else if (a == "--list") list = true;
     else throw std::invalid_argument("unknown option '" + a + "' (see bench.cpp's header)");
+  }
+  if (list) {  // what a run would do, with no GPU and no cuBLAS: the cuTENSOR status and contractions
+    env.tunings = tensor4::parse_tunings(tunings);
+    const tensor4::cutensor ct(cutensor_path);
+    std::printf("cuTENSOR: %s\n", ct.available() ? ("loaded from " + ct.path()).c_str() : ct.why_absent().c_str());
+    tensor4::bench_fusion::list_plans(sizes, mp2, tccg, step_sizes, fusion, env.tunings);
+    return 0;
   }
   cudaDeviceProp prop{};
   cuda_check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");

@@ -29,7 +29,7 @@ struct bench_env {
   cudaStream_t stream = nullptr;
   int reps = 20, warmup = 3;
   FILE* csv = nullptr;
-  const cutensor* ct = nullptr;         // the vendor tensor library's rows, where it loaded
+  const cutensor* ct = nullptr;          // the vendor tensor library's rows, where it loaded
   std::vector<cutensor_tuning> tunings;  // cuTENSOR's plans: one row each
 };
 
@@ -54,18 +54,23 @@ inline timing time_it(const bench_env& env, const std::function<void()>& work) {
   }
   for (auto e : ev) cudaEventDestroy(e);
   std::sort(ms.begin(), ms.end());
-  auto at = [&](double q) { return ms[static_cast<std::size_t>(q * static_cast<double>(ms.size() - 1) + 0.5)]; };
+  auto at = [&](double q) {
+    return ms[static_cast<std::size_t>(q * static_cast<double>(ms.size() - 1) + 0.5)];
+  };
   return {at(0.5), at(0.1), at(0.9)};
 }
 
-inline void report(const bench_env& env, const std::string& kase, const std::string& impl, const std::string& prec,
-            const std::string& config, double flops, double bytes, const timing& t, double err, const std::string& ref) {
+inline void report(const bench_env& env, const std::string& kase, const std::string& impl,
+                   const std::string& prec, const std::string& config, double flops, double bytes,
+                   const timing& t, double err, const std::string& ref) {
   const double gflops = flops / (t.median * 1e-3) * 1e-9, gbs = bytes / (t.median * 1e-3) * 1e-9;
-  std::printf("%-22s %-15s %-4s %-22s %9.3f ms %9.1f GFLOP/s %8.1f GB/s  err %.1e (%s)\n", kase.c_str(), impl.c_str(),
-              prec.c_str(), config.c_str(), t.median, gflops, gbs, err, ref.c_str());
+  std::printf("%-22s %-15s %-4s %-22s %9.3f ms %9.1f GFLOP/s %8.1f GB/s  err %.1e (%s)\n",
+              kase.c_str(), impl.c_str(), prec.c_str(), config.c_str(), t.median, gflops, gbs, err,
+              ref.c_str());
   if (env.csv)
-    std::fprintf(env.csv, "%s,%s,%s,%s,%.6f,%.6f,%.6f,%.6e,%.6e,%.3f,%.3f,%.3e,%s\n", kase.c_str(), impl.c_str(), prec.c_str(),
-                 config.c_str(), t.median, t.p10, t.p90, flops, bytes, gflops, gbs, err, ref.c_str());
+    std::fprintf(env.csv, "%s,%s,%s,%s,%.6f,%.6f,%.6f,%.6e,%.6e,%.3f,%.3f,%.3e,%s\n", kase.c_str(),
+                 impl.c_str(), prec.c_str(), config.c_str(), t.median, t.p10, t.p90, flops, bytes,
+                 gflops, gbs, err, ref.c_str());
   if (env.csv) std::fflush(env.csv);  // every row kept when a time limit cuts the run
   std::fflush(stdout);
 }
@@ -79,7 +84,8 @@ std::vector<T> download(const tritonpack::device_array<T>& a) {
 // Several paths timed in turns: after `warmup` runs of each, every repetition runs each path once
 // (the order rotated per repetition), so a clock or thermal drift reaches all of them alike.
 // Returns each path's median and 10th/90th percentiles, in the order given.
-inline std::vector<timing> time_interleaved(const bench_env& env, const std::vector<std::function<void()>>& paths) {
+inline std::vector<timing> time_interleaved(const bench_env& env,
+                                            const std::vector<std::function<void()>>& paths) {
   for (const auto& p : paths)
     for (int i = 0; i < env.warmup; ++i) p();
   cuda_check(cudaGetLastError(), "launch");
@@ -88,7 +94,8 @@ inline std::vector<timing> time_interleaved(const bench_env& env, const std::vec
   for (auto& e : ev) cuda_check(cudaEventCreate(&e), "cudaEventCreate");
   for (int r = 0; r < env.reps; ++r)
     for (std::size_t j = 0; j < k; ++j) {
-      const std::size_t p = (j + static_cast<std::size_t>(r)) % k, at = 2 * (static_cast<std::size_t>(r) * k + p);
+      const std::size_t p = (j + static_cast<std::size_t>(r)) % k,
+                        at = 2 * (static_cast<std::size_t>(r) * k + p);
       cuda_check(cudaEventRecord(ev[at], env.stream), "cudaEventRecord");
       paths[p]();
       cuda_check(cudaEventRecord(ev[at + 1], env.stream), "cudaEventRecord");
@@ -105,7 +112,9 @@ inline std::vector<timing> time_interleaved(const bench_env& env, const std::vec
       ms.push_back(t);
     }
     std::sort(ms.begin(), ms.end());
-    auto q = [&](double x) { return ms[static_cast<std::size_t>(x * static_cast<double>(ms.size() - 1) + 0.5)]; };
+    auto q = [&](double x) {
+      return ms[static_cast<std::size_t>(x * static_cast<double>(ms.size() - 1) + 0.5)];
+    };
     out.push_back({q(0.5), q(0.1), q(0.9)});
   }
   for (auto e : ev) cudaEventDestroy(e);

@@ -88,17 +88,22 @@ inline std::vector<cutensor_tuning> parse_tunings(const std::string& list) {
     if (plus != std::string::npos && plus + 4 == item.size()) t.jit = true, item.resize(plus);
     if (item == "heuristic") t.how = cutensor_tuning::kind::heuristic;
     else if (item == "patient") t.how = cutensor_tuning::kind::patient;
-    else if (item.rfind("autotune", 0) == 0 && item.size() > 8 && item.find_first_not_of("0123456789", 8) == std::string::npos) {
+    else if (item.rfind("autotune", 0) == 0 && item.size() > 8 && item.size() <= 10 &&
+             item.find_first_not_of("0123456789", 8) == std::string::npos) {
       t.how = cutensor_tuning::kind::incremental;
       t.incremental_count = static_cast<std::uint32_t>(std::stoul(item.substr(8)));
       if (t.incremental_count < 1 || t.incremental_count > 64)
-        throw std::invalid_argument("--cutensor-tuning: " + item + ": the autotuning count must be 1 to 64");
+        throw std::invalid_argument("--cutensor-tuning: " + item +
+                                    ": the autotuning count must be 1 to 64");
     } else {
-      throw std::invalid_argument("--cutensor-tuning: '" + item + "' is not heuristic, patient or autotuneN (N = kernels tried), each optionally +jit");
+      throw std::invalid_argument(
+          "--cutensor-tuning: '" + item +
+          "' is not heuristic, patient or autotuneN (N = kernels tried), each optionally +jit");
     }
     out.push_back(t);
   }
-  if (out.empty()) throw std::invalid_argument("--cutensor-tuning: no tuning given (e.g. heuristic,autotune8)");
+  if (out.empty())
+    throw std::invalid_argument("--cutensor-tuning: no tuning given (e.g. heuristic,autotune8)");
   return out;
 }
 

@@ -4,7 +4,8 @@
 // both AO->MO step orders against reference_transform, the MP2 steps against mp2_reference, each
 // TCCG case against its direct descriptor (small, distinct extents), the ladder against a plain
 // triple loop — and the flop counts against the app's. Also what cutensor_loader.hpp does without
-// the library: it reports absence (no throw, no crash) with a message naming what it tried.
+// the library: it reports absence (no throw, no crash) with a message naming what it tried; and
+// --cutensor-tuning's parsing (bad values refused with the option's name).
 //
 //   tensor4_cutensor_problems_test   (exit 0: all pass)
 #include <cmath>
@@ -148,6 +149,28 @@ void loader_without_library() {
   expect(threw, "a plan without the library: a clear error, not a crash");
 }
 
+void tunings() {
+  const auto t = tensor4::parse_tunings("heuristic,patient,autotune4,heuristic+jit");
+  std::string labels;
+  for (const auto& x : t) labels += x.label() + " ";
+  expect(labels == "heuristic patient autotune4 heuristic+jit ",
+         "--cutensor-tuning parsed: " + labels);
+  expect(t.size() == 4 && t[2].how == tensor4::cutensor_tuning::kind::incremental &&
+             t[2].incremental_count == 4 && t[3].jit,
+         "autotune4: incremental autotuning over 4 kernels; +jit sets JIT");
+  for (const char* bad : {"autotune0", "autotune65", "autotune99999999999999999999", "autotune",
+                          "fast", "", "heuristic+jitx"}) {
+    std::string what;
+    try {
+      tensor4::parse_tunings(bad);
+    } catch (const std::invalid_argument& e) {
+      what = e.what();
+    }
+    expect(what.find("--cutensor-tuning") != std::string::npos,
+           std::string("'") + bad + "' refused: " + what);
+  }
+}
+
 }  // namespace cutensor_problems_test
 
 int main() {
@@ -157,6 +180,7 @@ int main() {
   tccg();
   ladder();
   loader_without_library();
+  tunings();
   std::printf("%s\n", failures ? "FAILED" : "all passed");
   return failures ? 1 : 0;
 }

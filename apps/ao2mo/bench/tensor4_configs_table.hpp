@@ -75,8 +75,8 @@ inline ao2mo::mp2_fused_kernel tuned_mp2_fused(bool tf32, std::int64_t v) {
 
 // ladder_update's configs (tensor4_configs.toml, the fusion case): the tile decides how many FP64
 // partial norms the launch writes (programs = cdiv(M, block_m) * cdiv(N, block_n)).
-using ladder_fn = void (*)(const float*, const float*, const float*, float*, const float*, const float*, double*, std::int32_t, std::int32_t,
-                          std::int32_t, tritonpack::stream_t);
+using ladder_fn = void (*)(const float*, const float*, const float*, float*, const float*, const float*, double*, tritonpack::arg_i32,
+                          tritonpack::arg_i32, tritonpack::arg_i32, tritonpack::stream_t);
 struct ladder_config {
   const char* name;
   bool tf32;

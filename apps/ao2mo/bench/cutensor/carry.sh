@@ -28,6 +28,7 @@ pack)
     -d "$PACK/wheel" "cutensor-cu13==$VERSION" >/dev/null
   whl=$(ls "$PACK"/wheel/cutensor_cu13-"$VERSION"-*.whl)
   unzip -o -q -j "$whl" cutensor/lib/libcutensor.so.2 -d "$PACK/wheel"
+  unzip -o -q "$whl" 'cutensor/include/*' -d "$PACK/wheel"  # for -DTENSOR4_CUTENSOR_INCLUDE (the loader's declarations checked)
   so=$PACK/wheel/libcutensor.so.2
   zstd -q -f -T0 -15 --long=27 "$so" -o "$PACK/wheel/libcutensor.so.2.zst"
   split -b "$PIECE_BYTES" -d -a 1 "$PACK/wheel/libcutensor.so.2.zst" "$PACK/libcutensor.so.2.zst."
