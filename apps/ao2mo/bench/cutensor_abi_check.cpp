@@ -1,7 +1,8 @@
 // cutensor_abi_check.cpp — compiled only with -DTENSOR4_CUTENSOR_INCLUDE=<cuTENSOR's include
 // folder> (the header is not in the repository): cutensor_loader.hpp's own declarations of
-// cuTENSOR 2.x against cutensor.h — every enum value it uses, and every function pointer's type as
-// the header declares the function (handles as void*, enums as int: the same C calling convention).
+// cuTENSOR 2.x against cutensor.h — every enum value it uses, and every entry point's pointer type
+// (cutensor_api::fn, the types of the loader's own pointers) against the header's declaration: the
+// same parameter count and sizes (handles as void*, enums as int: the same C calling convention).
 #include <cutensor.h>
 
 #include <type_traits>
@@ -43,42 +44,30 @@ constexpr bool same_shape(R1 (*)(A1...), R2 (*)(A2...)) {
   return sizeof...(A1) == sizeof...(A2) && sizeof(R1) == sizeof(R2) &&
          ((sizeof(A1) == sizeof(A2)) && ...);
 }
-using st = api::status;
-using H = api::handle;
-static_assert(
-    same_shape(static_cast<st (*)(H, api::tensor_descriptor*, std::uint32_t, const std::int64_t*,
-                                  const std::int64_t*, int, std::uint32_t)>(nullptr),
-               &cutensorCreateTensorDescriptor),
-    "cutensorCreateTensorDescriptor");
-static_assert(same_shape(static_cast<st (*)(H, api::operation_descriptor*, api::tensor_descriptor,
-                                            const std::int32_t*, int, api::tensor_descriptor,
-                                            const std::int32_t*, int, api::tensor_descriptor,
-                                            const std::int32_t*, int, api::tensor_descriptor,
-                                            const std::int32_t*, api::compute_descriptor)>(nullptr),
-                         &cutensorCreateContraction),
+static_assert(same_shape(api::fn::create{}, &cutensorCreate), "cutensorCreate");
+static_assert(same_shape(api::fn::destroy{}, &cutensorDestroy), "cutensorDestroy");
+static_assert(same_shape(api::fn::create_tensor{}, &cutensorCreateTensorDescriptor),
+              "cutensorCreateTensorDescriptor");
+static_assert(same_shape(api::fn::destroy_tensor{}, &cutensorDestroyTensorDescriptor),
+              "cutensorDestroyTensorDescriptor");
+static_assert(same_shape(api::fn::create_contraction{}, &cutensorCreateContraction),
               "cutensorCreateContraction");
-static_assert(same_shape(static_cast<st (*)(H, api::plan_preference*, int, int)>(nullptr),
-                         &cutensorCreatePlanPreference),
+static_assert(same_shape(api::fn::destroy_op{}, &cutensorDestroyOperationDescriptor),
+              "cutensorDestroyOperationDescriptor");
+static_assert(same_shape(api::fn::create_pref{}, &cutensorCreatePlanPreference),
               "cutensorCreatePlanPreference");
-static_assert(
-    same_shape(static_cast<st (*)(H, api::plan_preference, int, const void*, std::size_t)>(nullptr),
-               &cutensorPlanPreferenceSetAttribute),
-    "cutensorPlanPreferenceSetAttribute");
-static_assert(same_shape(static_cast<st (*)(H, api::operation_descriptor, api::plan_preference, int,
-                                            std::uint64_t*)>(nullptr),
-                         &cutensorEstimateWorkspaceSize),
+static_assert(same_shape(api::fn::destroy_pref{}, &cutensorDestroyPlanPreference),
+              "cutensorDestroyPlanPreference");
+static_assert(same_shape(api::fn::pref_set{}, &cutensorPlanPreferenceSetAttribute),
+              "cutensorPlanPreferenceSetAttribute");
+static_assert(same_shape(api::fn::estimate{}, &cutensorEstimateWorkspaceSize),
               "cutensorEstimateWorkspaceSize");
-static_assert(same_shape(static_cast<st (*)(H, api::plan*, api::operation_descriptor,
-                                            api::plan_preference, std::uint64_t)>(nullptr),
-                         &cutensorCreatePlan),
-              "cutensorCreatePlan");
-static_assert(same_shape(static_cast<st (*)(H, api::plan, int, void*, std::size_t)>(nullptr),
-                         &cutensorPlanGetAttribute),
+static_assert(same_shape(api::fn::create_plan{}, &cutensorCreatePlan), "cutensorCreatePlan");
+static_assert(same_shape(api::fn::destroy_plan{}, &cutensorDestroyPlan), "cutensorDestroyPlan");
+static_assert(same_shape(api::fn::plan_attr{}, &cutensorPlanGetAttribute),
               "cutensorPlanGetAttribute");
-static_assert(
-    same_shape(static_cast<st (*)(H, api::plan, const void*, const void*, const void*, const void*,
-                                  const void*, void*, void*, std::uint64_t, void*)>(nullptr),
-               &cutensorContract),
-    "cutensorContract");
-static_assert(same_shape(static_cast<st (*)(H*)>(nullptr), &cutensorCreate), "cutensorCreate");
+static_assert(same_shape(api::fn::contract{}, &cutensorContract), "cutensorContract");
+static_assert(same_shape(api::fn::error_string{}, &cutensorGetErrorString),
+              "cutensorGetErrorString");
+static_assert(same_shape(api::fn::get_version{}, &cutensorGetVersion), "cutensorGetVersion");
 }  // namespace cutensor_abi_check

@@ -49,6 +49,39 @@ constexpr int autotune_incremental = 1,
 constexpr int plan_required_workspace = 0;  // cutensorPlanAttribute_t
 constexpr std::uint32_t alignment =
     128;  // bytes; the bench's tensors start at cudaMalloc'ed addresses
+// The entry points' types (cutensor.h), one alias each: the loader's pointers have these types and
+// cutensor_abi_check.cpp compares them with the header's declarations.
+namespace fn {
+using H = handle;
+using create = status (*)(H*);  // cutensorCreate
+using destroy = status (*)(H);  // cutensorDestroy
+using create_tensor = status (*)(H, tensor_descriptor*, std::uint32_t, const std::int64_t*,
+                                 const std::int64_t*, int,
+                                 std::uint32_t);       // cutensorCreateTensorDescriptor
+using destroy_tensor = status (*)(tensor_descriptor);  // cutensorDestroyTensorDescriptor
+using create_contraction = status (*)(H, operation_descriptor*, tensor_descriptor,
+                                      const std::int32_t*, int, tensor_descriptor,
+                                      const std::int32_t*, int, tensor_descriptor,
+                                      const std::int32_t*, int, tensor_descriptor,
+                                      const std::int32_t*,
+                                      compute_descriptor);  // cutensorCreateContraction
+using destroy_op = status (*)(operation_descriptor);        // cutensorDestroyOperationDescriptor
+using create_pref = status (*)(H, plan_preference*, int, int);  // cutensorCreatePlanPreference
+using destroy_pref = status (*)(plan_preference);               // cutensorDestroyPlanPreference
+using pref_set = status (*)(H, plan_preference, int, const void*,
+                            std::size_t);  // cutensorPlanPreferenceSetAttribute
+using estimate = status (*)(H, operation_descriptor, plan_preference, int,
+                            std::uint64_t*);  // cutensorEstimateWorkspaceSize
+using create_plan = status (*)(H, plan*, operation_descriptor, plan_preference,
+                               std::uint64_t);                   // cutensorCreatePlan
+using destroy_plan = status (*)(plan);                           // cutensorDestroyPlan
+using plan_attr = status (*)(H, plan, int, void*, std::size_t);  // cutensorPlanGetAttribute
+using contract = status (*)(H, plan, const void*, const void*, const void*, const void*,
+                            const void*, void*, void*, std::uint64_t,
+                            void*);            // cutensorContract
+using error_string = const char* (*)(status);  // cutensorGetErrorString
+using get_version = std::size_t (*)();         // cutensorGetVersion
+}  // namespace fn
 }  // namespace cutensor_api
 
 enum class cutensor_precision {
@@ -272,32 +305,22 @@ class cutensor {
   void* lib_ = nullptr;
   std::string path_, why_;
   cutensor_api::handle handle_ = nullptr;
-  using st = cutensor_api::status;
-  using H = cutensor_api::handle;
-  st (*create_)(H*) = nullptr;
-  st (*destroy_)(H) = nullptr;
-  st (*create_tensor_)(H, cutensor_api::tensor_descriptor*, std::uint32_t, const std::int64_t*,
-                       const std::int64_t*, int, std::uint32_t) = nullptr;
-  st (*destroy_tensor_)(cutensor_api::tensor_descriptor) = nullptr;
-  st (*create_contraction_)(H, cutensor_api::operation_descriptor*, cutensor_api::tensor_descriptor,
-                            const std::int32_t*, int, cutensor_api::tensor_descriptor,
-                            const std::int32_t*, int, cutensor_api::tensor_descriptor,
-                            const std::int32_t*, int, cutensor_api::tensor_descriptor,
-                            const std::int32_t*, cutensor_api::compute_descriptor) = nullptr;
-  st (*destroy_op_)(cutensor_api::operation_descriptor) = nullptr;
-  st (*create_pref_)(H, cutensor_api::plan_preference*, int, int) = nullptr;
-  st (*destroy_pref_)(cutensor_api::plan_preference) = nullptr;
-  st (*pref_set_)(H, cutensor_api::plan_preference, int, const void*, std::size_t) = nullptr;
-  st (*estimate_)(H, cutensor_api::operation_descriptor, cutensor_api::plan_preference, int,
-                  std::uint64_t*) = nullptr;
-  st (*create_plan_)(H, cutensor_api::plan*, cutensor_api::operation_descriptor,
-                     cutensor_api::plan_preference, std::uint64_t) = nullptr;
-  st (*destroy_plan_)(cutensor_api::plan) = nullptr;
-  st (*plan_attr_)(H, cutensor_api::plan, int, void*, std::size_t) = nullptr;
-  st (*contract_)(H, cutensor_api::plan, const void*, const void*, const void*, const void*,
-                  const void*, void*, void*, std::uint64_t, void*) = nullptr;
-  const char* (*error_string_)(st) = nullptr;
-  std::size_t (*get_version_)() = nullptr;
+  cutensor_api::fn::create create_ = nullptr;
+  cutensor_api::fn::destroy destroy_ = nullptr;
+  cutensor_api::fn::create_tensor create_tensor_ = nullptr;
+  cutensor_api::fn::destroy_tensor destroy_tensor_ = nullptr;
+  cutensor_api::fn::create_contraction create_contraction_ = nullptr;
+  cutensor_api::fn::destroy_op destroy_op_ = nullptr;
+  cutensor_api::fn::create_pref create_pref_ = nullptr;
+  cutensor_api::fn::destroy_pref destroy_pref_ = nullptr;
+  cutensor_api::fn::pref_set pref_set_ = nullptr;
+  cutensor_api::fn::estimate estimate_ = nullptr;
+  cutensor_api::fn::create_plan create_plan_ = nullptr;
+  cutensor_api::fn::destroy_plan destroy_plan_ = nullptr;
+  cutensor_api::fn::plan_attr plan_attr_ = nullptr;
+  cutensor_api::fn::contract contract_ = nullptr;
+  cutensor_api::fn::error_string error_string_ = nullptr;
+  cutensor_api::fn::get_version get_version_ = nullptr;
   const cutensor_api::compute_descriptor* desc_32f_ = nullptr;
   const cutensor_api::compute_descriptor* desc_tf32_ = nullptr;
   const cutensor_api::compute_descriptor* desc_64f_ = nullptr;
