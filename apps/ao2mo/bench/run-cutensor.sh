@@ -47,6 +47,10 @@ fi
 echo "cuBLAS: ${TENSOR4_CUBLAS:-not found}; cuTENSOR: $TENSOR4_CUTENSOR$([ -f "$TENSOR4_CUTENSOR" ] || echo ' (absent: its rows will be skipped)')"
 
 rc=0
+table() {  # table SCRIPT [--fusion] CSV OUTPUT.md: a table of the CSV, where the bench wrote one
+  local csv=${*: -2:1} md=${*: -1}
+  if [ -s "$csv" ]; then "$PY" "${@:1:$#-1}" | tee "$md" || rc=1; else echo "no $csv: no table"; rc=1; fi
+}
 bench() {  # bench LOGNAME TIMEOUT ARGS...: the bench with its log and CSV in $LOGS
   local name=$1 limit=$2
   shift 2
@@ -67,17 +71,17 @@ for part in "$@"; do
     ;;
   tables)
     bench tables "${TABLES_TIMEOUT:-560}" --sizes "$SIZES"
-    "$PY" "$ROOT/apps/ao2mo/bench/plot.py" "$LOGS/tables.csv" "$LOGS/tensor4-cutensor.png" || echo "plot.py failed (plot here from the CSV)"
-    "$PY" "$ROOT/apps/ao2mo/bench/table.py" "$LOGS/tables.csv" | tee "$LOGS/table.md" || rc=1
-    "$PY" "$ROOT/apps/ao2mo/bench/cutensor_table.py" "$LOGS/tables.csv" | tee "$LOGS/cutensor-table.md" || rc=1
+    [ -s "$LOGS/tables.csv" ] && { "$PY" "$ROOT/apps/ao2mo/bench/plot.py" "$LOGS/tables.csv" "$LOGS/tensor4-cutensor.png" || echo "plot.py failed (plot here from the CSV)"; }
+    table "$ROOT/apps/ao2mo/bench/table.py" "$LOGS/tables.csv" "$LOGS/table.md"
+    table "$ROOT/apps/ao2mo/bench/cutensor_table.py" "$LOGS/tables.csv" "$LOGS/cutensor-table.md"
     ;;
   steps)
     bench steps "${STEPS_TIMEOUT:-560}" --no-ao2mo --no-mp2 --no-tccg --steps "$SIZES"
-    "$PY" "$ROOT/apps/ao2mo/bench/cutensor_table.py" "$LOGS/steps.csv" | tee "$LOGS/steps-table.md" || rc=1
+    table "$ROOT/apps/ao2mo/bench/cutensor_table.py" "$LOGS/steps.csv" "$LOGS/steps-table.md"
     ;;
   fusion)
     bench fusion "${FUSION_TIMEOUT:-300}" --no-ao2mo --no-mp2 --no-tccg --fusion "$FUSION_SIZES"
-    "$PY" "$ROOT/apps/ao2mo/bench/cutensor_table.py" --fusion "$LOGS/fusion.csv" | tee "$LOGS/fusion-table.md" || rc=1
+    table "$ROOT/apps/ao2mo/bench/cutensor_table.py" --fusion "$LOGS/fusion.csv" "$LOGS/fusion-table.md"
     # DRAM bytes per kernel (each path's check run and one timed run), where ncu reads the counters.
     if command -v ncu >/dev/null; then
       timeout "${NCU_TIMEOUT:-240}" ncu --clock-control none --metrics dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum \
@@ -89,7 +93,7 @@ for part in "$@"; do
     fi
     ;;
   *)
-    sed -n '2,22p' "${BASH_SOURCE[0]}"
+    sed -n '2,/^# FUSION_SIZES/p' "${BASH_SOURCE[0]}"
     exit 2
     ;;
   esac
