@@ -4,7 +4,8 @@
 # "cuTENSOR and fusion", has the whole call sequence). One part per device call:
 #
 #   build    configure and build tensor4_bench (the Triton kernels compile here: minutes; the build
-#            folder stays on the warm machine for the later calls)
+#            folder stays on the warm machine for the later calls); a bench already in $BUILD
+#            that runs here (e.g. carried prebuilt: BUILD=$PWD/build-t4) is used instead
 #   tables   AO->MO + MP2 at N = 64, 96, 128, 160 (cuBLAS, Triton unfused/fused, cuTENSOR chains)
 #            and the TCCG cases (FP32, TF32, FP64): tensor4-cutensor.csv, table.md, the PNG
 #   steps    every quarter step alone at each N (cuTENSOR FP32/TF32/FP64 vs cuBLAS and Triton):
@@ -60,7 +61,11 @@ for part in "$@"; do
   t0=$SECONDS
   case "$part" in
   build)
-    if ! { cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRITONPACK_PYTHON="$PY" \
+    # A bench already there (carried prebuilt into $BUILD, or built by an earlier call) that runs on
+    # this machine is used as it is (REBUILD=1 builds anyway).
+    if [ -z "${REBUILD:-}" ] && [ -x "$BENCH" ] && "$BENCH" --list --no-tccg --no-mp2 --sizes 64 >/dev/null 2>&1; then
+      echo "build: using $BENCH (it runs here)"
+    elif ! { cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRITONPACK_PYTHON="$PY" \
              -DTRITONPACK_BENCH_TENSOR4=ON -DCMAKE_CUDA_COMPILER="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" \
              -DTRITONPACK_BUILD_TESTS=OFF -DTRITONPACK_FUZZ=OFF &&
            cmake --build "$BUILD" -j "${JOBS:-16}" -t tensor4_bench; } >"$LOGS/build.log" 2>&1; then
