@@ -26,7 +26,8 @@ static_assert(api::pref_autotune_mode == CUTENSOR_PLAN_PREFERENCE_AUTOTUNE_MODE 
                   api::pref_incremental_count == CUTENSOR_PLAN_PREFERENCE_INCREMENTAL_COUNT,
               "cutensorPlanPreferenceAttribute_t");
 static_assert(api::autotune_incremental == CUTENSOR_AUTOTUNE_MODE_INCREMENTAL &&
-                  api::cache_pedantic == CUTENSOR_CACHE_MODE_PEDANTIC,
+                  api::cache_pedantic == CUTENSOR_CACHE_MODE_PEDANTIC &&
+                  api::cache_none == CUTENSOR_CACHE_MODE_NONE,
               "modes");
 static_assert(api::plan_required_workspace == CUTENSOR_PLAN_REQUIRED_WORKSPACE,
               "cutensorPlanAttribute_t");

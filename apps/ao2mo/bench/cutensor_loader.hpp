@@ -44,7 +44,7 @@ constexpr int jit_none = 0, jit_default = 1;                 // cutensorJitMode_
 constexpr int workspace_default = 2;                         // CUTENSOR_WORKSPACE_DEFAULT
 constexpr int pref_autotune_mode = 0, pref_cache_mode = 1,
               pref_incremental_count = 2;  // cutensorPlanPreferenceAttribute_t
-constexpr int autotune_incremental = 1,
+constexpr int autotune_incremental = 1, cache_none = 0,
               cache_pedantic = 1;           // cutensorAutotuneMode_t, cutensorCacheMode_t
 constexpr int plan_required_workspace = 0;  // cutensorPlanAttribute_t
 constexpr std::uint32_t alignment =
@@ -238,6 +238,12 @@ class cutensor {
             "CUTENSOR_PLAN_PREFERENCE_CACHE_MODE");
       check(pref_set_(handle_, pl->pref_, pref_incremental_count, &count, sizeof count),
             "CUTENSOR_PLAN_PREFERENCE_INCREMENTAL_COUNT");
+    } else {
+      // No plan cache for the model's own choice: a cached autotuned plan of an identical problem
+      // would otherwise answer for it, and the row would not be the heuristic's.
+      const int cache = cache_none;
+      check(pref_set_(handle_, pl->pref_, pref_cache_mode, &cache, sizeof cache),
+            "CUTENSOR_PLAN_PREFERENCE_CACHE_MODE");
     }
     std::uint64_t estimate = 0;
     check(estimate_(handle_, pl->op_, pl->pref_, workspace_default, &estimate),
