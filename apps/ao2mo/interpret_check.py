@@ -12,6 +12,9 @@
   orientations;
 * the MP2 energy: the four occupied/virtual quarter steps as `gemm` (mp2.hpp's mp2_step), then
   `mp2_energy` (unfused) and `mp2_fused` (last step + energy, two V_PAD), each + `sum_partials`;
+* `ladder_update` (apps/ao2mo/bench's fusion case: X = W . T, divided by the denominators, added to
+  the amplitudes, the squared update norm per program) at partial tiles and with NaN-poisoned
+  outputs, + `sum_partials` for the norm;
 
 each against numpy's einsum in FP64 on random data. Exit 0: all agree; 1: a mismatch; 77: numpy
 1.x missing (Triton 3.6's interpreter needs it; ctest reports the test as skipped).
@@ -315,6 +318,31 @@ def tf32_rounding(rng):
           f"({low_bits_clear}), the NaN row stays NaN ({nan_kept})")
 
 
+def ladder(rng, o, v, block):
+    """ladder_update against numpy in FP64: t_new = t_old + (W . T) / (d_row[ij] + d_col[ab]) and the
+    squared norm of the update, with (ij), (kl) the o^2 occupied pairs and (ab) the v^2 virtual ones."""
+    m, k, n = o * o, o * o, v * v
+    e_occ = np.sort(rng.uniform(-2.0, -0.3, o)).astype(np.float32)
+    e_vir = np.sort(rng.uniform(0.2, 3.0, v)).astype(np.float32)
+    d_row = (e_occ[:, None] + e_occ[None, :]).reshape(-1).astype(np.float32)
+    d_col = -(e_vir[:, None] + e_vir[None, :]).reshape(-1).astype(np.float32)
+    w = rng.standard_normal((m, k)).astype(np.float32)
+    t = rng.standard_normal((k, n)).astype(np.float32)
+    t_old = rng.standard_normal((m, n)).astype(np.float32)
+    update = (w.astype(np.float64) @ t.astype(np.float64)) / (d_row[:, None].astype(np.float64) + d_col[None, :])
+    want, want_norm = t_old + update, np.sum(update * update)
+    bm, bn, bk = block
+    programs = -(-m // bm) * -(-n // bn)
+    t_new = np.full((m, n), np.nan, np.float32)
+    partials = np.full(programs, np.nan, np.float64)
+    kernels.ladder_update[(programs,)](HostArray(w), HostArray(t), HostArray(t_old), HostArray(t_new), HostArray(d_row), HostArray(d_col),
+                                       HostArray(partials), m, n, k, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, PRECISION="ieee")
+    norm = np.full(1, np.nan, np.float64)
+    kernels.sum_partials[(1,)](HostArray(partials), HostArray(norm), programs, BLOCK=8)
+    check(f"ladder_update o={o} v={v} tiles {block}: t_new", t_new, want, 1e-5)
+    check(f"ladder_update o={o} v={v} tiles {block}: update norm + sum_partials", norm, np.array([want_norm]), 1e-5)
+
+
 rng = np.random.default_rng(13)
 quarter_steps(rng, 18, np.float32)  # N > 16: partial tiles everywhere, both fused accumulators
 quarter_steps(rng, 10, np.float64)
@@ -323,5 +351,7 @@ permutes(rng)
 ttgt(rng)
 tf32_rounding(rng)
 mp2(rng, 19, 5)  # v = 14: partial tiles in every kernel; BLOCK = 8 makes mp2_energy loop over 2 x 2 tiles
+ladder(rng, 5, 7, (16, 32, 16))  # M = K = 25, N = 49: partial row, column and contracted tiles, two K steps
+ladder(rng, 4, 8, (16, 64, 16))  # whole tiles
 print("interpret_check:", "all agree" if not failures else f"{failures} mismatch(es)")
 sys.exit(1 if failures else 0)

@@ -35,6 +35,13 @@ Kernels:
   transformation: the first turns (mu nu|lam sig) into J[r s, mu nu], the second J into (pq|rs), and
   no quarter-transformed tensor ever reaches memory.
 
+* `ladder_update`: where fusion pays (apps/ao2mo/bench's fusion table): a coupled-cluster-style
+  amplitude update, X = W . T (the hole-hole ladder, X[ij, ab] = sum_kl W[ij, kl] T[kl, ab]),
+  divided by the orbital-energy denominators d_row[ij] + d_col[ab] and added to the amplitudes,
+  t_new = t_old + X / D, with the squared norm of the update summed per program (the convergence
+  test) — X never reaches memory, where a vendor library writes it and an elementwise pass reads it
+  back. Not in kernels.toml; apps/ao2mo/bench/tensor4_configs.toml compiles it.
+
 Dot precision is a constexpr, PRECISION: "ieee" (true FP32 or FP64 products) or "tf32" (tensor
 cores, 10-bit mantissa inputs); kernels.toml compiles each kernel once per precision. The tensor
 cores truncate fp32 operands to TF32, where cuBLAS rounds them: so in TF32 `gemm` and
@@ -459,3 +466,30 @@ def sum_partials(partials, out, count, BLOCK: tl.constexpr):
         idx = i0 + tl.arange(0, BLOCK)
         acc += tl.load(partials + idx, mask=idx < count, other=0.0)
     tl.store(out, tl.sum(acc, axis=0))
+
+
+@triton.jit
+def ladder_update(w, t, t_old, t_new, d_row, d_col, partials, M, N, K,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, PRECISION: tl.constexpr):
+    # One (BLOCK_M x BLOCK_N) tile of X = W[M, K] . T[K, N] (row-major), then in registers:
+    # u = X / (d_row[m] + d_col[n]), t_new = t_old + u, and partials[program] = sum of u^2 (FP64).
+    # Row tiles vary fastest, so the programs that read one column block of T run together (L2).
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    pid = tl.program_id(0)
+    rows = (pid % tiles_m) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = (pid // tiles_m) * BLOCK_N + tl.arange(0, BLOCK_N)
+    row_ok = rows < M
+    col_ok = cols < N
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        ks = k0 + tl.arange(0, BLOCK_K)
+        k_ok = ks < K
+        w_tile = tl.load(w + rows[:, None] * K + ks[None, :], mask=row_ok[:, None] & k_ok[None, :], other=0.0)
+        t_tile = tl.load(t + ks[:, None] * N + cols[None, :], mask=k_ok[:, None] & col_ok[None, :], other=0.0)
+        acc = tl.dot(w_tile, t_tile, acc, input_precision=PRECISION, out_dtype=tl.float32)
+    ok = row_ok[:, None] & col_ok[None, :]
+    denom = tl.load(d_row + rows, mask=row_ok, other=1.0)[:, None] + tl.load(d_col + cols, mask=col_ok, other=0.0)[None, :]
+    update = tl.where(ok, acc / denom, 0.0)
+    offs = rows[:, None] * N + cols[None, :]
+    tl.store(t_new + offs, tl.load(t_old + offs, mask=ok, other=0.0) + update, mask=ok)
+    tl.store(partials + pid, tl.sum(tl.sum(update * update, axis=1), axis=0).to(tl.float64))

@@ -15,7 +15,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -135,6 +137,41 @@ inline double mp2_unfused_bytes(std::int64_t n, std::int64_t o, std::size_t elem
 inline double mp2_fused_bytes(std::int64_t n, std::int64_t o, std::size_t elem) {
   const double O = static_cast<double>(o), V = static_cast<double>(n - o);
   return mp2_unfused_bytes(n, o, elem) - 2.0 * static_cast<double>(elem) * O * V * O * V;
+}
+
+// The check on one MP2 line of the example (main.cpp): against the FP64 CPU energy where there is
+// one (N <= --check-max), else the fused energy against the unfused one, where the fused kernel
+// ran. Where neither comparison ran, the line says so and its status is "not checked", never "ok"
+// (a NaN unfused energy still fails). `reference` / `fused`: nullptr where absent.
+struct mp2_verdict {
+  std::string text;    // what was compared, with the errors and the limit
+  std::string status;  // "ok", "FAILED" or "not checked"
+  bool pass;           // false only where a comparison that ran failed (or the energy is NaN)
+};
+
+inline mp2_verdict mp2_check(const double* reference, double unfused, const double* fused, double limit) {
+  char buf[200];
+  if (!std::isfinite(unfused)) return {"unfused energy is not finite", "FAILED", false};
+  if (!reference && !fused)
+    return {"not compared (no FP64 reference above --check-max, and the fused kernel did not run)", "not checked", true};
+  const double ref = reference ? *reference : unfused;
+  auto rel = [&](double e) { return std::abs(e - ref) / std::abs(ref); };  // NaN fails below
+  bool pass = true;
+  std::string text;
+  if (reference) {
+    std::snprintf(buf, sizeof buf, "vs FP64 CPU (%.10e): unfused %.1e", *reference, rel(unfused));
+    text = buf;
+    pass = rel(unfused) <= limit;
+  } else {
+    text = "vs unfused:";
+  }
+  if (fused) {
+    std::snprintf(buf, sizeof buf, "%s fused %.1e", reference ? "," : "", rel(*fused));
+    text += buf;
+    pass = pass && rel(*fused) <= limit;
+  }
+  std::snprintf(buf, sizeof buf, " (limit %.0e)", limit);
+  return {text + buf, pass ? "ok" : "FAILED", pass};
 }
 
 }  // namespace ao2mo

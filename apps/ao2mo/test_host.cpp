@@ -264,3 +264,29 @@ TEST_CASE("MP2: the occupied/virtual steps as batched GEMMs give (ia|jb) of the 
   CHECK_THROWS_WITH_AS(default_occupied(1), doctest::Contains("use N >= 2"), std::invalid_argument);
   CHECK_THROWS_WITH_AS(mp2_step(5, 8, 2), doctest::Contains("the steps are 1 to 4"), std::invalid_argument);
 }
+
+TEST_CASE("MP2 line check: a comparison that did not run says so, never \"ok\" (issue 31: N = 128 printed \"vs unfused: ok\")") {
+  const double ref = -1.0, near = -1.0 + 1e-7, far = -1.1;
+  // Neither the FP64 reference (N > --check-max) nor the fused kernel (N it does not cover): not checked.
+  const mp2_verdict none = mp2_check(nullptr, near, nullptr, 1e-5);
+  CHECK(none.status == "not checked");
+  CHECK(none.pass);
+  CHECK(none.text.find("not compared") != std::string::npos);
+  CHECK(none.text.find("vs unfused") == std::string::npos);
+  // A NaN unfused energy fails even with nothing to compare against.
+  CHECK(mp2_check(nullptr, std::nan(""), nullptr, 1e-5).status == "FAILED");
+  // Fused against unfused (no FP64 reference): compared, ok or FAILED.
+  CHECK(mp2_check(nullptr, ref, &near, 1e-5).status == "ok");
+  CHECK(mp2_check(nullptr, ref, &near, 1e-5).text.find("vs unfused: fused") != std::string::npos);
+  CHECK(mp2_check(nullptr, ref, &far, 1e-5).status == "FAILED");
+  const double nan = std::nan("");
+  CHECK_FALSE(mp2_check(nullptr, ref, &nan, 1e-5).pass);
+  // Against the FP64 reference: unfused, and fused where it ran.
+  CHECK(mp2_check(&ref, near, nullptr, 1e-5).status == "ok");
+  CHECK(mp2_check(&ref, far, nullptr, 1e-5).status == "FAILED");
+  CHECK(mp2_check(&ref, near, &far, 1e-5).status == "FAILED");
+  const mp2_verdict both = mp2_check(&ref, near, &near, 1e-5);
+  CHECK(both.status == "ok");
+  CHECK(both.text.find("unfused") != std::string::npos);
+  CHECK(both.text.find("fused 1.0e-07") != std::string::npos);
+}

@@ -26,14 +26,24 @@
 // truncates fp32 operands where cuBLAS rounds them, and rounded inputs are exact in TF32, so both
 // see the same values; the references keep the exact inputs (kernels.py, _round_tf32).
 // Errors: max |x - ref| / max |ref| against an FP64 CPU reference (all elements for AO->MO at
-// N <= --check-max, else against cuBLAS FP32; TCCG: 4096 sampled elements). cuTENSOR is not used
-// (apps/ao2mo/bench/RESULTS.md says why). CSV: one row per (case, implementation, precision, config).
+// N <= --check-max, else against cuBLAS FP32; TCCG: 4096 sampled elements). CSV: one row per
+// (case, implementation, precision, config).
 //
 //   MP2 energy (apps/ao2mo/mp2.hpp) from the same integrals (unless --no-mp2): cuBLAS quarter steps + a CUDA C++ energy
 //   kernel (mp2_energy.cu), Triton unfused (tuned gemm + mp2_energy) and Triton fused (the last step
 //   and the energy in one kernel, (ia|jb) never written), FP32 and TF32.
 //
+//   cuTENSOR (issue 31; bench_cutensor.hpp, dlopen'ed: --cutensor PATH or TENSOR4_CUTENSOR; absent:
+//   its rows are skipped with the reason): `cutensor_unfused` / `cutensor_unfused_cyclic` (AO->MO's
+//   four steps in either order, one contraction plan each), MP2's `cutensor_unfused` (four plans +
+//   mp2_energy.cu), `cutensor` in every TCCG case (FP32, TF32, and FP64), one row per plan
+//   (--cutensor-tuning heuristic,patient,autotuneN[+jit], default heuristic,autotune8); --steps
+//   N,...: every quarter step alone (both orders; cuTENSOR FP32/TF32/FP64, cuBLAS, Triton);
+//   --fusion o:v,...: where fusion pays (bench_fusion.hpp: contraction + epilogue + reduction).
+//
 //   tensor4_bench [--sizes 64,96,128,160] [--no-ao2mo] [--no-mp2] [--no-tccg] [--reps 20] [--warmup 3] [--cublas PATH] [--csv FILE]
+//                 [--cutensor PATH] [--cutensor-tuning LIST] [--steps 64,128] [--fusion 8:512,8:768]
+//                 [--list]   (what would run, its cuTENSOR contractions and whether cuTENSOR loads; no GPU needed)
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -48,6 +58,9 @@
 #include <vector>
 
 #include "ao2mo.hpp"
+#include "bench_cutensor.hpp"
+#include "bench_fusion.hpp"
+#include "bench_util.hpp"
 #include "cublas_loader.hpp"
 #include "mp2.hpp"
 #include "mp2_energy.hpp"
@@ -60,62 +73,12 @@
 
 namespace {
 
-void cuda_check(cudaError_t r, const char* what) {
-  if (r != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(r));
-}
-
-struct timing {
-  double median = 0, p10 = 0, p90 = 0;
-};
-
-struct bench_env {
-  cudaStream_t stream = nullptr;
-  int reps = 20, warmup = 3;
-  FILE* csv = nullptr;
-};
-
-// Device time (ms) of `work` queued on env.stream: median and 10th/90th percentiles.
-timing time_it(const bench_env& env, const std::function<void()>& work) {
-  for (int i = 0; i < env.warmup; ++i) work();
-  cuda_check(cudaGetLastError(), "launch");
-  std::vector<cudaEvent_t> ev(2 * static_cast<std::size_t>(env.reps));
-  for (auto& e : ev) cuda_check(cudaEventCreate(&e), "cudaEventCreate");
-  for (int i = 0; i < env.reps; ++i) {
-    cuda_check(cudaEventRecord(ev[2 * i], env.stream), "cudaEventRecord");
-    work();
-    cuda_check(cudaEventRecord(ev[2 * i + 1], env.stream), "cudaEventRecord");
-  }
-  cuda_check(cudaEventSynchronize(ev.back()), "cudaEventSynchronize");
-  cuda_check(cudaGetLastError(), "launch");
-  std::vector<double> ms;
-  for (int i = 0; i < env.reps; ++i) {
-    float t = 0;
-    cuda_check(cudaEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1]), "cudaEventElapsedTime");
-    ms.push_back(t);
-  }
-  for (auto e : ev) cudaEventDestroy(e);
-  std::sort(ms.begin(), ms.end());
-  auto at = [&](double q) { return ms[static_cast<std::size_t>(q * static_cast<double>(ms.size() - 1) + 0.5)]; };
-  return {at(0.5), at(0.1), at(0.9)};
-}
-
-void report(const bench_env& env, const std::string& kase, const std::string& impl, const std::string& prec,
-            const std::string& config, double flops, double bytes, const timing& t, double err, const std::string& ref) {
-  const double gflops = flops / (t.median * 1e-3) * 1e-9, gbs = bytes / (t.median * 1e-3) * 1e-9;
-  std::printf("%-22s %-15s %-4s %-22s %9.3f ms %9.1f GFLOP/s %8.1f GB/s  err %.1e (%s)\n", kase.c_str(), impl.c_str(),
-              prec.c_str(), config.c_str(), t.median, gflops, gbs, err, ref.c_str());
-  if (env.csv)
-    std::fprintf(env.csv, "%s,%s,%s,%s,%.6f,%.6f,%.6f,%.6e,%.6e,%.3f,%.3f,%.3e,%s\n", kase.c_str(), impl.c_str(), prec.c_str(),
-                 config.c_str(), t.median, t.p10, t.p90, flops, bytes, gflops, gbs, err, ref.c_str());
-  if (env.csv) std::fflush(env.csv);  // every row kept when a time limit cuts the run
-  std::fflush(stdout);
-}
-
-template <class T>
-std::vector<T> download(const tritonpack::device_array<T>& a) {
-  cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  return a.to_host();
-}
+using tensor4::bench_util::bench_env;
+using tensor4::bench_util::cuda_check;
+using tensor4::bench_util::download;
+using tensor4::bench_util::report;
+using tensor4::bench_util::time_it;
+using tensor4::bench_util::timing;
 
 // ---- MP2 energy ---------------------------------------------------------------------------------
 
@@ -165,13 +128,25 @@ void bench_mp2(const bench_env& env, tensor4::cublas& blas, std::int64_t n, cons
       d.upload_inputs(ao2mo::inputs_for(ao2mo::precision::tf32, prob));
     }
     auto gemm = [&](const ao2mo::batched_gemm& g, const float* a, const float* b, float* out) { tensor4::gemm_tuned(tf32, g, a, b, out, s); };
-    auto run = [&](const char* impl, double bytes, const std::function<void()>& work) {
+    auto run = [&](const char* impl, double bytes, const std::function<void()>& work, const std::string& config = "-") {
       d.poison();
       work();
       const double err = std::abs(energy() - want) / std::abs(want);  // NaN: a pair never summed
-      report(env, kase, impl, prec, "-", flops, bytes, time_it(env, work), std::isnan(err) ? INFINITY : err, ref);
+      report(env, kase, impl, prec, config, flops, bytes, time_it(env, work), std::isnan(err) ? INFINITY : err, ref);
     };
     run("cublas_unfused", ao2mo::mp2_unfused_bytes(n, prob.o, 4), [&] { cublas_mp2(blas, d, d_eri.data(), tf32, env.stream); });
+    if (env.ct && env.ct->available()) {  // cuTENSOR: the four steps (one plan each, as tuned) + the CUDA energy kernel
+      const std::vector<std::array<void*, 3>> ops = {{d.c_occ_t.data(), d_eri.data(), d.x1.data()}, {d.c_vir_t.data(), d.x1.data(), d.x2.data()},
+                                                     {d.c_occ_t.data(), d.x2.data(), d.x3.data()}, {d.x3.data(), d.c_vir.data(), d.ovov.data()}};
+      for (const auto& t : env.tunings)
+        if (auto c = tensor4::bench_cutensor::make_chain(env, *env.ct, kase, tensor4::mp2_steps(n, prob.o, prob.v),
+                                                          tf32 ? tensor4::cutensor_precision::tf32 : tensor4::cutensor_precision::fp32, t, ops))
+          run("cutensor_unfused", ao2mo::mp2_unfused_bytes(n, prob.o, 4), [&] {
+            tensor4::bench_cutensor::run_chain(*env.ct, *c, ops, env.stream);
+            tensor4::mp2_energy(d.ovov.data(), d.e_occ.data(), d.e_vir.data(), d.partials.data(), d.energy.data(), static_cast<int>(prob.o),
+                                static_cast<int>(prob.v), env.stream);
+          }, c->label);
+    }
     run("triton_unfused_tuned", ao2mo::mp2_unfused_bytes(n, prob.o, 4), [&] {
       ao2mo::mp2_steps_with(d, d_eri.data(), 4, gemm);
       ao2mo::mp2_energy_from_ovov(d, s);
@@ -237,12 +212,12 @@ void bench_ao2mo(const bench_env& env, tensor4::cublas& blas, std::int64_t n, st
       d_ct.upload(ao2mo::transposed(c_in, n));
     }
     // mo_rs_pq: the path writes mo[(r s), (p q)] (pair_transform's pair-transposed layout), compared as such.
-    auto run = [&](const char* impl, double bytes, const std::function<void()>& work, bool mo_rs_pq = false) {
+    auto run = [&](const char* impl, double bytes, const std::function<void()>& work, bool mo_rs_pq = false, const std::string& config = "-") {
       mo.fill_bytes(0xFF);
       work();
       const auto got = download(mo);
       const double err = ao2mo::max_relative_error(mo_rs_pq ? ao2mo::transposed(got, n * n) : got, want);
-      report(env, kase, impl, prec, "-", flops, bytes, time_it(env, work), err, ref);
+      report(env, kase, impl, prec, config, flops, bytes, time_it(env, work), err, ref);
     };
     run("cublas_unfused", ao2mo::unfused_bytes(n, 4), [&] { cublas_unfused(blas, n, d_eri.data(), d_c.data(), ta.data(), tb.data(), mo.data(), tf32); });
     run("triton_unfused", ao2mo::unfused_bytes(n, 4),
@@ -253,6 +228,16 @@ void bench_ao2mo(const bench_env& env, tensor4::cublas& blas, std::int64_t n, st
     });
     run("cublas_unfused_cyclic", ao2mo::unfused_bytes(n, 4),
         [&] { cublas_unfused_cyclic(blas, n, d_eri.data(), d_c.data(), ta.data(), tb.data(), mo.data(), tf32); });
+    if (env.ct && env.ct->available())  // cuTENSOR: the four quarter steps in either order, one plan each (as tuned)
+      for (auto order : {tensor4::step_order::batched, tensor4::step_order::cyclic}) {
+        const std::vector<std::array<void*, 3>> ops = {
+            {d_c.data(), d_eri.data(), ta.data()}, {d_c.data(), ta.data(), tb.data()}, {d_c.data(), tb.data(), ta.data()}, {d_c.data(), ta.data(), mo.data()}};
+        for (const auto& t : env.tunings)
+          if (auto c = tensor4::bench_cutensor::make_chain(env, *env.ct, kase, tensor4::ao2mo_steps(n, order),
+                                                            tf32 ? tensor4::cutensor_precision::tf32 : tensor4::cutensor_precision::fp32, t, ops))
+            run(order == tensor4::step_order::batched ? "cutensor_unfused" : "cutensor_unfused_cyclic", ao2mo::unfused_bytes(n, 4),
+                [&] { tensor4::bench_cutensor::run_chain(*env.ct, *c, ops, env.stream); }, false, c->label);
+      }
     run("triton_unfused_cyclic", ao2mo::unfused_bytes(n, 4), [&] {
       ao2mo::transform_unfused_cyclic_with(n, d_eri.data(), d_ct.data(), ta.data(), tb.data(), mo.data(),
                                            [&](const ao2mo::batched_gemm& g, const float* a, const float* b, float* out) { tensor4::gemm_tuned(tf32, g, a, b, out, s); });
@@ -384,16 +369,18 @@ void bench_tccg(const bench_env& env, tensor4::cublas& blas, const tensor4::tccg
       direct();
       report(env, c.name, "triton_gemm", prec, "tuned", flops, direct_bytes, time_it(env, direct), sampled_error(), "fp64 cpu sample");
     }
+    if (env.ct) tensor4::bench_cutensor::bench_tccg_fp32(env, *env.ct, c, tf32, env.tunings, d_a, d_b, d_out, sampled_error);
   }
+  if (env.ct) tensor4::bench_cutensor::bench_tccg_fp64(env, *env.ct, c, env.tunings);
 }
 
-std::vector<std::int64_t> parse_sizes(const std::string& s) {
+std::vector<std::int64_t> parse_sizes(const std::string& s, const std::string& option = "--sizes") {
   std::vector<std::int64_t> v;
   std::size_t start = 0;
   while (start < s.size()) {
     const std::size_t comma = std::min(s.find(',', start), s.size());
     const long long n = std::atoll(s.substr(start, comma - start).c_str());
-    if (n < 1 || n > 212) throw std::invalid_argument("--sizes: '" + s.substr(start, comma - start) + "' is not an N in [1, 212]");
+    if (n < 1 || n > 212) throw std::invalid_argument(option + ": '" + s.substr(start, comma - start) + "' is not an N in [1, 212]");
     v.push_back(n);
     start = comma + 1;
   }
@@ -406,9 +393,11 @@ int main(int argc, char** argv) try {
   bench_env env;
   std::vector<std::int64_t> sizes{64, 96, 128, 160};
   bool mp2 = true;
-  std::string cublas_path, csv_path;
+  std::string cublas_path, csv_path, cutensor_path, tunings = "heuristic,autotune8";
+  std::vector<std::int64_t> step_sizes;                 // --steps: the single quarter steps (off by default)
+  std::vector<tensor4::bench_fusion::ladder_size> fusion;  // --fusion: the fusion case (off by default)
   std::int64_t check_max = 64;
-  bool tccg = true;
+  bool tccg = true, list = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -424,15 +413,33 @@ int main(int argc, char** argv) try {
     else if (a == "--csv") csv_path = value();
     else if (a == "--check-max") check_max = std::atoll(value().c_str());
     else if (a == "--no-tccg") tccg = false;
+    else if (a == "--cutensor") cutensor_path = value();
+    else if (a == "--cutensor-tuning") tunings = value();
+    else if (a == "--steps") step_sizes = parse_sizes(value(), a);
+    else if (a == "--fusion") fusion = tensor4::bench_fusion::parse_ladder_sizes(value());
+    else if (a == "--list") list = true;
     else throw std::invalid_argument("unknown option '" + a + "' (see bench.cpp's header)");
+  }
+  if (list) {  // what a run would do, with no GPU and no cuBLAS: the cuTENSOR status and contractions
+    env.tunings = tensor4::parse_tunings(tunings);
+    const tensor4::cutensor ct(cutensor_path);
+    std::printf("cuTENSOR: %s\n", ct.available() ? ("loaded from " + ct.path()).c_str() : ct.why_absent().c_str());
+    tensor4::bench_fusion::list_plans(sizes, mp2, tccg, step_sizes, fusion, env.tunings);
+    return 0;
   }
   cudaDeviceProp prop{};
   cuda_check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
   cuda_check(cudaStreamCreate(&env.stream), "cudaStreamCreate");
-  tensor4::cublas blas(cublas_path);
+  tensor4::cublas blas(cublas_path);  // first: it brings in libcublasLt.so.13, which libcutensor.so.2 needs
   blas.set_stream(env.stream);
-  std::printf("tensor4_bench on %s; cuBLAS %s; cuTENSOR: not used; %d reps (median), %d warm-up\n", prop.name,
-              blas.path().c_str(), env.reps, env.warmup);
+  env.tunings = tensor4::parse_tunings(tunings);
+  const tensor4::cutensor ct(cutensor_path);
+  env.ct = &ct;
+  std::printf("tensor4_bench on %s; cuBLAS %s; %d reps (median), %d warm-up\n", prop.name, blas.path().c_str(), env.reps, env.warmup);
+  if (ct.available())
+    std::printf("cuTENSOR %s (version %zu); plans: %s\n", ct.path().c_str(), ct.version(), tunings.c_str());
+  else
+    std::printf("cuTENSOR: its rows are skipped: %s\n", ct.why_absent().c_str());
   if (!csv_path.empty()) {
     env.csv = std::fopen(csv_path.c_str(), "w");
     if (!env.csv) throw std::runtime_error("cannot write " + csv_path);
@@ -441,6 +448,8 @@ int main(int argc, char** argv) try {
   for (std::int64_t n : sizes) bench_ao2mo(env, blas, n, check_max, mp2);
   if (tccg)
     for (const auto& c : tensor4::tccg_cases()) bench_tccg(env, blas, c);
+  for (std::int64_t n : step_sizes) tensor4::bench_cutensor::bench_steps(env, ct, blas, n, env.tunings);
+  for (const auto& f : fusion) tensor4::bench_fusion::bench_ladder(env, ct, blas, f, env.tunings);
   if (env.csv) std::fclose(env.csv);
   return 0;
 } catch (const std::exception& e) {

@@ -13,12 +13,15 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 IMPLS = ["cublas_unfused", "cublas_unfused_cyclic", "triton_unfused", "triton_unfused_tuned", "triton_unfused_cyclic", "triton_unfused_cyclic_t",
-         "triton_fused", "triton_fused_pair", "triton_fused_pair_rs_pq", "cublas_ttgt", "triton_ttgt", "triton_ttgt_b_in_place", "triton_direct", "triton_gemm"]
+         "triton_fused", "triton_fused_pair", "triton_fused_pair_rs_pq", "cutensor_unfused", "cutensor_unfused_cyclic", "cutensor",
+         "cutensor+epilogue", "cublas+epilogue", "cublas", "cublas_ttgt", "triton_ttgt", "triton_ttgt_b_in_place", "triton_direct", "triton_gemm"]
 COLORS = {"cublas_unfused": "#7f7f7f", "cublas_unfused_cyclic": "#c7c7c7", "triton_unfused": "#aec7e8",
           "triton_unfused_tuned": "#1f77b4", "triton_unfused_cyclic": "#17becf", "triton_unfused_cyclic_t": "#9edae5", "triton_fused": "#d62728",
           "triton_fused_pair": "#ff9896", "triton_fused_pair_rs_pq": "#9467bd",
           "cublas_ttgt": "#7f7f7f", "triton_ttgt": "#ff7f0e", "triton_ttgt_b_in_place": "#ffbb78",
-          "triton_direct": "#1f77b4", "triton_gemm": "#2ca02c"}
+          "triton_direct": "#1f77b4", "triton_gemm": "#2ca02c",
+          "cutensor_unfused": "#8c564b", "cutensor_unfused_cyclic": "#c49c94", "cutensor": "#8c564b",
+          "cutensor+epilogue": "#8c564b", "cublas+epilogue": "#7f7f7f", "cublas": "#7f7f7f"}
 
 
 def best(rows):
@@ -53,7 +56,8 @@ def main(src, dst):
         uniq = dict(zip(labels, handles))
         ax.legend(uniq.values(), uniq.keys(), fontsize=8)
         ax.grid(axis="y", alpha=0.3)
-    fig.suptitle("apps/ao2mo/bench: AO->MO and MP2 energy (unfused/fused), TCCG contractions, Triton via tritonpack vs cuBLAS")
+    vendors = "cuBLAS and cuTENSOR" if any(r["impl"].startswith("cutensor") for r in rows) else "cuBLAS"
+    fig.suptitle(f"apps/ao2mo/bench: AO->MO and MP2 energy (unfused/fused), TCCG contractions, Triton via tritonpack vs {vendors}")
     fig.tight_layout()
     fig.savefig(dst, dpi=110)
 

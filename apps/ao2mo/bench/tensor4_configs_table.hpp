@@ -73,4 +73,25 @@ inline ao2mo::mp2_fused_kernel tuned_mp2_fused(bool tf32, std::int64_t v) {
   return {v <= 128 ? (tf32 ? &k::mp2_fused_tf32_v128_tuned : &k::mp2_fused_fp32_v128_tuned) : nullptr, 128};
 }
 
+// ladder_update's configs (tensor4_configs.toml, the fusion case): the tile decides how many FP64
+// partial norms the launch writes (programs = cdiv(M, block_m) * cdiv(N, block_n)).
+using ladder_fn = void (*)(const float*, const float*, const float*, float*, const float*, const float*, double*, tritonpack::arg_i32,
+                          tritonpack::arg_i32, tritonpack::arg_i32, tritonpack::stream_t);
+struct ladder_config {
+  const char* name;
+  bool tf32;
+  std::int64_t block_m, block_n;
+  ladder_fn fn;
+  std::int64_t programs(std::int64_t m, std::int64_t n) const { return ((m + block_m - 1) / block_m) * ((n + block_n - 1) / block_n); }
+};
+
+inline const ladder_config ladder_configs[] = {
+    {"m64n128k32w4s3", false, 64, 128, &tensor4_configs::ladder_update_fp32_m64n128k32w4s3},
+    {"m64n64k32w4s3", false, 64, 64, &tensor4_configs::ladder_update_fp32_m64n64k32w4s3},
+    {"m64n256k16w8s3", false, 64, 256, &tensor4_configs::ladder_update_fp32_m64n256k16w8s3},
+    {"m64n128k32w4s3", true, 64, 128, &tensor4_configs::ladder_update_tf32_m64n128k32w4s3},
+    {"m64n256k32w8s3", true, 64, 256, &tensor4_configs::ladder_update_tf32_m64n256k32w8s3},
+    {"m64n128k32w4s4", true, 64, 128, &tensor4_configs::ladder_update_tf32_m64n128k32w4s4},
+};
+
 }  // namespace tensor4
