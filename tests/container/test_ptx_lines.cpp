@@ -67,8 +67,9 @@ std::vector<std::uint8_t> cubin_with_text(const std::string& text, std::uint32_t
   const std::string names = std::string("\0.shstrtab\0.text.k\0.nv_debug_ptx_txt\0", 38);
   std::vector<std::uint8_t> code(256);
   for (std::size_t i = 0; i < code.size(); ++i) code[i] = static_cast<std::uint8_t>(seed * 31 + i * 7);
-  std::vector<std::uint8_t> b = {0x7F, 'E', 'L', 'F', 2, 1, 1};
-  b.resize(64 + names.size(), 0);
+  std::vector<std::uint8_t> b(64 + names.size(), 0);
+  const std::uint8_t ident[7] = {0x7F, 'E', 'L', 'F', 2, 1, 1};  // 64-bit, little-endian, v1
+  std::memcpy(b.data(), ident, sizeof ident);
   const std::uint64_t names_off = 64;
   std::memcpy(b.data() + names_off, names.data(), names.size());
   const std::uint64_t code_off = b.size();
@@ -232,6 +233,16 @@ TEST_CASE("only a PTX behind a cubin of its arch in its frame is coded, and only
   std::vector<std::uint8_t> qb = pack::write_container(q.info, q.images);
   const container qc = container::parse(qb.data(), qb.size());
   for (std::uint32_t i = 0; i < q.images.size(); ++i) CHECK(qc.decode_image(i) == q.images[i]);
+  // Two sm_80 cubins before the sm_80 PTX (two variants in one frame): the one holding its text.
+  packed two = sample();
+  two.info.images[1].arch = "sm_80";
+  two.images[0] = cubin_with_text(text_of(sample_ptx("sm_90a") + "\tother;\n\tlines;\n"), 1);
+  two.images[1] = cubin_with_text(text_of(sample_ptx("sm_80")), 2);
+  std::vector<std::uint8_t> tb = pack::write_container(two.info, two.images);
+  CHECK(image_record(tb, 2)[F::image_rec::coding] == F::coding_ptx_lines);
+  CHECK(byte_io::load_u32(image_record(tb, 2) + F::image_rec::base_image) == 1);
+  const container tc = container::parse(tb.data(), tb.size());
+  for (std::uint32_t i = 0; i < two.images.size(); ++i) CHECK(tc.decode_image(i) == two.images[i]);
   // In frames of their own (per image) nothing is coded.
   pack::write_options per_image;
   per_image.grouping = pack::frame_grouping::per_image;

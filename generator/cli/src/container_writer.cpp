@@ -392,13 +392,18 @@ std::vector<std::uint8_t> write_container(const container_info& info,
       const image_info& im = info.images[i];
       const auto& bytes = image_bytes[i];
       // A PTX after its arch's cubin in this frame is held as the lines that cubin's text lacks.
+      // A frame may hold several variants' cubins of one arch: the one whose text leaves the
+      // fewest bytes (the PTX's own cubin) is taken.
       std::vector<std::uint8_t> lines;
       std::size_t base = i;
       if (options.ptx_lines && im.kind == image_kind::ptx && !stored_alone(first))
-        for (std::size_t b = first; b < i && lines.empty(); ++b)
+        for (std::size_t b = first; b < i; ++b)
           if (info.images[b].kind == image_kind::cubin && info.images[b].arch == im.arch) {
             const auto text = ptx_text_of(image_bytes[b]);
-            if (text.second != 0) lines = ptx_lines_of(bytes, image_bytes[b], text), base = b;
+            if (text.second == 0) continue;
+            std::vector<std::uint8_t> candidate = ptx_lines_of(bytes, image_bytes[b], text);
+            if (!candidate.empty() && (lines.empty() || candidate.size() < lines.size()))
+              lines = std::move(candidate), base = b;
           }
       const auto& held = lines.empty() ? bytes : lines;
       std::uint8_t* r = images.add();
