@@ -25,8 +25,16 @@ def main():
         label, path = spec.split("=", 1)
         with open(path) as f:
             runs.append((label, list(csv.DictReader(f))))
-    # Rows are labelled by kernel; the same kernel name in two manifests is told apart by position.
-    names = [r["kernels"] for r in runs[0][1]]
+    # Each manifest's rows end with "all of NAME": its kernels are labelled "NAME: kernel".
+    names, pending = [], []
+    for r in runs[0][1]:
+        if r["kernels"].startswith("all of "):
+            group = r["kernels"][len("all of "):]
+            names += ["%s: %s" % (group, k) for k in pending] + [r["kernels"]]
+            pending = []
+        else:
+            pending.append(r["kernels"])
+    names += pending
     fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(names)), 4))
     width = 0.8 / len(runs)
     for k, (label, rows) in enumerate(runs):

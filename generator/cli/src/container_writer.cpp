@@ -391,14 +391,15 @@ std::vector<std::uint8_t> write_container(const container_info& info,
     for (std::size_t i = first; i < last; ++i) {
       const image_info& im = info.images[i];
       const auto& bytes = image_bytes[i];
-      // A PTX after its arch's cubin in this frame is held as the lines that cubin's text lacks.
-      // A frame may hold several variants' cubins of one arch: the one whose text leaves the
-      // fewest bytes (the PTX's own cubin) is taken.
+      // A PTX after a cubin with line info in this frame is held as the lines that cubin's text
+      // lacks. Of the frame's cubins (several variants, several archs) the one whose text leaves
+      // the fewest bytes is taken: the PTX's own cubin, or where a stripped container kept the
+      // PTX alone (generic sm_80 PTX beside sm_90a cubins), the closest other one.
       std::vector<std::uint8_t> lines;
       std::size_t base = i;
       if (options.ptx_lines && im.kind == image_kind::ptx && !stored_alone(first))
         for (std::size_t b = first; b < i; ++b)
-          if (info.images[b].kind == image_kind::cubin && info.images[b].arch == im.arch) {
+          if (info.images[b].kind == image_kind::cubin) {
             const auto text = ptx_text_of(image_bytes[b]);
             if (text.second == 0) continue;
             std::vector<std::uint8_t> candidate = ptx_lines_of(bytes, image_bytes[b], text);
