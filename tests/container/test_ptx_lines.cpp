@@ -373,6 +373,10 @@ TEST_CASE("restore refuses lines that would grow past raw_size and a header cut 
             .find("run past its raw_size (15 bytes)") != std::string::npos);
   CHECK(std::string(ptx_lines::restore(stored.data(), stored.size(), base.data(), base.size(), 17, out, why))
             .find("are 16 bytes, raw_size says 17") != std::string::npos);
+  // A raw_size no lines and text can make is refused before anything is allocated for it.
+  CHECK(std::string(ptx_lines::restore(stored.data(), stored.size(), base.data(), base.size(), std::uint64_t{1} << 40, out, why))
+            .find("more than its lines and text make (20)") != std::string::npos);
+  CHECK(out.capacity() < 1000);
   CHECK(std::string(ptx_lines::restore(stored.data(), 5, base.data(), base.size(), 16, out, why)).find("lack their 8-byte header") !=
         std::string::npos);
 }

@@ -48,6 +48,15 @@ inline const char* restore(const std::uint8_t* stored, std::size_t stored_size,
                          "its PTX text at bytes %u..+%u lies outside its base image (%zu bytes)",
                          text_offset, text_size, base_size),
            why;
+  // Every line uses its entry of the text at most once, so the PTX is never longer than its lines
+  // and the text together: a raw_size above that is damage, refused before it is allocated.
+  const std::uint64_t most = std::uint64_t{stored_size} - header_size + text_size;
+  if (raw_size > most)
+    return std::snprintf(why, sizeof why,
+                         "raw_size says %llu bytes, more than its lines and text make (%llu)",
+                         static_cast<unsigned long long>(raw_size),
+                         static_cast<unsigned long long>(most)),
+           why;
   out.reserve(static_cast<std::size_t>(raw_size));
   const std::uint8_t* text = base + text_offset;
   const std::uint8_t* const text_end = text + text_size;
