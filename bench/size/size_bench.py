@@ -3,11 +3,12 @@
 
 For each kernel of a manifest (and for all of them together) this packs the CUDA images with
 `tritonpack pack` and bundles the same files with `fatbinary --compress-mode=size`, then prints
-our bytes, fatbinary's bytes and the ratio (goal: <= 0.85). The tritonpack container stays
+our bytes, fatbinary's bytes and the ratio (goal: <= 0.75, issue 28). The tritonpack container stays
 byte-exact (pack -> extract reproduces every file) and decodes one kernel without the others.
 
 usage: size_bench.py --tritonpack PATH --manifest PATH [--manifest PATH ...] [--fatbinary PATH]
-                     [--level N] [--keep-targets LIST [--keep-ir KIND]] [--markdown FILE]
+                     [--level N] [--frames F] [--ptx-as-is] [--keep-targets LIST [--keep-ir KIND]]
+                     [--markdown FILE] [--csv FILE]
 With --keep-targets (and --keep-ir), the container is packed with `pack --keep-targets` (what
 `tritonpack strip` writes for a site's GPUs) and fatbinary bundles exactly the images it kept.
 Standard library only. The manifests are artifact directories made by the front end, e.g. of
@@ -87,15 +88,18 @@ def main():
                     help="manifest.json of an artifact directory (repeat for several)")
     ap.add_argument("--level", type=int, default=19)
     ap.add_argument("--frames", default=None, help="pass --frames to tritonpack pack")
+    ap.add_argument("--ptx-as-is", action="store_true",
+                    help="pass --ptx-as-is to tritonpack pack (every PTX held as is: format v3's sizes)")
     ap.add_argument("--keep-targets", help="pass --keep-targets to tritonpack pack; fatbinary gets the kept images")
     ap.add_argument("--keep-ir", help="pass --keep-ir to tritonpack pack")
     ap.add_argument("--markdown", help="also write the table as Markdown to this file")
+    ap.add_argument("--csv", help="also write the rows as CSV to this file (bench/size/plot_size.py plots it)")
     a = ap.parse_args()
     if not os.path.exists(a.fatbinary):
         print("size_bench: %s not found; the fatbinary baseline needs the CUDA toolkit" % a.fatbinary, file=sys.stderr)
         return 1
     manifests = a.manifest
-    extra = ["--frames", a.frames] if a.frames else []
+    extra = (["--frames", a.frames] if a.frames else []) + (["--ptx-as-is"] if a.ptx_as_is else [])
     if a.keep_targets:
         extra += ["--keep-targets", a.keep_targets] + (["--keep-ir", a.keep_ir] if a.keep_ir else [])
     rows = []
@@ -124,7 +128,8 @@ def main():
     head = ("kernels", "images", "targets (cubin + PTX)", "raw bytes", "tritonpack", "fatbinary -size", "ratio")
     widths = [max(len(str(r[i])) if i != 6 else 5 for r in rows + [head]) for i in range(len(head))]
     fmt_row = lambda r: "  ".join((("%.3f" % r[i]) if i == 6 and not isinstance(r[i], str) else str(r[i])).rjust(widths[i]) if i else str(r[i]).ljust(widths[i]) for i in range(len(r)))
-    print("zstd level %d, frames %s%s; goal: ratio <= 0.85" % (a.level, a.frames or "per-kernel-backend (default)",
+    print("zstd level %d, frames %s%s%s; goal: ratio <= 0.75" % (a.level, a.frames or "per-kernel-backend (default)",
+          ", PTX as is" if a.ptx_as_is else "",
           ", kept %s (IR: %s)" % (a.keep_targets, a.keep_ir or "targets") if a.keep_targets else ""))
     print(fmt_row(head))
     for r in rows:
@@ -134,6 +139,11 @@ def main():
             f.write("| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n")
             for r in rows:
                 f.write("| " + " | ".join(("%.3f" % x) if isinstance(x, float) else str(x) for x in r) + " |\n")
+    if a.csv:
+        with open(a.csv, "w") as f:
+            f.write("kernels,images,targets,raw_bytes,tritonpack,fatbinary_size,ratio\n")
+            for r in rows:
+                f.write(",".join(("%.4f" % x) if isinstance(x, float) else str(x) for x in r) + "\n")
     return 0
 
 

@@ -39,7 +39,7 @@ TEST_CASE("usage errors exit 2 with the usage text") {
     CHECK(r.out.find("usage:") != std::string::npos);
   }
   CHECK(run_cli("--help").code == 0);
-  CHECK(run_cli("--version").out.find("container format v3") != std::string::npos);
+  CHECK(run_cli("--version").out.find("container format v4") != std::string::npos);
 }
 
 TEST_CASE("bad input exits 1 with a message, never a crash") {
@@ -286,6 +286,29 @@ TEST_CASE("extract writes every image back byte for byte (from the .tpk and from
     }
     CHECK(files == 70);
   }
+}
+
+TEST_CASE("a PTX is held as the lines its cubin's text lacks unless --ptx-as-is: the same files, a smaller container") {
+  const path plain = work / "ptx_as_is";
+  tp_test::fs::remove_all(plain);
+  REQUIRE(run_cli("pack \"" + std::string(TP_ARTIFACTS) + "/manifest.json\" -o \"" + plain.string() +
+                  "\" --name fixtures --ptx-as-is")
+              .code == 0);
+  const auto coded = tp_test::slurp(packed() / "fixtures.tpk");
+  const auto as_is = tp_test::slurp(plain / "fixtures.tpk");
+  const auto a = tritonpack::container::parse(coded.data(), coded.size());
+  const auto b = tritonpack::container::parse(as_is.data(), as_is.size());
+  REQUIRE(a.info().images.size() == b.info().images.size());
+  std::size_t ptx = 0;
+  for (std::uint32_t i = 0; i < a.info().images.size(); ++i) {
+    CHECK(a.decode_image(i) == b.decode_image(i));
+    if (a.info().images[i].kind != tritonpack::image_kind::ptx) continue;
+    ++ptx;
+    // Held as lines, a PTX takes a smaller share of its frame (shares go by bytes in the frame).
+    CHECK(a.info().images[i].stored_size < b.info().images[i].stored_size);
+  }
+  CHECK(ptx == 21);
+  CHECK(coded.size() < as_is.size());
 }
 
 namespace {

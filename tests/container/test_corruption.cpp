@@ -87,7 +87,7 @@ std::vector<field> constrained_fields(const std::vector<std::uint8_t>& b) {
   using namespace F;
   std::vector<field> f = {
       {"header.magic", header::magic, 1, 0x88},
-      {"header.version", header::version, 4, 4},
+      {"header.version", header::version, 4, format_version + 1},
       {"header.version", header::version, 4, 0},
       {"header.header_size", header::header_size, 4, 264},
       {"header.total_size", header::total_size, 8, b.size() + 1},
@@ -166,7 +166,8 @@ std::vector<field> constrained_fields(const std::vector<std::uint8_t>& b) {
                         {"images[0].kind", im + image_rec::kind, 1, 5},
                         {"images[0].kind", im + image_rec::kind, 1, 3},  // hsaco on cuda
                         {"images[0].launch_flags", im + image_rec::launch_flags, 1, 4},
-                        {"images[0].reserved0", im + image_rec::reserved0, 1, 1},
+                        {"images[0].coding", im + image_rec::coding, 1, 1},  // PTX lines on a cubin
+                        {"images[0].coding", im + image_rec::coding, 1, 2},
                         {"images[0].ptx_version", im + image_rec::ptx_version, 4, 87},
                         {"images[2].ptx_version", ptx + image_rec::ptx_version, 4, 0},
                         {"images[0].arch", im + image_rec::arch, 4, 0xFFFFFF00u},
@@ -177,7 +178,7 @@ std::vector<field> constrained_fields(const std::vector<std::uint8_t>& b) {
                         {"images[0].raw_size", im + image_rec::raw_size, 8, ~std::uint64_t{0} - 4},
                         {"images[0].frame", im + image_rec::frame, 4, 99},
                         {"images[0].frame", im + image_rec::frame, 4, 1},
-                        {"images[0].reserved1", im + image_rec::reserved1, 4, 1},
+                        {"images[0].base_image", im + image_rec::base_image, 4, 1},
                         {"images[0].frame_offset", im + image_rec::frame_offset, 8, 1},
                         {"images[0].num_warps", im + image_rec::num_warps, 4, 0},
                         {"images[0].warp_size", im + image_rec::warp_size, 4, 48},
@@ -186,7 +187,7 @@ std::vector<field> constrained_fields(const std::vector<std::uint8_t>& b) {
                         {"images[0].profile_scratch_align", im + image_rec::profile_scratch_align, 4, 0},
                         {"images[0].first_tensordesc", im + image_rec::first_tensordesc, 4, 1},
                         {"images[0].tensordesc_count", im + image_rec::tensordesc_count, 4, 0xFFFFFFF0u},
-                        {"images[0].reserved2", im + image_rec::reserved2, 4, 1},
+                        {"images[0].frame_size", im + image_rec::frame_size, 4, 1},
                         {"image_tools[0].version", rec(b, sec_image_tools, 0) + image_tool_rec::version, 4, 0xFFFFFF00u},
                         // A tool version on the PTX: the sm_90a cubin's string, on image 2.
                         {"image_tools[2].version", rec(b, sec_image_tools, 2), 8, load_u64(b.data() + rec(b, sec_image_tools, 0))},

@@ -143,6 +143,23 @@ TEST_CASE("format v2 golden files are still read: provenance not recorded") {
   }
 }
 
+TEST_CASE("format v3 golden files are still read: every image held as is, provenance kept") {
+  const fs::path v3 = fs::path(TP_GOLDEN_DIR) / "v3";
+  for (const auto& g : {std::make_pair("layout.tpk", tiny_images()), std::make_pair("sample.tpk", tp_test::sample_images())}) {
+    CAPTURE(g.first);
+    const auto bytes = read(v3 / g.first);
+    const container c = container::parse(bytes.data(), bytes.size());
+    const container_info want = tp_test::sample_info();
+    CHECK(c.info().format_version == 3);
+    CHECK(c.info().triton_commit == want.triton_commit);
+    REQUIRE(c.info().images.size() == g.second.size());
+    for (std::uint32_t i = 0; i < g.second.size(); ++i) {
+      CHECK(c.info().images[i].tool_version == want.images[i].tool_version);
+      CHECK(c.decode_image(i) == g.second[i]);
+    }
+  }
+}
+
 TEST_CASE("format v3 records the Triton commit and what built each binary") {
   const auto bytes = read(golden_dir / "sample.tpk");
   const container c = container::parse(bytes.data(), bytes.size());

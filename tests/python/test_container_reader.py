@@ -1,4 +1,4 @@
-"""An independent check of container formats v1 to v3 (issues 16, 15, 30): tpk_reader.py, written from
+"""An independent check of container formats v1 to v4 (issues 16, 15, 30, 28): tpk_reader.py, written from
 docs/format.md alone, reads the goldens (tests/container/golden/v1) and containers freshly packed
 from the fixtures with every frame layout, and must agree field by field with
 `tritonpack inspect --json`; a damaged table, a wrong version and trailing bytes are refused by it
@@ -121,6 +121,10 @@ def test_goldens_agree_with_inspect(golden):
     # Provenance (v3): the sample's commit, and the tools of its binaries; none before v3.
     cubins = [im.get("ptxas_version") for im in r.images if im["kind"] == "cubin"]
     hsacos = [im.get("llvm_version") for im in r.images if im["kind"] == "hsaco"]
+    if golden.name == "ptx_lines.tpk":  # v4: the PTX held as lines of a cubin's text (docs/format.md)
+        assert [im["coding"] for im in r.images] == [0, 0, 1, 1, 0, 1]
+        assert [im["base_image"] for im in r.images] == [0, 0, 0, 1, 0, 0]
+        return
     if r.version >= 3:
         assert r.triton_commit == "0123456789abcdef0123456789abcdef01234567"
         assert cubins == ["12.8.93", None, "12.9.86"]
@@ -148,7 +152,7 @@ def test_the_independent_reader_refuses_what_the_format_forbids():
     with pytest.raises(FormatError, match="total_size"):
         Reader(bytes(data) + b"\0")
     bad = bytearray(data)
-    bad[8] = 4
+    bad[8] = 5
     with pytest.raises(FormatError, match="header.version"):
         Reader(bytes(bad))
     bad = bytearray(data)

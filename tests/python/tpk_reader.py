@@ -1,4 +1,4 @@
-"""A second, minimal reader of tritonpack container formats v1 to v3, written from docs/format.md alone
+"""A second, minimal reader of tritonpack container formats v1 to v4, written from docs/format.md alone
 (not from the C++ reader or writer), so that a layout bug shared by the writer and the reader — the
 goldens are written by the writer under test — still shows up: tests/python/test_container_reader.py
 compares what this reader finds with `tritonpack inspect --json`, field by field.
@@ -7,7 +7,7 @@ It checks the layout rules of docs/format.md (section order and padding, reserve
 runs, images tiling frames, frames tiling the data section, the tables checksum) and raises
 FormatError naming the field, as the format's error messages do. It does not decompress zstd: a
 zstd frame's header is read (RFC 8878 §3.1.1.1) for its content size; a stored frame's images are
-checked against their XXH64.
+checked against their XXH64 (a v4 PTX held as lines of its cubin's text put back together first).
 """
 import struct
 
@@ -19,7 +19,7 @@ SECTIONS_V1 = ["strings", "kernels", "args", "variants", "specs", "constexprs", 
 SECTIONS_V2 = SECTIONS_V1[:10] + ["tunings", "tune_args", "tune_entries", "tune_values"] + SECTIONS_V1[10:]
 SECTIONS_V3 = SECTIONS_V2[:14] + ["image_tools"] + SECTIONS_V2[14:]
 SECTIONS = SECTIONS_V3
-LAYOUTS = {1: SECTIONS_V1, 2: SECTIONS_V2, 3: SECTIONS_V3}
+LAYOUTS = {1: SECTIONS_V1, 2: SECTIONS_V2, 3: SECTIONS_V3, 4: SECTIONS_V3}  # v4: image codings
 RECORD_SIZE = {"strings": 1, "kernels": 56, "args": 24, "variants": 40, "specs": 12, "constexprs": 16,
                "image_refs": 4, "images": 120, "tensordescs": 24, "dims": 4, "tunings": 24, "tune_args": 16,
                "tune_entries": 16, "tune_values": 8, "image_tools": 8, "frames": 32, "dictionary": 1, "data": 1}
@@ -83,6 +83,22 @@ def xxh64(data, seed=0):
     return acc ^ (acc >> 32)
 
 
+# --- v4 image coding 1: a PTX as lines of its cubin's PTX text (docs/format.md "Image codings") --
+def ptx_lines(held, cubin):
+    """The PTX put back together: line k of the held lines (after the 8-byte header: u32 offset and
+    size of the text in the cubin) with its NUL replaced by entry k of the NUL-separated text."""
+    off, size = struct.unpack_from("<II", held, 0)
+    if off + size > len(cubin):
+        raise FormatError("ptx_lines: the text lies outside the cubin")
+    entries = cubin[off:off + size].split(b"\0")
+    out = []
+    for k, line in enumerate(held[8:].split(b"\n")):
+        at = line.find(b"\0")
+        entry = entries[k] if k < len(entries) else b""
+        out.append(line if at < 0 else line[:at] + entry + line[at + 1:])
+    return b"\n".join(out)
+
+
 # --- zstd frame header (RFC 8878 §3.1.1.1): the frame content size ------------------------------
 def zstd_content_size(b):
     if len(b) < 5 or struct.unpack_from("<I", b, 0)[0] != 0xFD2FB528:
@@ -142,7 +158,7 @@ class Reader:
             raise FormatError("header.magic: not a tritonpack container")
         self.version = self.u32(8)
         if self.version not in LAYOUTS:
-            raise FormatError(f"header.version: {self.version}, this reader knows 1 to 3")
+            raise FormatError(f"header.version: {self.version}, this reader knows 1 to 4")
         layout = LAYOUTS[self.version]
         header_size = 64 + 16 * len(layout)
         if len(b) < header_size or self.u32(12) != header_size:
@@ -212,9 +228,12 @@ class Reader:
         self.images, next_td = [], 0
         frame, frame_pos, per_frame = 0, 0, {}
         for i, r in enumerate(images):
-            self.zero(r + 3, 1, f"images[{i}].reserved")
-            self.zero(r + 52, 4, f"images[{i}].reserved")
-            self.zero(r + 116, 4, f"images[{i}].reserved")
+            # v4: coding (0 as is, 1 PTX lines), base_image and frame_size; reserved (0) before.
+            coding, base, frame_size = self.u8(r + 3), self.u32(r + 52), self.u32(r + 116)
+            if coding not in ((0, 1) if self.version >= 4 else (0,)):
+                raise FormatError(f"images[{i}].coding: {coding}")
+            if coding == 0 and (base or frame_size):
+                raise FormatError(f"images[{i}].base_image / frame_size: set on an image held as is")
             flags = self.u8(r + 2)
             im = {
                 "index": i, "backend": BACKENDS.get(self.u8(r)), "kind": IMAGE_KINDS.get(self.u8(r + 1)),
@@ -231,6 +250,12 @@ class Reader:
                     "launch_cooperative_grid": bool(flags & 1), "launch_pdl": bool(flags & 2),
                 },
             }
+            im["coding"], im["base_image"] = coding, base
+            im["frame_size"] = frame_size if coding else im["raw_bytes"]
+            if coding == 1 and (im["kind"] != "ptx" or base >= i or self.images[base]["kind"] != "cubin"
+                                or self.images[base]["coding"] != 0 or self.images[base]["frame"] != im["frame"]
+                                or frame_size < 8):
+                raise FormatError(f"images[{i}].base_image / frame_size: {base}, {frame_size}")
             if im["backend"] is None or im["kind"] is None or flags & ~3:
                 raise FormatError(f"images[{i}].backend / kind / launch_flags")
             # v3: the ptxas of a cubin, the LLVM of an hsaco; empty (or before v3): not recorded.
@@ -247,7 +272,7 @@ class Reader:
             if im["frame"] != frame or im["frame_offset"] != frame_pos:
                 raise FormatError(f"images[{i}].frame / frame_offset: ({im['frame']}, {im['frame_offset']}), "
                                   f"expected ({frame}, {frame_pos})")
-            frame_pos += im["raw_bytes"]
+            frame_pos += im["frame_size"]
             if frame_pos > self.frames[frame]["raw_size"]:
                 raise FormatError(f"images[{i}].raw_size: runs past frames[{frame}]")
             per_frame.setdefault(frame, []).append(im)
@@ -259,18 +284,23 @@ class Reader:
             raise FormatError("images: do not tile the frames")
         if next_td != len(tds):
             raise FormatError("tensordescs: not every record belongs to an image")
-        # Stored bytes: each image's share of its frame's stored_size, proportional to raw_size,
-        # the frame's last image taking the remainder.
+        # Stored bytes: each image's share of its frame's stored_size, proportional to the bytes it
+        # takes in the frame, the frame's last image taking the remainder.
         for f, ims in per_frame.items():
             stored, raw, given = self.frames[f]["stored_size"], self.frames[f]["raw_size"], 0
             for k, im in enumerate(ims):
-                share = stored - given if k == len(ims) - 1 else stored * im["raw_bytes"] // raw if raw else 0
+                share = stored - given if k == len(ims) - 1 else stored * im["frame_size"] // raw if raw else 0
                 im["stored_bytes"] = share
                 given += share
             if self.frames[f]["codec"] == 0:
                 for im in ims:
-                    raw_bytes = self.frames[f]["bytes"][im["frame_offset"]:im["frame_offset"] + im["raw_bytes"]]
-                    if xxh64(raw_bytes) != im["checksum"]:
+                    held = self.frames[f]["bytes"][im["frame_offset"]:im["frame_offset"] + im["frame_size"]]
+                    raw_bytes = held
+                    if im["coding"] == 1:
+                        b = self.images[im["base_image"]]
+                        raw_bytes = ptx_lines(held, self.frames[f]["bytes"][b["frame_offset"]:
+                                                                           b["frame_offset"] + b["raw_bytes"]])
+                    if len(raw_bytes) != im["raw_bytes"] or xxh64(raw_bytes) != im["checksum"]:
                         raise FormatError(f"images[{im['index']}].checksum: the stored bytes hash differently")
 
         self.kernels, next_arg, next_var, next_spec, next_ce, next_ref = [], 0, 0, 0, 0, 0

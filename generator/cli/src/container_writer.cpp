@@ -1,4 +1,4 @@
-// Container writer: lays out format v3 exactly as container/reader.hpp expects it (one valid byte
+// Container writer: lays out format v4 exactly as container/reader.hpp expects it (one valid byte
 // layout per content), then parses its own output as a self-check.
 #include "tritonpack/pack/container_writer.hpp"
 
@@ -7,14 +7,17 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "tritonpack/container/byte_io.hpp"
 #include "tritonpack/container/checksum.hpp"
 #include "tritonpack/container/format.hpp"
+#include "tritonpack/container/ptx_lines.hpp"
 #include "tritonpack/container/reader.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/identify.hpp"
@@ -130,6 +133,82 @@ frame_out compress_frame(const std::vector<std::uint8_t>& raw,
   f.codec = F::codec_zstd;
   f.dictionary = cdict != nullptr;
   return f;
+}
+
+// Where a cubin holds the PTX text ptxas wrote for line info (.nv_debug_ptx_txt: each PTX line
+// without indentation and comments, NUL-terminated): {offset, size} in the cubin, or {0, 0} when
+// it holds none (no line info, or not a 64-bit little-endian ELF this reads).
+std::pair<std::uint32_t, std::uint32_t> ptx_text_of(const std::vector<std::uint8_t>& elf) {
+  const std::size_t n = elf.size();
+  const std::uint8_t* d = elf.data();
+  if (n < 64 || d[0] != 0x7F || d[1] != 'E' || d[2] != 'L' || d[3] != 'F' || d[4] != 2 || d[5] != 1)
+    return {0, 0};
+  const std::uint64_t shoff = byte_io::load_u64(d + 0x28);
+  const std::uint16_t shentsize = byte_io::load_u16(d + 0x3A), shnum = byte_io::load_u16(d + 0x3C),
+                      shstrndx = byte_io::load_u16(d + 0x3E);
+  if (shentsize < 64 || shstrndx >= shnum ||
+      !byte_io::range_within(shoff, std::uint64_t{shentsize} * shnum, n))
+    return {0, 0};
+  auto section = [&](std::uint32_t i) { return d + shoff + std::uint64_t{shentsize} * i; };
+  const std::uint8_t* names = section(shstrndx);
+  const std::uint64_t names_off = byte_io::load_u64(names + 0x18),
+                      names_size = byte_io::load_u64(names + 0x20);
+  if (!byte_io::range_within(names_off, names_size, n)) return {0, 0};
+  static const char wanted[] = ".nv_debug_ptx_txt";
+  for (std::uint32_t i = 0; i < shnum; ++i) {
+    const std::uint8_t* sh = section(i);
+    const std::uint32_t name = byte_io::load_u32(sh), type = byte_io::load_u32(sh + 4);
+    const std::uint64_t off = byte_io::load_u64(sh + 0x18), size = byte_io::load_u64(sh + 0x20);
+    if (type != 1 /* PROGBITS */ || !byte_io::range_within(name, sizeof wanted, names_size) ||
+        std::memcmp(d + names_off + name, wanted, sizeof wanted) != 0)
+      continue;
+    if (!byte_io::range_within(off, size, n) || size == 0 || off + size > 0xFFFFFFFFu)
+      return {0, 0};
+    return {static_cast<std::uint32_t>(off), static_cast<std::uint32_t>(size)};
+  }
+  return {0, 0};
+}
+
+// `ptx` held as coding_ptx_lines against the text at `text` in `cubin` (ptx_lines.hpp): line k
+// of the PTX, when it contains entry k of the text, keeps what surrounds the entry with a NUL in
+// its place; other lines stay whole. Empty when that does not pay or does not give `ptx` back.
+std::vector<std::uint8_t> ptx_lines_of(const std::vector<std::uint8_t>& ptx,
+                                       const std::vector<std::uint8_t>& cubin,
+                                       std::pair<std::uint32_t, std::uint32_t> text) {
+  if (ptx.empty() || std::memchr(ptx.data(), ptx_lines::placeholder, ptx.size())) return {};
+  std::vector<std::uint8_t> out(ptx_lines::header_size);
+  store_u32(out.data(), text.first);
+  store_u32(out.data() + 4, text.second);
+  const std::string_view all(reinterpret_cast<const char*>(ptx.data()), ptx.size());
+  std::string_view entries(reinterpret_cast<const char*>(cubin.data()) + text.first, text.second);
+  std::size_t pos = 0;
+  for (;;) {
+    const std::size_t nl = all.find('\n', pos);
+    const std::string_view line = all.substr(pos, nl == std::string_view::npos ? nl : nl - pos);
+    const std::size_t nul = entries.find('\0');
+    const std::string_view entry = entries.substr(0, nul);
+    entries.remove_prefix(nul == std::string_view::npos ? entries.size() : nul + 1);
+    const std::size_t at = entry.empty() ? std::string_view::npos : line.find(entry);
+    if (at == std::string_view::npos) {
+      out.insert(out.end(), line.begin(), line.end());
+    } else {
+      out.insert(out.end(), line.begin(), line.begin() + static_cast<std::ptrdiff_t>(at));
+      out.push_back(ptx_lines::placeholder);
+      out.insert(out.end(), line.begin() + static_cast<std::ptrdiff_t>(at + entry.size()),
+                 line.end());
+    }
+    if (nl == std::string_view::npos) break;
+    out.push_back('\n');
+    pos = nl + 1;
+  }
+  if (out.size() >= ptx.size() || out.size() > 0xFFFFFFFFu) return {};
+  std::vector<std::uint8_t> back;
+  char why[256];
+  if (ptx_lines::restore(out.data(), out.size(), cubin.data(), cubin.size(), ptx.size(), back,
+                         why) ||
+      back != ptx)
+    return {};
+  return out;
 }
 
 std::vector<std::uint8_t> train_dictionary(const std::vector<std::vector<std::uint8_t>>& images,
@@ -312,7 +391,28 @@ std::vector<std::uint8_t> write_container(const container_info& info,
     for (std::size_t i = first; i < last; ++i) {
       const image_info& im = info.images[i];
       const auto& bytes = image_bytes[i];
+      // A PTX after a cubin with line info in this frame is held as the lines that cubin's text
+      // lacks. Of the frame's cubins (several variants, several archs) the one whose text leaves
+      // the fewest bytes is taken: the PTX's own cubin, or where a stripped container kept the
+      // PTX alone (generic sm_80 PTX beside sm_90a cubins), the closest other one.
+      std::vector<std::uint8_t> lines;
+      std::size_t base = i;
+      if (options.ptx_lines && im.kind == image_kind::ptx && !stored_alone(first))
+        for (std::size_t b = first; b < i; ++b)
+          if (info.images[b].kind == image_kind::cubin) {
+            const auto text = ptx_text_of(image_bytes[b]);
+            if (text.second == 0) continue;
+            std::vector<std::uint8_t> candidate = ptx_lines_of(bytes, image_bytes[b], text);
+            if (!candidate.empty() && (lines.empty() || candidate.size() < lines.size()))
+              lines = std::move(candidate), base = b;
+          }
+      const auto& held = lines.empty() ? bytes : lines;
       std::uint8_t* r = images.add();
+      if (!lines.empty()) {
+        r[F::image_rec::coding] = F::coding_ptx_lines;
+        store_u32(r + F::image_rec::base_image, static_cast<std::uint32_t>(base));
+        store_u32(r + F::image_rec::frame_size, static_cast<std::uint32_t>(lines.size()));
+      }
       r[F::image_rec::backend] = static_cast<std::uint8_t>(im.backend);
       r[F::image_rec::kind] = static_cast<std::uint8_t>(im.kind);
       r[F::image_rec::launch_flags] = static_cast<std::uint8_t>(
@@ -349,8 +449,8 @@ std::vector<std::uint8_t> write_container(const container_info& info,
         store_u32(tr + F::tensordesc_rec::dim_count, u32(t.block_size.size(), "tensordesc rank"));
         for (std::uint32_t d : t.block_size) store_u32(dims.add(), d);
       }
-      raw.insert(raw.end(), bytes.begin(), bytes.end());
-      offset += bytes.size();
+      raw.insert(raw.end(), held.begin(), held.end());
+      offset += held.size();
       image_ends.push_back(raw.size());
     }
     frame_out f;

@@ -45,8 +45,9 @@ constexpr const char* usage_text =
     "  tritonpack pack MANIFEST -o OUTDIR [--name NAME] [--mode binary|ir|both] [--level N]\n"
     "                 [--frames per-kernel-backend|per-kernel-backend-kind|per-kernel|\n"
     "                           binaries-alone|per-image]\n"
-    "                 [--dict-size BYTES] [--store-binaries] [--languages c,fortran]\n"
-    "                 [--tuning TABLE.json] [--allow-outside-manifest-dir]\n"
+    "                 [--dict-size BYTES] [--store-binaries] [--ptx-as-is]\n"
+    "                 [--languages c,fortran] [--tuning TABLE.json]\n"
+    "                 [--allow-outside-manifest-dir]\n"
     "                 [--keep-targets T1,T2,... [--keep-ir targets|generic|none|all]]\n"
     "      Pack the artifacts of MANIFEST into OUTDIR/NAME.tpk and the generated header\n"
     "      OUTDIR/NAME.hpp. MANIFEST comes from the front end, `python -m tritonpack_compile\n"
@@ -56,7 +57,9 @@ constexpr const char* usage_text =
     "      NAME defaults to the manifest's name; --mode narrows what is packed; --level is the\n"
     "      zstd level (1..22, default 19).\n"
     "      --store-binaries keeps cubins / code objects uncompressed (a bigger file, a first\n"
-    "      launch without decompression).\n"
+    "      launch without decompression). A PTX is held as what it adds to the PTX text its\n"
+    "      cubin carries (the same bytes once decoded, a smaller container); --ptx-as-is holds\n"
+    "      every PTX as it is.\n"
     "      The files MANIFEST names must lie under its directory and be regular files;\n"
     "      --allow-outside-manifest-dir lets a manifest you trust name files elsewhere.\n"
     "      --tuning embeds a tuning table measured on GPUs (rows of GPU or arch, key bucket,\n"
@@ -81,15 +84,15 @@ constexpr const char* usage_text =
     "      rounds; --arch-rows: also rows for the GPU's arch (used by other GPUs of it).\n"
     "  tritonpack strip FILE --keep-targets T1,T2,... -o OUTDIR\n"
     "                  [--keep-ir targets|generic|none|all] [--name NAME] [--level N]\n"
-    "                  [--frames ...] [--store-binaries] [--languages c,fortran]\n"
+    "                  [--frames ...] [--store-binaries] [--ptx-as-is] [--languages c,fortran]\n"
     "      A smaller container for a site's GPUs: FILE's container (a .tpk, a generated .hpp or a\n"
     "      program) with only the images of the targets listed (sm_90a; sm_90 = sm_90 and sm_90a;\n"
     "      gfx942), written to OUTDIR/NAME.tpk and OUTDIR/NAME.hpp; the kept images are the same\n"
     "      bytes. --keep-ir says which IR stays: the kept targets' (targets, the default), only\n"
     "      PTX a newer GPU can JIT (generic: \"sm_90a cubins + generic PTX\"), none, or all. A\n"
     "      target FILE has no image for, or a kernel variant left without any image, is an error.\n"
-    "      --level, --frames and --store-binaries as for pack (default: binaries stay stored\n"
-    "      uncompressed when FILE stores them so). --languages as for pack.\n"
+    "      --level, --frames, --store-binaries and --ptx-as-is as for pack (default: binaries\n"
+    "      stay stored uncompressed when FILE stores them so). --languages as for pack.\n"
     "  tritonpack extract FILE -o DIR [--max-image-size BYTES]\n"
     "      Write every image of FILE to DIR/<kernel>/v<variant>/<backend>_<arch>.<kind>\n"
     "      (names reduced to [A-Za-z0-9_.-], never . or ..: nothing is written outside DIR).\n"
@@ -175,7 +178,7 @@ std::uint64_t parse_size(const std::string& s, const char* what) {
 // What to do when an output cannot be written.
 constexpr const char* output_remedy = "choose another output directory with -o";
 
-// --level, --frames, --dict-size and --store-binaries, as pack and strip take them.
+// --level, --frames, --dict-size, --store-binaries and --ptx-as-is, as pack and strip take them.
 pack::write_options write_options_of(const args& a) {
   pack::write_options wo;
   if (auto l = a.get("--level")) wo.level = parse_int(*l, "--level", 1, 22);
@@ -195,6 +198,7 @@ pack::write_options write_options_of(const args& a) {
   if (auto d = a.get("--dict-size"))
     wo.dictionary_size = static_cast<std::uint32_t>(parse_int(*d, "--dict-size", 0, 1 << 24));
   wo.store_binaries = a.flags.count("--store-binaries") != 0;
+  wo.ptx_lines = a.flags.count("--ptx-as-is") == 0;
   return wo;
 }
 
@@ -259,7 +263,7 @@ int cmd_pack(int argc, char** argv) {
   const args a(argc, argv, 2,
                {"-o", "--output", "--name", "--mode", "--level", "--frames", "--dict-size",
                 "--languages", "--tuning", "--keep-targets", "--keep-ir"},
-               {"--store-binaries", "--allow-outside-manifest-dir"});
+               {"--store-binaries", "--ptx-as-is", "--allow-outside-manifest-dir"});
   if (a.positional.size() != 1) throw usage_error("pack takes one MANIFEST");
   auto out_dir = a.get("-o");
   if (!out_dir) out_dir = a.get("--output");
@@ -444,7 +448,7 @@ int cmd_strip(int argc, char** argv) {
   const args a(argc, argv, 2,
                {"-o", "--output", "--name", "--level", "--frames", "--keep-targets", "--keep-ir",
                 "--languages"},
-               {"--store-binaries"});
+               {"--store-binaries", "--ptx-as-is"});
   if (a.positional.size() != 1)
     throw usage_error("strip takes one FILE (a .tpk, a generated .hpp or a program)");
   auto out_dir = a.get("-o");

@@ -1,5 +1,5 @@
-// tritonpack/container/format.hpp — the constants of container format v3 (and what is needed to
-// read v1 and v2): magic, header and section layout, record sizes and field offsets. docs/format.md
+// tritonpack/container/format.hpp — the constants of container format v4 (and what is needed to
+// read v1 to v3): magic, header and section layout, record sizes and field offsets. docs/format.md
 // describes the same layout byte by byte; the reader (container/reader.hpp) and the packer
 // (generator/cli) both take every number from here so the two cannot drift apart.
 //
@@ -22,13 +22,14 @@ namespace format {
 constexpr std::uint8_t magic[8] = {0x89, 'T', 'P', 'K', 0x0D, 0x0A, 0x1A, 0x0A};
 constexpr std::size_t magic_size = sizeof(magic);
 
-constexpr std::uint32_t format_version = 3;
+constexpr std::uint32_t format_version = 4;
 // The oldest version the reader still reads: v1 is v2 without the four tuning sections, v2 is v3
-// without image_tools and with the header's triton_commit reserved.
+// without image_tools and with the header's triton_commit reserved, v3 is v4 with every image
+// stored as is (image_rec's coding, base_image and frame_size all 0).
 constexpr std::uint32_t oldest_readable_version = 1;
 
-// Sections, in the order they are laid out after the header (v3). A v2 header lists 17 of them
-// (no image_tools) and a v1 header 13 (no tuning ones either): v2_sections, v1_sections.
+// Sections, in the order they are laid out after the header (v3 and v4). A v2 header lists 17 of
+// them (no image_tools) and a v1 header 13 (no tuning ones either): v2_sections, v1_sections.
 enum section : std::uint32_t {
   sec_strings = 0,        // bytes: every string of the container, referenced by (offset, length)
   sec_kernels = 1,        // kernel records
@@ -112,7 +113,7 @@ constexpr std::size_t triton_commit = 56;    // str (v3): the git commit, empty 
                                              // v1, v2: u64 reserved, 0
 constexpr std::size_t sections = 64;         // section_count × {u64 offset, u64 size}
 constexpr std::size_t section_entry_size = 16;
-constexpr std::size_t size = sections + section_entry_size * format::section_count;  // 352 (v3)
+constexpr std::size_t size = sections + section_entry_size * format::section_count;  // 352 (v3+)
 constexpr std::size_t size_v2 = sections + section_entry_size * format::v2_section_count;  // 336
 constexpr std::size_t size_v1 = sections + section_entry_size * format::v1_section_count;  // 272
 }  // namespace header
@@ -166,7 +167,7 @@ namespace image_rec {
 constexpr std::size_t backend = 0;          // u8: backend_kind
 constexpr std::size_t kind = 1;             // u8: image_kind
 constexpr std::size_t launch_flags = 2;     // u8: bit 0 cooperative grid, bit 1 PDL
-constexpr std::size_t reserved0 = 3;        // u8, 0
+constexpr std::size_t coding = 3;           // u8: image_coding (v4; v1-v3: reserved, 0)
 constexpr std::size_t ptx_version = 4;      // u32: major*10+minor, PTX only, else 0
 constexpr std::size_t arch = 8;             // str
 constexpr std::size_t entry = 16;           // str
@@ -174,7 +175,8 @@ constexpr std::size_t triton_version = 24;  // str
 constexpr std::size_t raw_size = 32;        // u64
 constexpr std::size_t checksum = 40;        // u64: XXH64 of the raw bytes
 constexpr std::size_t frame = 48;           // u32: index into frames
-constexpr std::size_t reserved1 = 52;       // u32, 0
+constexpr std::size_t base_image = 52;      // u32: coding_ptx_lines: the cubin whose text it
+                                            // uses, an earlier image of the same frame; else 0
 constexpr std::size_t frame_offset = 56;    // u64: where the image starts in the decoded frame
 constexpr std::size_t num_warps = 64;       // u32
 constexpr std::size_t warp_size = 68;       // u32
@@ -187,10 +189,22 @@ constexpr std::size_t profile_scratch_size = 96;    // u64
 constexpr std::size_t profile_scratch_align = 104;  // u32
 constexpr std::size_t first_tensordesc = 108;       // u32
 constexpr std::size_t tensordesc_count = 112;       // u32
-constexpr std::size_t reserved2 = 116;              // u32, 0
+constexpr std::size_t frame_size = 116;             // u32: coding_ptx_lines: bytes the image
+                                                    // takes in the decoded frame; else 0
 constexpr std::uint8_t flag_cooperative = 1;
 constexpr std::uint8_t flag_pdl = 2;
 }  // namespace image_rec
+
+// How an image's bytes are held in its decoded frame (v4; docs/format.md "Image codings").
+enum image_coding : std::uint8_t {
+  coding_raw = 0,  // the image's raw_size bytes, as they are
+  // A PTX held as the lines of its base_image cubin's PTX text (.nv_debug_ptx_txt, which ptxas
+  // writes when the PTX carries line info: each line of the PTX without its indentation and
+  // comments, NUL-terminated): u32 text offset and u32 text size in the cubin, then the PTX's
+  // lines in which a NUL byte stands for that line's entry of the text. Lossless; the PTX's XXH64
+  // is checked after the lines are put back together.
+  coding_ptx_lines = 1,
+};
 
 // v3: one per image, in image order: what produced the image's code (docs/format.md "image_tools").
 namespace image_tool_rec {

@@ -36,6 +36,7 @@
 #include "tritonpack/container/checksum.hpp"
 #include "tritonpack/container/codec.hpp"
 #include "tritonpack/container/format.hpp"
+#include "tritonpack/container/ptx_lines.hpp"
 #include "tritonpack/container/records.hpp"
 #include "tritonpack/container/validation.hpp"
 #include "tritonpack/core/error.hpp"
@@ -216,6 +217,10 @@ class container {
 
   // Decodes image `i` into `out`; false, with `reason` saying why, when its bytes are damaged.
   bool decode_into(std::uint32_t i, std::vector<std::uint8_t>& out, std::string& reason) const;
+  // Image `i`'s raw bytes into `out` from its decoded frame (at least up to the image's end):
+  // copied, or put back together from their coding (v4); false, with `reason`, when they cannot be.
+  bool restore(std::uint32_t i, const std::uint8_t* frame_bytes, std::vector<std::uint8_t>& out,
+               std::string& reason) const;
   bool checksum_matches(std::uint32_t i, const std::uint8_t* bytes, std::string& reason) const {
     const detail::image_location& im = layout_.images[i];
     const std::uint64_t sum = xxh64(bytes, static_cast<std::size_t>(im.raw_size));
@@ -248,10 +253,11 @@ inline bool container::decode_into(std::uint32_t i, std::vector<std::uint8_t>& o
   const frame_view& f = layout_.frames[im.frame];
   const std::uint8_t* const stored = layout_.data + f.offset;
   const std::uint64_t begin = im.offset;
-  const std::uint64_t end = begin + im.raw_size;  // validated: end <= f.raw_size
-  if (f.codec == format::codec_stored) {
-    out.assign(stored + begin, stored + end);
-  } else if (end != 0) {  // (a zero-byte image first in its frame has nothing to decode)
+  const std::uint64_t end = begin + im.frame_size;  // validated: end <= f.raw_size
+  const std::uint8_t* frame_bytes = stored;         // the decoded frame, at least up to `end`
+  std::unique_ptr<std::uint8_t[]> buf;
+  if (f.codec != format::codec_stored && end != 0) {
+    // (a zero-byte image first in its frame has nothing to decode)
     char why[256];
     if (frame_problem(im.frame, why)) return reason = decode_reason(im.frame, why), false;
     const ZSTD_DDict* dict = f.uses_dictionary ? layout_.ddict.get() : nullptr;
@@ -259,26 +265,46 @@ inline bool container::decode_into(std::uint32_t i, std::vector<std::uint8_t>& o
       // Into memory that is not zero-filled: a frame header that claims gigabytes it does not
       // hold costs an allocation whose pages are never touched, not a fill of all of them.
       const std::size_t n = static_cast<std::size_t>(end);
-      std::unique_ptr<std::uint8_t[]> buf(new (std::nothrow) std::uint8_t[n]);
+      buf.reset(new (std::nothrow) std::uint8_t[n]);
       if (!buf) throw std::bad_alloc();
       if (codec::decode_zstd_prefix(stored, f.stored_size, f.raw_size, dict, buf.get(), n, n, why))
         return reason = decode_reason(im.frame, why), false;
-      out.assign(buf.get(), buf.get() + n);
     } else {
       // Room for the whole frame lets zstd decode in place (decode_zstd_prefix); the buffer is
       // not zero-filled, so only the pages of the decoded prefix are ever touched. Frames above
       // 64 MiB decode through zstd's own window instead of reserving that much.
       const bool whole = f.raw_size <= (std::uint64_t{64} << 20);
       const std::size_t capacity = static_cast<std::size_t>(whole ? f.raw_size : end);
-      std::unique_ptr<std::uint8_t[]> buf(new (std::nothrow) std::uint8_t[capacity]);
+      buf.reset(new (std::nothrow) std::uint8_t[capacity]);
       if (!buf) throw std::bad_alloc();
       if (codec::decode_zstd_prefix(stored, f.stored_size, f.raw_size, dict, buf.get(),
                                     static_cast<std::size_t>(end), capacity, why))
         return reason = decode_reason(im.frame, why), false;
-      out.assign(buf.get() + begin, buf.get() + end);
     }
+    frame_bytes = buf.get();
   }
+  if (!restore(i, frame_bytes, out, reason)) return false;
   return checksum_matches(i, out.data(), reason);
+}
+
+inline bool container::restore(std::uint32_t i, const std::uint8_t* frame_bytes,
+                               std::vector<std::uint8_t>& out, std::string& reason) const {
+  const detail::image_location& im = layout_.images[i];
+  const std::uint8_t* const held = frame_bytes + im.offset;
+  if (im.coding == format::coding_raw) {
+    out.assign(held, held + im.raw_size);
+    return true;
+  }
+  // coding_ptx_lines; validated: its base is a cubin held as is, earlier in the same frame.
+  const detail::image_location& base = layout_.images[im.base_image];
+  char why[256];
+  if (ptx_lines::restore(held, static_cast<std::size_t>(im.frame_size), frame_bytes + base.offset,
+                         static_cast<std::size_t>(base.raw_size), im.raw_size, out, why)) {
+    reason = "does not decode (images[" + std::to_string(i) + "] from the text of image " +
+             std::to_string(im.base_image) + ": " + why + ")";
+    return false;
+  }
+  return true;
 }
 
 inline std::vector<image_damage> container::find_damage(std::uint64_t max_frame_size) const {
@@ -288,6 +314,7 @@ inline std::vector<image_damage> container::find_damage(std::uint64_t max_frame_
     std::unique_ptr<std::uint8_t[]> buf;  // not zero-filled (decode_into says why)
     std::size_t buf_size = 0;
     std::string reason;
+    std::vector<std::uint8_t> image;  // one image's bytes (put back together when coded)
     for (std::uint32_t fi = 0; fi < layout_.frames.size(); ++fi) {
       const frame_view& f = layout_.frames[fi];
       current = f.first_image;
@@ -333,14 +360,15 @@ inline std::vector<image_damage> container::find_damage(std::uint64_t max_frame_
       for (std::uint32_t i = f.first_image; i < f.first_image + f.image_count; ++i) {
         current = i;
         const detail::image_location& im = layout_.images[i];
-        const std::uint64_t end = im.offset + im.raw_size;
+        const std::uint64_t end = im.offset + im.frame_size;
         bool intact = false;
         if (end == 0)  // nothing to decode (decode_into): only its checksum to compare
           intact = checksum_matches(i, layout_.data, reason);
         else if (!frame_reason.empty()) reason = frame_reason;
         else if (!whole_reason.empty() && end == f.raw_size)
           reason = whole_reason;  // an image ending the frame is decoded in one shot, as above
-        else if (end <= produced) intact = checksum_matches(i, decoded + im.offset, reason);
+        else if (end <= produced)
+          intact = restore(i, decoded, image, reason) && checksum_matches(i, image.data(), reason);
         else reason = stream_reason;
         if (!intact) found.push_back({i, reason, !over_limit});
       }

@@ -42,6 +42,11 @@ struct image_location {
   std::uint64_t raw_size = 0;
   std::uint64_t checksum = 0;
   std::uint64_t stored_size = 0;  // share of the frame's stored bytes (image_info::stored_size)
+  // v4: how the image is held in its frame (format::image_coding), the cubin a coded PTX takes its
+  // text from, and the bytes it takes in the decoded frame (raw_size when held as is).
+  std::uint8_t coding = format::coding_raw;
+  std::uint32_t base_image = 0;
+  std::uint64_t frame_size = 0;
 };
 
 class record_reader {
@@ -204,7 +209,12 @@ class record_reader {
       fail(F("launch_flags"), "PDL is set on a hip image (HIP has no PDL)");
     im.launch.launch_cooperative_grid = (lf & image_rec::flag_cooperative) != 0;
     im.launch.launch_pdl = (lf & image_rec::flag_pdl) != 0;
-    zero(r + image_rec::reserved0, 1, F("reserved0"));
+    const unsigned coding = r[image_rec::coding];
+    if (coding != coding_raw && coding != coding_ptx_lines)
+      fail(F("coding"), "is %u, must be 0 (as is) or 1 (PTX lines of its cubin's text)", coding);
+    if (coding == coding_ptx_lines && im.kind != image_kind::ptx)
+      fail(F("coding"), "is 1 (PTX lines) on a %s image; only a PTX is stored so",
+           image_kind_name(im.kind));
     im.ptx_version = u32(r + image_rec::ptx_version);
     if (im.kind == image_kind::ptx && (im.ptx_version < 10 || im.ptx_version > 999))
       fail(F("ptx_version"), "is %u, a PTX image needs its ISA as major*10+minor (8.7 -> 87)",
@@ -222,12 +232,20 @@ class record_reader {
     if (frame >= sec_[sec_frames].count)
       fail(F("frame"), "is %u, the container has %llu frames", frame,
            static_cast<u64>(sec_[sec_frames].count));
-    zero(r + image_rec::reserved1, 4, F("reserved1"));
+    const std::uint32_t base_image = u32(r + image_rec::base_image),
+                        frame_size = u32(r + image_rec::frame_size);
+    if (coding == coding_raw && base_image != 0)
+      fail(F("base_image"), "is %u on an image stored as is (coding 0), must be 0", base_image);
+    if (coding == coding_raw && frame_size != 0)
+      fail(F("frame_size"), "is %u on an image stored as is (coding 0), must be 0", frame_size);
     if (loc) {
       loc->frame = frame;
       loc->offset = u64v(r + image_rec::frame_offset);
       loc->raw_size = im.raw_size;
       loc->checksum = im.checksum;
+      loc->coding = static_cast<std::uint8_t>(coding);
+      loc->base_image = base_image;
+      loc->frame_size = coding == coding_raw ? im.raw_size : frame_size;
     }
     launch_info& L = im.launch;
     L.num_warps = u32(r + image_rec::num_warps);
@@ -252,7 +270,6 @@ class record_reader {
                         td_count = u32(r + image_rec::tensordesc_count);
     run_range(td_first, td_count, next_td, sec_tensordescs, F("first_tensordesc"),
               F("tensordesc_count"));
-    zero(r + image_rec::reserved2, 4, F("reserved2"));
     // v3: what produced the image's code; v1 and v2 containers have no image_tools (not recorded).
     im.tool_version.clear();
     if (i < sec_[sec_image_tools].count) {

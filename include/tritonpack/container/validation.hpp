@@ -23,6 +23,7 @@
 #include "tritonpack/container/checksum.hpp"
 #include "tritonpack/container/codec.hpp"
 #include "tritonpack/container/format.hpp"
+#include "tritonpack/container/ptx_lines.hpp"
 #include "tritonpack/container/records.hpp"
 #include "tritonpack/version.hpp"
 
@@ -185,8 +186,12 @@ class container_validator : record_reader {
     L.images.resize(static_cast<std::size_t>(nimages));
     image_info im;
     std::uint64_t next_td = 0;
-    for (std::uint64_t i = 0; i < nimages; ++i)
+    for (std::uint64_t i = 0; i < nimages; ++i) {
       read_image(i, im, next_td, &L.images[static_cast<std::size_t>(i)]);
+      if (L.format_version < 4 && L.images[static_cast<std::size_t>(i)].coding != coding_raw)
+        fail({"images", i, "coding"}, "is %u; a v%u container holds every image as is (0)",
+             static_cast<unsigned>(L.images[static_cast<std::size_t>(i)].coding), L.format_version);
+    }
     run_end(next_td, sec_tensordescs, "images");
     run_end(next_dim_, sec_dims, "tensordescs");
 
@@ -289,11 +294,25 @@ class container_validator : record_reader {
              "is %llu, expected %llu (images follow each other in their frame)",
              static_cast<u64>(off), static_cast<u64>(pos));
       const image_location& im = L.images[i];
-      if (!byte_io::range_within(off, im.raw_size, L.frames[cur].raw_size))
-        fail({"images", i, "raw_size"},
+      const bool coded = im.coding != coding_raw;
+      if (!byte_io::range_within(off, im.frame_size, L.frames[cur].raw_size))
+        fail({"images", i, coded ? "frame_size" : "raw_size"},
              "is %llu: the image would run past the end of frame %u (%llu bytes)",
-             static_cast<u64>(im.raw_size), cur, static_cast<u64>(L.frames[cur].raw_size));
-      pos = off + im.raw_size;
+             static_cast<u64>(im.frame_size), cur, static_cast<u64>(L.frames[cur].raw_size));
+      // A coded PTX is put back from a cubin decoded before it: an earlier image of its frame,
+      // itself stored as is.
+      if (im.coding == coding_ptx_lines) {
+        const std::uint32_t b = im.base_image;
+        if (b >= i || L.images[b].frame != cur ||
+            rec(sec_images, b)[image_rec::kind] != static_cast<std::uint8_t>(image_kind::cubin) ||
+            L.images[b].coding != coding_raw)
+          fail({"images", i, "base_image"},
+               "is %u, must be a cubin stored as is before this image in its frame (%u)", b, cur);
+        if (im.frame_size < ptx_lines::header_size)
+          fail({"images", i, "frame_size"}, "is %llu, below the %zu bytes of its header",
+               static_cast<u64>(im.frame_size), ptx_lines::header_size);
+      }
+      pos = off + im.frame_size;
     }
     if (nframes != 0) {
       if (nimages == 0 || cur + 1 != nframes)
@@ -304,8 +323,9 @@ class container_validator : record_reader {
              static_cast<u64>(L.frames[cur].raw_size), static_cast<u64>(pos));
     }
 
-    // Each image's share of its frame's stored bytes, proportional to its raw size; the last image
-    // of a frame takes the remainder so the shares add up to the frame's stored size exactly.
+    // Each image's share of its frame's stored bytes, proportional to its size in the frame; the
+    // last image of a frame takes the remainder so the shares add up to the frame's stored size
+    // exactly.
     for (const frame_view& fv : L.frames) {
       std::uint64_t given = 0;
       for (std::uint32_t k = 0; k < fv.image_count; ++k) {
@@ -318,7 +338,7 @@ class container_validator : record_reader {
         } else {
           // Both sizes can exceed 2^32, so the product is taken in long double, not uint64.
           share = static_cast<std::uint64_t>(static_cast<long double>(fv.stored_size) *
-                                             im.raw_size / fv.raw_size);
+                                             im.frame_size / fv.raw_size);
           if (share > fv.stored_size - given) share = fv.stored_size - given;
         }
         im.stored_size = share;

@@ -189,7 +189,7 @@ inline std::string kernel_signature(const kernel_info& k) {
 }
 
 struct container_info {
-  std::uint32_t format_version = 3;
+  std::uint32_t format_version = 4;
   std::string name;  // library name (the generated header's namespace)
   std::string triton_version;
   std::string
