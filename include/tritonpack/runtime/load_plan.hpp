@@ -128,4 +128,26 @@ inline load_plan plan_load(const container& c, std::uint32_t kernel_index, std::
   return p;
 }
 
+// The same for the device of context `state`, from the facts its constructor read
+// (context_state::basic_props): the device's name and limits are read (props()) only to say why
+// no image runs.
+inline load_plan plan_load(const container& c, std::uint32_t kernel_index, std::uint32_t variant,
+                           const context_state& state) {
+  load_plan p;
+  p.started = std::chrono::steady_clock::now();
+  p.source = &c;
+  p.kernel = &c.kernel(kernel_index);             // builds the kernel's model and its images
+  const container_info& info = c.partial_info();  // ... which is all selection reads
+  p.variant = &p.kernel->variants.at(variant);
+  p.variant_index = variant;
+  p.target = load_target(state.basic_props());
+  p.choice = select_image(info, *p.variant, p.target, /*explain=*/log::enabled());
+  if (!p.choice.image)  // selects again, explaining, and throws
+    p.choice = select_image_or_throw(info, *p.kernel, variant, p.target, state.props().describe());
+  p.image = &info.images[p.image_index()];
+  p.params = build_param_plan(*p.kernel, *p.variant, p.image->launch);
+  p.who = identify(*p.kernel, *p.image);
+  return p;
+}
+
 TRITONPACK_END_NAMESPACE
