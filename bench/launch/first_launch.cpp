@@ -10,6 +10,12 @@
 //                             launch and sync
 //   first_launch steps        the run time's load sequence replayed call by call, each step timed
 //   first_launch steps-warm-zstd  the same after an untimed decode of another image
+//   first_launch cpu-steps    the run time's own CPU work on today's path, replayed with its own
+//                             functions (parse, one kernel's model, selection + parameter plan,
+//                             decode), each timed with the minor page faults it took; for the
+//                             fake driver (TRITONPACK_CUDA_LIBRARY), where the driver costs ~nothing
+//   first_launch second       a second kernel's first launch (softmax), after vector_add's
+//   first_launch raw-second   the same with raw driver calls, after a raw load of vector_add
 // Prints one JSON object: {"mode": ..., "us": ...}.
 #include <chrono>
 #include <cstdio>
@@ -17,8 +23,35 @@
 #include <optional>
 #include <string>
 
+#include <sys/resource.h>
+
 #include "gpu_kernels.hpp"
 #include "gpu_util.hpp"
+
+namespace first_launch_bench {
+
+long minor_faults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_minflt;
+}
+
+// The image tritonpack's own selection gives this device for variant 0 of kernel `k`, decoded
+// (untimed by the callers): raw modes load the same cubin the library does.
+std::pair<std::vector<std::uint8_t>, std::string> cubin_of(std::uint32_t k) {
+  const auto c = tritonpack::container::parse(reinterpret_cast<const std::uint8_t*>(gpu_kernels::detail::container_data),
+                                              gpu_kernels::detail::container_size);
+  const auto& info = c.info();
+  const auto& dev = gpu_kernels::library().current_device();
+  tritonpack::device_target t;
+  t.arch = dev.arch;
+  t.driver_version = dev.driver_version;
+  const auto choice = tritonpack::select_image(info, info.kernels[k].variants[0], t);
+  if (!choice.image || choice.jit) throw std::runtime_error("no cubin for this device: " + choice.reason);
+  return {c.decode_image(*choice.image), info.images[*choice.image].launch.entry};
+}
+
+}  // namespace first_launch_bench
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "tritonpack";
@@ -40,23 +73,12 @@ int main(int argc, char** argv) {
     } else if (mode == "raw") {
       // The uncompressed cubin in memory, untimed: decoded with a separate container object so
       // the library under test is not touched.
-      const auto c = tritonpack::container::parse(reinterpret_cast<const std::uint8_t*>(gpu_kernels::detail::container_data),
-                                                  gpu_kernels::detail::container_size);
-      const auto& info = c.info();
-      // The image tritonpack's own selection gives this device, so both paths load the same cubin.
-      const auto& dev = gpu_kernels::library().current_device();
-      tritonpack::device_target t;
-      t.arch = dev.arch;
-      t.driver_version = dev.driver_version;
-      const auto choice = tritonpack::select_image(info, info.kernels[0].variants[0], t);
-      if (!choice.image || choice.jit) throw std::runtime_error("no cubin for this device: " + choice.reason);
-      const std::uint32_t index = *choice.image;
-      const auto bytes = c.decode_image(index);
+      const auto cubin = first_launch_bench::cubin_of(0);
       const auto t0 = std::chrono::steady_clock::now();
       tritonpack::cuda::CUmodule m = nullptr;
       tritonpack::cuda::CUfunction f = nullptr;
-      tpgpu::check(fn.cuModuleLoadData(&m, bytes.data()), "cuModuleLoadData");
-      tpgpu::check(fn.cuModuleGetFunction(&f, m, info.images[index].launch.entry.c_str()), "cuModuleGetFunction");
+      tpgpu::check(fn.cuModuleLoadData(&m, cubin.first.data()), "cuModuleLoadData");
+      tpgpu::check(fn.cuModuleGetFunction(&f, m, cubin.second.c_str()), "cuModuleGetFunction");
       std::int32_t nn = n;
       float alpha = 2.0f;
       void* scratch = nullptr;
@@ -64,6 +86,78 @@ int main(int argc, char** argv) {
       tpgpu::check(fn.cuLaunchKernel(f, n / 1024, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr), "cuLaunchKernel");
       tpgpu::check(fn.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
       us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    } else if (mode == "second") {
+      // What each further kernel of a program pays: vector_add first (untimed), then softmax's
+      // first launch (its own model, selection, decode, load).
+      gpu_kernels::vector_add(px, py, po, n, 2.0f);
+      tpgpu::check(fn.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+      const auto t0 = std::chrono::steady_clock::now();
+      gpu_kernels::softmax({4, 1, 1}, po, px, 1024, 1024, 1024);
+      tpgpu::check(fn.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+      us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    } else if (mode == "raw-second") {
+      const auto first = first_launch_bench::cubin_of(0);
+      const auto cubin = first_launch_bench::cubin_of(1);
+      tritonpack::cuda::CUmodule m0 = nullptr;
+      tpgpu::check(fn.cuModuleLoadData(&m0, first.first.data()), "cuModuleLoadData");
+      const auto t0 = std::chrono::steady_clock::now();
+      tritonpack::cuda::CUmodule m = nullptr;
+      tritonpack::cuda::CUfunction f = nullptr;
+      tpgpu::check(fn.cuModuleLoadData(&m, cubin.first.data()), "cuModuleLoadData");
+      tpgpu::check(fn.cuModuleGetFunction(&f, m, cubin.second.c_str()), "cuModuleGetFunction");
+      std::int32_t stride = 1024, cols = 1024;
+      void* scratch = nullptr;
+      void* params[] = {&po, &px, &stride, &stride, &cols, &scratch, &scratch};
+      tpgpu::check(fn.cuLaunchKernel(f, 4, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr), "cuLaunchKernel");
+      tpgpu::check(fn.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+      us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    } else if (mode == "cpu-steps") {
+      // The run time's own first-load work (context::load's plan_load and load_function's
+      // decode), replayed with the same functions and each step timed, with the minor page
+      // faults it took: on the fake driver the driver costs next to nothing, so this is where
+      // tritonpack's share of a first launch goes. The device's facts are read untimed.
+      using clk = std::chrono::steady_clock;
+      tritonpack::device_props props;
+      {
+        tritonpack::cuda::CUdevice dev = 0;
+        tpgpu::check(fn.cuCtxGetDevice(&dev), "cuCtxGetDevice");
+        props.ordinal = dev;
+        props.arch = tpgpu::drv().arch(dev);
+        props.driver_version = tpgpu::drv().version;
+      }
+      std::string out = "{\"mode\": \"cpu-steps\"";
+      double total = 0;
+      long faults = first_launch_bench::minor_faults(), total_faults = 0;
+      auto t = clk::now();
+      auto lap = [&](const char* name) {
+        const double v = std::chrono::duration<double, std::micro>(clk::now() - t).count();
+        const long f = first_launch_bench::minor_faults();
+        char b[96];
+        std::snprintf(b, sizeof b, ", \"%s\": %.1f, \"%s_faults\": %ld", name, v, name, f - faults);
+        out += b;
+        total += v;
+        total_faults += f - faults;
+        faults = first_launch_bench::minor_faults();
+        t = clk::now();
+      };
+      const auto* data = reinterpret_cast<const std::uint8_t*>(gpu_kernels::detail::container_data);
+      const auto c = tritonpack::container::parse(data, gpu_kernels::detail::container_size);
+      lap("parse");
+      // The typed function's identity check builds the kernel's model (library::at).
+      if (tritonpack::kernel_signature(c.kernel(0)).empty()) return 1;
+      lap("kernel");
+      const tritonpack::load_plan plan = tritonpack::plan_load(c, 0, 0, props);
+      lap("plan");
+      std::string took;
+      const auto bytes = plan.decode(took);
+      lap("decode");
+      tritonpack::cuda::CUmodule m = nullptr;
+      tritonpack::cuda::CUfunction f = nullptr;
+      tpgpu::check(fn.cuModuleLoadData(&m, bytes.data()), "cuModuleLoadData");
+      tpgpu::check(fn.cuModuleGetFunction(&f, m, plan.launch().entry.c_str()), "cuModuleGetFunction");
+      lap("module_load");
+      std::printf("%s, \"us\": %.1f, \"faults\": %ld}\n", out.c_str(), total, total_faults);
+      return 0;
     } else if (mode == "library-steps") {
       // The library's own first launch, cut where its public API allows: construction (parse),
       // the context state, loading the variant (select + decode + module load), launch, sync.
@@ -163,7 +257,8 @@ int main(int argc, char** argv) {
       std::printf("%s, \"us\": %.1f}\n", out.c_str(), total);
       return 0;
     } else {
-      std::fprintf(stderr, "usage: first_launch tritonpack|raw|library-steps|steps|steps-warm-zstd\n");
+      std::fprintf(stderr,
+                   "usage: first_launch tritonpack|raw|library-steps|steps|steps-warm-zstd|cpu-steps|second|raw-second\n");
       return 2;
     }
     std::printf("{\"mode\": \"%s\", \"us\": %.1f}\n", mode.c_str(), us);

@@ -203,9 +203,9 @@ TEST_CASE("triton_abi: the launch-ABI facts of each Triton release (docs/triton-
   const row rows[] = {
       {"", false, false, false, false},  // unrecorded: planned as 3.6, checked by the driver
       {"3.6.0", false, false, false, true},       {"3.6", false, false, false, true},
-      {"3.7.0", true, false, false, false},       {"3.7.1", true, false, false, false},
-      {"3.7.1+git1a2b3c", true, false, false, false}, {"3.8.0", true, true, false, false},
-      {"3.9.0", true, true, true, false},         {"3.9.0rc1", true, true, true, false},
+      {"3.7.0", true, false, false, true},        {"3.7.1", true, false, false, true},
+      {"3.7.1+git1a2b3c", true, false, false, true}, {"3.8.0", true, true, false, true},
+      {"3.9.0", true, true, true, true},          {"3.9.0rc1", true, true, true, true},
       {"3.10.2", true, true, true, false},        {"4.0.0", true, true, true, false},
   };
   for (const row& r : rows) {

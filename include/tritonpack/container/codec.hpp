@@ -110,6 +110,22 @@ inline ZSTD_DCtx* thread_dctx() {
   return ctx.get();
 }
 
+// Readies the calling thread's context for one decode: a previous, possibly failed, decode must not
+// leak state into this one. zstd's own frame checksum (XXH64 of the whole frame's content, hashed
+// as it decodes) is not verified: the container checks every image it hands out against the XXH64
+// recorded for that image, which covers the same bytes — hashing them twice bought nothing (about
+// one instruction per decoded byte, 7 % of a cubin's decode), and a prefix decode never reaches
+// the trailer anyway. ZSTD_d_forceIgnoreChecksum (experimental since zstd 1.4.7, the same value
+// since; passed by number so that zstd.h need not be included in its static-linking mode): a
+// libzstd that refuses it verifies the checksum as before. Null when no context can be had.
+inline ZSTD_DCtx* fresh_dctx() {
+  ZSTD_DCtx* dctx = thread_dctx();
+  if (!dctx) return nullptr;
+  ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);
+  ZSTD_DCtx_setParameter(dctx, static_cast<ZSTD_dParameter>(1002), 1);
+  return dctx;
+}
+
 // Size of a zstd frame header (magic, descriptor, window, dictionary id, content size), from the
 // frame format (RFC 8878 §3.1.1.1); 0 when it does not fit in `n` bytes. The stable zstd API has
 // no call for it.
@@ -134,9 +150,8 @@ inline const char* decode_zstd_stream(const std::uint8_t* p, std::uint64_t store
                                       std::size_t out_size, std::size_t out_capacity,
                                       char (&why)[256], std::size_t& produced) {
   produced = 0;
-  ZSTD_DCtx* dctx = thread_dctx();
+  ZSTD_DCtx* dctx = fresh_dctx();
   if (!dctx) fail(errc::out_of_memory, "", "could not allocate a zstd decompression context");
-  ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);
   if (ddict) {
     const std::size_t r = ZSTD_DCtx_refDDict(dctx, ddict);
     if (ZSTD_isError(r))
@@ -188,7 +203,8 @@ inline const char* decode_zstd_stream(const std::uint8_t* p, std::uint64_t store
 
 // Decodes the first `out_size` bytes of the zstd frame (`stored` bytes at `p`, `raw` bytes of
 // content) into `out`. When the whole frame is asked for it is decoded in one shot (zstd then
-// checks its content checksum and refuses a frame holding more than `raw` bytes); otherwise it is
+// refuses a frame holding more than `raw` bytes; its content checksum is left to the caller's
+// per-image XXH64, fresh_dctx); otherwise it is
 // streamed only as far as `out_size` (a few bytes more at most: to the end of the zstd block
 // holding byte `out_size`). Never writes past `out_capacity` bytes; with `out_capacity` >= `raw`,
 // zstd decodes straight into `out` instead of through window buffers of its own (fewer
@@ -205,10 +221,8 @@ inline const char* decode_zstd_prefix(const std::uint8_t* p, std::uint64_t store
                                       std::uint64_t raw, const ZSTD_DDict* ddict, std::uint8_t* out,
                                       std::size_t out_size, std::size_t out_capacity,
                                       char (&why)[256]) {
-  ZSTD_DCtx* dctx = thread_dctx();
+  ZSTD_DCtx* dctx = fresh_dctx();
   if (!dctx) fail(errc::out_of_memory, "", "could not allocate a zstd decompression context");
-  // A previous, possibly failed, decode on this thread must not leak state into this one.
-  ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);
   if (out_size == raw) {
     const std::size_t r =
         ddict ? ZSTD_decompress_usingDDict(dctx, out, out_size, p, static_cast<std::size_t>(stored),

@@ -123,6 +123,9 @@ class container {
     std::vector<std::uint8_t> out;
     std::string reason;
     try {
+      // + 1: room for the NUL a PTX gets before the driver JIT-compiles it (cuda/loading.hpp),
+      // which would otherwise copy the image into a second buffer.
+      out.reserve(static_cast<std::size_t>(layout_.images[image_index].raw_size) + 1);
       if (!decode_into(image_index, out, reason)) damaged(image_index, reason);
     } catch (const std::bad_alloc&) {
       out_of_memory(image_index);

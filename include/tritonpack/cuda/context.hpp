@@ -126,7 +126,7 @@ class context final : public context_state {
 inline std::unique_ptr<loaded_function> context::load(const container& c,
                                                       std::uint32_t kernel_index,
                                                       std::uint32_t variant) {
-  return load_function(d_, props(), ctx_, plan_load(c, kernel_index, variant, props()));
+  return load_function(d_, *this, ctx_, plan_load(c, kernel_index, variant, *this));
 }
 
 inline void context::encode_tma(void* self, const tma_encode_args& a, void* map128,

@@ -121,14 +121,16 @@ inline CUmodule jit_ptx(const driver& d, const device_props& props, std::vector<
   return m;
 }
 
-// The module of image `im` (`bytes`): a cubin loaded, or PTX JIT-compiled (`jit`).
-inline CUmodule load_module(const driver& d, const device_props& props,
-                            const std::vector<std::uint8_t>& bytes, const image_info& im,
+// The module of image `im` (`bytes`, moved from): a cubin loaded, or PTX JIT-compiled (`jit`).
+// The device of `state` is described (its name read) only for the JIT or an error.
+inline CUmodule load_module(const driver& d, const context_state& state,
+                            std::vector<std::uint8_t>& bytes, const image_info& im,
                             const kernel_info& k, bool jit, std::string& how) {
-  if (jit) return jit_ptx(d, props, bytes, im, k, how);
+  if (jit) return jit_ptx(d, state.props(), std::move(bytes), im, k, how);
   CUmodule m = nullptr;
   const CUresult r = d.fn.cuModuleLoadData(&m, bytes.data());
   if (r != CUDA_SUCCESS) {
+    const device_props& props = state.props();
     errc code = r == CUDA_ERROR_OUT_OF_MEMORY ? errc::out_of_memory : errc::driver_error;
     if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE) code = errc::no_image;
     throw error(code,
@@ -179,10 +181,12 @@ inline void check_abi(const driver& d, const function& f, const kernel_info& k) 
 // device's limits.
 inline constexpr std::uint32_t default_shared_bytes = 48 * 1024;
 
-// The function `p` plans, loaded in context `ctx` of the device of `props` (which is current):
-// the plan checked against the device, the module loaded (cubin) or JIT-compiled (PTX), the
-// function's launch attributes set, its parameters checked against the plan where needed.
-inline std::unique_ptr<function> load_function(const driver& d, const device_props& props,
+// The function `p` plans, loaded in context `ctx` (which is current) of the device of `state`: the
+// plan checked against the device, the module loaded (cubin) or JIT-compiled (PTX), the
+// function's launch attributes set, its parameters checked against the plan where needed. The
+// device's name and limits (state.props()) are read only where the image needs them or an error
+// names the device.
+inline std::unique_ptr<function> load_function(const driver& d, const context_state& state,
                                                CUcontext ctx, const load_plan& p) {
   const kernel_info& k = *p.kernel;
   auto f = std::make_unique<function>();
@@ -196,11 +200,11 @@ inline std::unique_ptr<function> load_function(const driver& d, const device_pro
   // select/arch_limits.hpp knows; these compare the driver's own numbers, for a GPU the tables do
   // not.
   const std::string& who = p.who;
-  if (li.shared > default_shared_bytes && li.shared > props.max_shared_optin)
+  if (li.shared > default_shared_bytes && li.shared > state.props().max_shared_optin)
     throw error(errc::unsupported,
                 who + " needs " + std::to_string(li.shared) +
-                    " bytes of shared memory per block but " + props.describe() +
-                    " allows at most " + std::to_string(props.max_shared_optin) +
+                    " bytes of shared memory per block but " + state.props().describe() +
+                    " allows at most " + std::to_string(state.props().max_shared_optin) +
                     " (with opt-in); choose a config with fewer stages or smaller blocks");
   if (li.tmem_size > 512)
     throw error(errc::unsupported, who + " needs " + std::to_string(li.tmem_size) +
@@ -211,13 +215,13 @@ inline std::unique_ptr<function> load_function(const driver& d, const device_pro
     throw error(errc::unsupported, who +
                                        " needs cuLaunchKernelEx (clusters, cooperative or PDL "
                                        "launch), which the driver lacks");
-  if (num_ctas > 1 && !props.cluster_launch)
+  if (num_ctas > 1 && !state.props().cluster_launch)
     throw error(errc::unsupported, who + " uses clusters of " + std::to_string(num_ctas) +
-                                       " CTAs; " + props.describe() +
+                                       " CTAs; " + state.props().describe() +
                                        " does not support cluster launch");
-  if (li.launch_cooperative_grid && !props.cooperative_launch)
-    throw error(errc::unsupported, who + " needs a cooperative launch, which " + props.describe() +
-                                       " does not support");
+  if (li.launch_cooperative_grid && !state.props().cooperative_launch)
+    throw error(errc::unsupported, who + " needs a cooperative launch, which " +
+                                       state.props().describe() + " does not support");
   if (f->plan.uses_tma && !d.fn.cuTensorMapEncodeTiled)
     throw error(errc::unsupported,
                 who + " takes TMA tensor descriptors; the driver lacks cuTensorMapEncodeTiled");
@@ -228,9 +232,9 @@ inline std::unique_ptr<function> load_function(const driver& d, const device_pro
                                        " threads per block; CUDA allows at most 1024");
 
   std::string decode_time, how;
-  const std::vector<std::uint8_t> bytes = p.decode(decode_time);
+  std::vector<std::uint8_t> bytes = p.decode(decode_time);
   const auto t2 = std::chrono::steady_clock::now();
-  f->module = load_module(d, props, bytes, *f->image, k, f->jit, how);
+  f->module = load_module(d, state, bytes, *f->image, k, f->jit, how);
   struct module_guard {  // unload on any failure below
     const driver& d;
     function* f;
@@ -249,15 +253,16 @@ inline std::unique_ptr<function> load_function(const driver& d, const device_pro
   f->num_ctas = num_ctas;
   // Shared memory above the default 48 KB needs the opt-in attribute, sized as Triton does:
   // the device's opt-in limit minus the function's static shared memory.
-  if (li.shared > default_shared_bytes && li.shared > props.max_shared_default) {
+  if (li.shared > default_shared_bytes && li.shared > state.props().max_shared_default) {
     int static_shared = 0;
     d.check(d.fn.cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f->fn),
             who + ": cuFuncGetAttribute(SHARED_SIZE_BYTES)");
     d.check(d.fn.cuFuncSetCacheConfig(f->fn, CU_FUNC_CACHE_PREFER_SHARED),
             who + ": cuFuncSetCacheConfig(PREFER_SHARED)");
-    d.check(d.fn.cuFuncSetAttribute(f->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                    static_cast<int>(props.max_shared_optin) - static_shared),
-            who + ": cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+    d.check(
+        d.fn.cuFuncSetAttribute(f->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                static_cast<int>(state.props().max_shared_optin) - static_shared),
+        who + ": cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
   }
   if (num_ctas == 16)
     d.check(d.fn.cuFuncSetAttribute(f->fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
@@ -282,8 +287,8 @@ inline std::unique_ptr<function> load_function(const driver& d, const device_pro
   if (f->jit || !f->plan.abi.gpu_verified || env::flag(env::verify_abi)) check_abi(d, *f, k);
   guard.f = nullptr;
   if (log::enabled())
-    log::line(p.log_prefix(props) + "; " + how + "; decode " + decode_time + ", load " + load_time +
-              ", total " + log::ms_since(p.started));
+    log::line(p.log_prefix(state.props()) + "; " + how + "; decode " + decode_time + ", load " +
+              load_time + ", total " + log::ms_since(p.started));
   return f;
 }
 

@@ -75,6 +75,11 @@ class context_state {
     std::call_once(full_once_, [this] { fill_props(props_); });
     return props_;
   }
+  // What the constructor read (backend, ordinal, arch, driver version): all that selecting and
+  // loading a cubin needs. A first load reads props() only where the image asks for more (shared
+  // memory above 48 KB, clusters, a cooperative launch, JIT) or to word an error: the name and
+  // limits cost a handful of driver calls (7-11 us on an H200 in a fresh process).
+  const device_props& basic_props() const noexcept { return props_; }
   // Selects, decodes and loads `variant` of kernel `kernel_index`. Thread-safe per call (the
   // caller serialises loads of one kernel).
   virtual std::unique_ptr<loaded_function> load(const container& c, std::uint32_t kernel_index,

@@ -109,10 +109,12 @@ struct load_plan {
   }
 };
 
-// Selects the image variant `variant` of kernel `kernel_index` runs on the device of `props`, and
-// plans its parameters. Throws what selection reports when no image runs (select_image_or_throw).
-inline load_plan plan_load(const container& c, std::uint32_t kernel_index, std::uint32_t variant,
-                           const device_props& props) {
+namespace detail {
+// plan_load's work for the device whose selection facts are `basic` (backend, arch, driver
+// version); `device_text()` words the device for the error when no image runs.
+template <class DeviceText>
+load_plan plan_load_for(const container& c, std::uint32_t kernel_index, std::uint32_t variant,
+                        const device_props& basic, DeviceText&& device_text) {
   load_plan p;
   p.started = std::chrono::steady_clock::now();
   p.source = &c;
@@ -120,12 +122,31 @@ inline load_plan plan_load(const container& c, std::uint32_t kernel_index, std::
   const container_info& info = c.partial_info();  // ... which is all selection reads
   p.variant = &p.kernel->variants.at(variant);
   p.variant_index = variant;
-  p.target = load_target(props);
-  p.choice = select_image_or_throw(info, *p.kernel, variant, p.target, props.describe());
+  p.target = load_target(basic);
+  p.choice = select_image(info, *p.variant, p.target, /*explain=*/log::enabled());
+  if (!p.choice.image)  // selects again, explaining, and throws
+    p.choice = select_image_or_throw(info, *p.kernel, variant, p.target, device_text());
   p.image = &info.images[p.image_index()];
   p.params = build_param_plan(*p.kernel, *p.variant, p.image->launch);
   p.who = identify(*p.kernel, *p.image);
   return p;
+}
+}  // namespace detail
+
+// Selects the image variant `variant` of kernel `kernel_index` runs on the device of `props`, and
+// plans its parameters. Throws what selection reports when no image runs (select_image_or_throw).
+inline load_plan plan_load(const container& c, std::uint32_t kernel_index, std::uint32_t variant,
+                           const device_props& props) {
+  return detail::plan_load_for(c, kernel_index, variant, props, [&] { return props.describe(); });
+}
+
+// The same for the device of context `state`, from the facts its constructor read
+// (context_state::basic_props): the device's name and limits are read (props()) only to say why
+// no image runs.
+inline load_plan plan_load(const container& c, std::uint32_t kernel_index, std::uint32_t variant,
+                           const context_state& state) {
+  return detail::plan_load_for(c, kernel_index, variant, state.basic_props(),
+                               [&] { return state.props().describe(); });
 }
 
 TRITONPACK_END_NAMESPACE
