@@ -282,6 +282,16 @@ TEST_CASE("the new fields of a coded PTX, damaged, are refused naming the field"
     const std::string m = parse_error(b);
     CHECK_MESSAGE(m.find(d.want) != std::string::npos, m);
   }
+  // A coded PTX's raw_size beyond what its lines and its cubin's text can make: refused at parse,
+  // before decode_image sizes a buffer by it (found by the fuzzer: 2^63 threw std::length_error).
+  for (const std::uint64_t raw : {std::uint64_t{1} << 63, std::uint64_t{1} << 32}) {
+    CAPTURE(raw);
+    std::vector<std::uint8_t> b = good;
+    byte_io::store_u64(image_record(b, 3) + F::image_rec::raw_size, raw);
+    fix_checksum(b);
+    const std::string m = parse_error(b);
+    CHECK_MESSAGE(m.find("images[3].raw_size: is " + std::to_string(raw) + ", more than its ") != std::string::npos, m);
+  }
   // A coded image too short for its header.
   {
     std::vector<std::uint8_t> b = good;

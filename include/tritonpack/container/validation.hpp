@@ -311,6 +311,15 @@ class container_validator : record_reader {
         if (im.frame_size < ptx_lines::header_size)
           fail({"images", i, "frame_size"}, "is %llu, below the %zu bytes of its header",
                static_cast<u64>(im.frame_size), ptx_lines::header_size);
+        // Put back, a PTX is at most its lines and its cubin's text together: a larger raw_size
+        // is damage, refused here, before anything is sized by it (decode_image reserves it).
+        const std::uint64_t most = im.frame_size - ptx_lines::header_size + L.images[b].raw_size;
+        if (im.raw_size > most)
+          fail({"images", i, "raw_size"},
+               "is %llu, more than its %llu bytes of lines and its cubin's %llu bytes can make",
+               static_cast<u64>(im.raw_size),
+               static_cast<u64>(im.frame_size - ptx_lines::header_size),
+               static_cast<u64>(L.images[b].raw_size));
       }
       pos = off + im.frame_size;
     }
