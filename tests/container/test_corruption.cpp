@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 
+#include "damaged_container.hpp"
 #include "sample_model.hpp"
 #include "tritonpack/container/byte_io.hpp"
 #include "tritonpack/container/checksum.hpp"
@@ -32,36 +33,17 @@ using byte_io::store_u64;
 
 namespace {
 
+using tp_test::fix_checksum;
+using tp_test::parse_error;
+using tp_test::section_offset;
+using tp_test::section_size;
+
 std::vector<std::uint8_t> sample_blob() {
   pack::write_options opt;
   opt.grouping = pack::frame_grouping::per_kernel_backend;
   return pack::write_container(tp_test::sample_info(), tp_test::sample_images(), opt);
 }
 
-std::uint64_t section_offset(const std::vector<std::uint8_t>& b, std::uint32_t s) {
-  return load_u64(b.data() + F::header::sections + s * F::header::section_entry_size);
-}
-std::uint64_t section_size(const std::vector<std::uint8_t>& b, std::uint32_t s) {
-  return load_u64(b.data() + F::header::sections + s * F::header::section_entry_size + 8);
-}
-
-// Recomputes the tables checksum so the structural check of the damaged field is what fires.
-void fix_checksum(std::vector<std::uint8_t>& b) {
-  const std::uint64_t covered = section_offset(b, F::sec_data);
-  store_u64(b.data() + F::header::tables_checksum, 0);
-  store_u64(b.data() + F::header::tables_checksum, xxh64(b.data(), static_cast<std::size_t>(covered)));
-}
-
-// Parses `b`; returns the error message, or "" if it parsed.
-std::string parse_error(const std::vector<std::uint8_t>& b) {
-  try {
-    (void)container::parse(b.data(), b.size());
-  } catch (const error& e) {
-    CHECK(e.code() == errc::bad_container);
-    return e.what();
-  }
-  return {};
-}
 
 struct field {
   std::string name;      // the name the message must contain, e.g. "images[0].warp_size"

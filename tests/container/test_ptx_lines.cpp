@@ -18,11 +18,15 @@
 #include "tritonpack/container/ptx_lines.hpp"
 #include "tritonpack/container/reader.hpp"
 #include "tritonpack/pack/container_writer.hpp"
+#include "damaged_container.hpp"
 
 namespace ptx_lines_test {
 
 using namespace tritonpack;
 namespace F = tritonpack::format;
+using tp_test::fix_checksum;
+using tp_test::parse_error;
+using tp_test::section_offset;
 
 // A PTX as LLVM writes it: a comment header, indentation, `.loc` lines, trailing comments.
 std::string sample_ptx(const std::string& arch) {
@@ -143,25 +147,8 @@ packed sample() {
   return p;
 }
 
-std::uint64_t section_offset(const std::vector<std::uint8_t>& b, std::uint32_t s) {
-  return byte_io::load_u64(b.data() + F::header::sections + s * F::header::section_entry_size);
-}
 std::uint8_t* image_record(std::vector<std::uint8_t>& b, std::uint32_t i) {
   return b.data() + section_offset(b, F::sec_images) + i * F::record_size[F::sec_images];
-}
-void fix_checksum(std::vector<std::uint8_t>& b) {
-  const std::uint64_t covered = section_offset(b, F::sec_data);
-  byte_io::store_u64(b.data() + F::header::tables_checksum, 0);
-  byte_io::store_u64(b.data() + F::header::tables_checksum, xxh64(b.data(), static_cast<std::size_t>(covered)));
-}
-std::string parse_error(const std::vector<std::uint8_t>& b) {
-  try {
-    (void)container::parse(b.data(), b.size());
-  } catch (const error& e) {
-    CHECK(e.code() == errc::bad_container);
-    return e.what();
-  }
-  return {};
 }
 std::string decode_error(const std::vector<std::uint8_t>& b, std::uint32_t image) {
   const container c = container::parse(b.data(), b.size());

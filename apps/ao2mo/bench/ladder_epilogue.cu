@@ -2,25 +2,14 @@
 // by nvcc.
 #include <cuda_runtime_api.h>
 
+#include "block_sum.cuh"
 #include "ladder_epilogue.hpp"
 
 namespace tensor4 {
 
 namespace {
 
-constexpr int threads = 256;
-
-// Sum of one double per thread over the block, in a fixed tree order; the result in thread 0.
-__device__ double ladder_block_sum(double x) {
-  __shared__ double part[threads];
-  part[threadIdx.x] = x;
-  __syncthreads();
-  for (int half = threads / 2; half > 0; half /= 2) {
-    if (threadIdx.x < half) part[threadIdx.x] += part[threadIdx.x + half];
-    __syncthreads();
-  }
-  return part[0];
-}
+constexpr int threads = block_threads;
 
 // Four elements per thread and step (16-byte loads and stores: N is a multiple of 4 here),
 // grid-stride.
@@ -40,7 +29,7 @@ __global__ void ladder_update_pass(const float4* __restrict__ x, const float4* _
     t_new[q] = make_float4(tv.x + u0, tv.y + u1, tv.z + u2, tv.w + u3);
     sum += u0 * u0 + u1 * u1 + u2 * u2 + u3 * u3;
   }
-  const double total = ladder_block_sum(sum);
+  const double total = block_sum(sum);
   if (threadIdx.x == 0) partials[blockIdx.x] = total;
 }
 
@@ -48,7 +37,7 @@ __global__ void ladder_sum_partials(const double* __restrict__ partials, double*
                                     int count) {
   double sum = 0.0;
   for (int p = threadIdx.x; p < count; p += threads) sum += partials[p];
-  const double total = ladder_block_sum(sum);
+  const double total = block_sum(sum);
   if (threadIdx.x == 0) norm[0] = total;
 }
 

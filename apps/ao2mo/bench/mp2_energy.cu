@@ -1,25 +1,14 @@
 // mp2_energy.cu — the vendor path's MP2 energy (mp2_energy.hpp), CUDA C++ compiled by nvcc.
 #include <cuda_runtime_api.h>
 
+#include "block_sum.cuh"
 #include "mp2_energy.hpp"
 
 namespace tensor4 {
 
 namespace {
 
-constexpr int threads = 256;
-
-// Sum of one double per thread over the block, in a fixed tree order; the result in thread 0.
-__device__ double block_sum(double x) {
-  __shared__ double part[threads];
-  part[threadIdx.x] = x;
-  __syncthreads();
-  for (int half = threads / 2; half > 0; half /= 2) {
-    if (threadIdx.x < half) part[threadIdx.x] += part[threadIdx.x + half];
-    __syncthreads();
-  }
-  return part[0];
-}
+constexpr int threads = block_threads;
 
 // Block (i, j): the v x v block K[a, b] = ovov[i, a, j, b], read along b (coalesced); the exchange
 // element K[b, a] comes from the same block (L2). FP32 per thread, as the Triton kernels sum.
