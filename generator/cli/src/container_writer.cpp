@@ -518,13 +518,24 @@ std::vector<std::uint8_t> write_in_order(const container_info& info,
   if (!dictionary_used) dictionary.clear();  // every frame fell back to stored: drop it
 
   // Lay the sections out after the header.
-  const std::vector<std::uint8_t>* sections[F::section_count] = {
-      &strings.bytes(),    &kernels.bytes,     &args.bytes,
-      &variants.bytes,     &specs.bytes,       &constexprs.bytes,
-      &image_refs.bytes,   &images.bytes,      &tensordescs.bytes,
-      &dims.bytes,         &tunings.bytes,     &tune_args.bytes,
-      &tune_entries.bytes, &tune_values.bytes, &image_tools.bytes,
-      &frames.bytes,       &dictionary,        &data};
+  const std::vector<std::uint8_t>* sections[F::section_count] = {&strings.bytes(),
+                                                                 &kernels.bytes,
+                                                                 &args.bytes,
+                                                                 &variants.bytes,
+                                                                 &specs.bytes,
+                                                                 &constexprs.bytes,
+                                                                 &image_refs.bytes,
+                                                                 &images.bytes,
+                                                                 &tensordescs.bytes,
+                                                                 &dims.bytes,
+                                                                 &tunings.bytes,
+                                                                 &tune_args.bytes,
+                                                                 &tune_entries.bytes,
+                                                                 &tune_values.bytes,
+                                                                 &image_tools.bytes,
+                                                                 &frames.bytes,
+                                                                 &dictionary,
+                                                                 &data};
   std::vector<std::uint8_t> out(header, header + F::header::size);
   for (std::uint32_t s = 0; s < F::section_count; ++s) {
     while (out.size() % F::section_align != 0) out.push_back(0);
