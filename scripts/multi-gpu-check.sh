@@ -37,8 +37,9 @@
 #   MGPU_MPI_RANKS     rank counts of step d (default "G 4G", numbers)
 #   MGPU_MPI_ARGS      options of the MPI example (default --per-rank: every rank's start-up in its log)
 #   MGPU_ONE_DOMAIN_MAX  largest global size step g runs (default 300)
-#   MGPU_RUN_CAP_S     most seconds for one LULESH run (default 150; on one H200, 27 x 10 to
-#                      completion took 16 s with every rank on the one GPU)
+#   MGPU_RUN_CAP_S     most seconds for one weak-scaling run (default 150)
+#   MGPU_VERIFY_CAP_S  most seconds for one run to completion of step e (default 90; on one H200,
+#                      27 x 10 took 16 s with every rank on the one GPU)
 #   (an empty MGPU_SIZES, MGPU_RANKS or MGPU_VERIFY skips those runs)
 #   TRITONPACK_PYTHON  the python with triton for the build (default python3)
 #   MGPU_NO_BUILD=1    skip step b: BUILD already holds the three programs (the CPU dry run, ctest
@@ -202,7 +203,7 @@ lulesh_run() {
   side=$(python3 -c "print(round($np ** (1/3)))")
   g=$((side * s))
   log="$LOGS/lulesh-$kind-np$np-s$s-$b.log"
-  cap=$(limit "${MGPU_RUN_CAP_S:-150}")
+  cap=$(limit "$([ "$kind" = verify ] && echo "${MGPU_VERIFY_CAP_S:-90}" || echo "${MGPU_RUN_CAP_S:-150}")")
   if [ "$cap" -lt 20 ]; then
     echo "$kind,$G,\"$GPU_NAME\",$np,$s,$g,$b,,,,,,,,,,,skipped (budget)" >>"$CSV"
     return
