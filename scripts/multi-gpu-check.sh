@@ -42,6 +42,7 @@
 #                      27 x 10 took 16 s with every rank on the one GPU)
 #   (an empty MGPU_SIZES, MGPU_RANKS or MGPU_VERIFY skips those runs)
 #   TRITONPACK_PYTHON  the python with triton for the build (default python3)
+#   MPIEXEC            the mpirun to use (default mpirun)
 #   MGPU_NO_BUILD=1    skip step b: BUILD already holds the three programs (the CPU dry run, ctest
 #                      scripts.multi_gpu_check.dry_run: a stand-in nvidia-smi and the test-double driver)
 # Output in $OUT (else BUILD/multi-gpu): summary.txt, lulesh_scaling.csv, mpi_example.csv,
@@ -64,8 +65,9 @@ ITERS=${MGPU_ITERS:-200}
 VERIFY=${MGPU_VERIFY-"8:10 8:15 8:20 27:10"}
 ONE_DOMAIN_MAX=${MGPU_ONE_DOMAIN_MAX:-300}
 if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
-MPIRUN=(mpirun)
-mpirun --version 2>/dev/null | grep -qi "open mpi" && MPIRUN+=(--oversubscribe)
+MPIEXEC=${MPIEXEC:-mpirun}
+MPIRUN=("$MPIEXEC")
+"$MPIEXEC" --version 2>/dev/null | grep -qi "open mpi" && MPIRUN+=(--oversubscribe)
 
 SUMMARY=$RESULTS/summary.txt
 FAILED=0  # a check that ran and failed (a timeout or a skip is reported, not counted)
@@ -98,7 +100,7 @@ if [ "$G" -lt 2 ]; then
 fi
 [ "$G" -ge 1 ] || { say "no GPU: nothing to run"; finish 1; }
 MPI_RANKS=${MGPU_MPI_RANKS:-"$G $((4 * G))"}
-say "== MPI: $(mpirun --version 2>&1 | head -n 1)"
+say "== MPI: $("$MPIEXEC" --version 2>&1 | head -n 1)"
 CUDA_AWARE=$(ompi_info --parsable --all 2>/dev/null | grep -c 'mpi_built_with_cuda_support:value:true')
 BUFFERS="host"
 [ "$CUDA_AWARE" != 0 ] && BUFFERS="host device"
@@ -148,7 +150,7 @@ say "== the MPI example on all $G GPUs: ranks $MPI_RANKS; cold (forced IR, empty
 mpi_s=$(limit $(($(left) * 20 / 100)))
 runs=$(($(wc -w <<<"$MPI_RANKS") * 3))
 # shellcheck disable=SC2086
-TP_MPI_GPUS=$G TP_MPI_ARGS="${MGPU_MPI_ARGS:---per-rank}" TP_MPI_TIMEOUT=$((mpi_s / runs > 20 ? mpi_s / runs : 20)) MPIEXEC=mpirun \
+TP_MPI_GPUS=$G TP_MPI_ARGS="${MGPU_MPI_ARGS:---per-rank}" TP_MPI_TIMEOUT=$((mpi_s / runs > 20 ? mpi_s / runs : 20)) MPIEXEC=$MPIEXEC \
   OUT="$LOGS/mpi" timeout -k 5 "$mpi_s" bash "$ROOT/examples/mpi/run_modes.sh" "$MPI_EXAMPLE" $MPI_RANKS \
   >"$LOGS/mpi_example.txt" 2>&1
 rc=$?
