@@ -67,7 +67,7 @@ ONE_DOMAIN_MAX=${MGPU_ONE_DOMAIN_MAX:-300}
 if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 MPIEXEC=${MPIEXEC:-mpirun}
 MPIRUN=("$MPIEXEC")
-"$MPIEXEC" --version 2>/dev/null | grep -qi "open mpi" && MPIRUN+=(--oversubscribe)
+"$MPIEXEC" --version 2>/dev/null | grep -qi "open mpi\|openrte" && MPIRUN+=(--oversubscribe)
 
 SUMMARY=$RESULTS/summary.txt
 FAILED=0  # a check that ran and failed (a timeout or a skip is reported, not counted)
