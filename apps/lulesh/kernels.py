@@ -7,6 +7,7 @@ One launch per loop of the reference's time step, in its order (main.cpp drives 
                    acceleration            per node: a = f / m
                    acceleration_bc         per symmetry plane: a_normal = 0 (launched 3 times)
                    position_velocity       per node: v += a dt (with u_cut), x += v dt
+                   (advance_nodes          the four node loops above in one kernel: --fused-nodes)
   element phase    kinematics_q_gradient   per element: new volume, strain rate, characteristic
                                            length, velocity/position gradients for the monotonic Q
                    monotonic_q             per element, through the region lists: limited Q terms
@@ -251,13 +252,10 @@ def volume_force(x, y, z, xd, yd, zd, p, q, v, volo, ss, elem_mass, nodelist,
 # ---- nodal kernels ------------------------------------------------------------------------------
 
 @triton.jit
-def gather_node_forces(fx_corner, fy_corner, fz_corner, node_elem_start, node_elem_corner,
-                       fx, fy, fz, status, num_node, BLOCK: tl.constexpr, MAX_CORNERS: tl.constexpr):
-    """f[n] = sum of the corner forces of the elements around node n, in element order (the
-    node-element CSR lists corner slots c * corner_stride + i by increasing element i)."""
-    if stopped(status):
-        return
-    node, valid = element_tile(BLOCK, num_node)
+def sum_corner_forces(fx_corner, fy_corner, fz_corner, node_elem_start, node_elem_corner, node, valid,
+                      BLOCK: tl.constexpr, MAX_CORNERS: tl.constexpr):
+    """The force on each node: the sum of its corners' forces in the CSR's order (gather_node_forces
+    and advance_nodes, so that both add alike)."""
     start = tl.load(node_elem_start + node, mask=valid, other=0)
     count = tl.load(node_elem_start + node + 1, mask=valid, other=0) - start
     sx = tl.zeros([BLOCK], tl.float64)
@@ -269,6 +267,19 @@ def gather_node_forces(fx_corner, fy_corner, fz_corner, node_elem_start, node_el
         sx = tl.where(present, sx + tl.load(fx_corner + slot, mask=present, other=0.0), sx)
         sy = tl.where(present, sy + tl.load(fy_corner + slot, mask=present, other=0.0), sy)
         sz = tl.where(present, sz + tl.load(fz_corner + slot, mask=present, other=0.0), sz)
+    return sx, sy, sz
+
+
+@triton.jit
+def gather_node_forces(fx_corner, fy_corner, fz_corner, node_elem_start, node_elem_corner,
+                       fx, fy, fz, status, num_node, BLOCK: tl.constexpr, MAX_CORNERS: tl.constexpr):
+    """f[n] = sum of the corner forces of the elements around node n, in element order (the
+    node-element CSR lists corner slots c * corner_stride + i by increasing element i)."""
+    if stopped(status):
+        return
+    node, valid = element_tile(BLOCK, num_node)
+    sx, sy, sz = sum_corner_forces(fx_corner, fy_corner, fz_corner, node_elem_start, node_elem_corner, node, valid,
+                                   BLOCK, MAX_CORNERS)
     tl.store(fx + node, sx, mask=valid)
     tl.store(fy + node, sy, mask=valid)
     tl.store(fz + node, sz, mask=valid)
@@ -297,7 +308,13 @@ def acceleration_bc(acc, nodes, status, count, BLOCK: tl.constexpr):
 
 @triton.jit
 def advance_node(pos, vel, acc, node, valid, dt, u_cut):
-    v = tl.load(vel + node, mask=valid) + tl.load(acc + node, mask=valid) * dt
+    move_node(pos, vel, tl.load(acc + node, mask=valid), node, valid, dt, u_cut)
+
+
+@triton.jit
+def move_node(pos, vel, a, node, valid, dt, u_cut):
+    """One component: v += a dt (|v| < u_cut -> 0), x += v dt (position_velocity, advance_nodes)."""
+    v = tl.load(vel + node, mask=valid) + a * dt
     v = tl.where(tl.abs(v) < u_cut, 0.0, v)
     tl.store(vel + node, v, mask=valid)
     tl.store(pos + node, tl.load(pos + node, mask=valid) + v * dt, mask=valid)
@@ -313,6 +330,40 @@ def position_velocity(x, y, z, xd, yd, zd, xdd, ydd, zdd, status, num_node, dt, 
     advance_node(x, xd, xdd, node, valid, dt, u_cut)
     advance_node(y, yd, ydd, node, valid, dt, u_cut)
     advance_node(z, zd, zdd, node, valid, dt, u_cut)
+
+
+# Bits of node_symm (advance_nodes): the symmetry planes a node lies on (device_state.hpp builds
+# them from the symm_x, symm_y, symm_z lists acceleration_bc takes).
+SYMM_X = tl.constexpr(1)
+SYMM_Y = tl.constexpr(2)
+SYMM_Z = tl.constexpr(4)
+
+
+@triton.jit
+def symmetric_acceleration(f, mass, symm, plane: tl.constexpr):
+    """acceleration's f / m, then acceleration_bc's zero (+0.0, as its store) on the node's plane."""
+    return tl.where((symm & plane) != 0, 0.0, f / mass)
+
+
+@triton.jit
+def advance_nodes(fx_corner, fy_corner, fz_corner, node_elem_start, node_elem_corner, nodal_mass, node_symm,
+                  x, y, z, xd, yd, zd, status, num_node, dt, u_cut, BLOCK: tl.constexpr, MAX_CORNERS: tl.constexpr):
+    """gather_node_forces + acceleration + acceleration_bc + position_velocity in one pass over the
+    nodes (lulesh --fused-nodes): the force and acceleration stay in registers instead of going
+    through f* and *dd in memory, which this path neither writes nor reads. Each value is the
+    unfused kernels' operation for operation (the same helpers), so x, y, z, xd, yd, zd come out
+    bitwise as theirs."""
+    if stopped(status):
+        return
+    dt = step_dt(status, dt)
+    node, valid = element_tile(BLOCK, num_node)
+    sx, sy, sz = sum_corner_forces(fx_corner, fy_corner, fz_corner, node_elem_start, node_elem_corner, node, valid,
+                                   BLOCK, MAX_CORNERS)
+    mass = tl.load(nodal_mass + node, mask=valid, other=1.0)
+    symm = tl.load(node_symm + node, mask=valid, other=0)
+    move_node(x, xd, symmetric_acceleration(sx, mass, symm, SYMM_X), node, valid, dt, u_cut)
+    move_node(y, yd, symmetric_acceleration(sy, mass, symm, SYMM_Y), node, valid, dt, u_cut)
+    move_node(z, zd, symmetric_acceleration(sz, mass, symm, SYMM_Z), node, valid, dt, u_cut)
 
 
 # ---- kinematics and monotonic Q -----------------------------------------------------------------
