@@ -68,6 +68,7 @@ struct triton_functions {
   decltype(&lulesh_kernels::acceleration) acceleration = &lulesh_kernels::acceleration;
   decltype(&lulesh_kernels::acceleration_bc) acceleration_bc = &lulesh_kernels::acceleration_bc;
   decltype(&lulesh_kernels::position_velocity) position_velocity = &lulesh_kernels::position_velocity;
+  decltype(&lulesh_kernels::advance_nodes) advance_nodes = &lulesh_kernels::advance_nodes;
   decltype(&lulesh_kernels::kinematics_q_gradient) kinematics_q_gradient = &lulesh_kernels::kinematics_q_gradient;
   decltype(&lulesh_kernels::monotonic_q) monotonic_q = &lulesh_kernels::monotonic_q;
   decltype(&lulesh_kernels::material_eos) material_eos = &lulesh_kernels::material_eos;
@@ -82,6 +83,10 @@ struct triton_kernels {
   tritonpack::stream_t stream = nullptr;  // nullptr: the legacy default stream
   std::int32_t num_partials = 0;          // tile minima time_constraints writes
   triton_functions fn;
+  // advance_nodes instead of gather_node_forces, acceleration, acceleration_bc and position_velocity
+  // (--fused-nodes; device_state::use_fused_nodes first). One domain only: lagrange_step refuses it
+  // with a halo, whose node-force exchange would fall between the fused loops.
+  bool fused_nodes = false;
 
   // The number of tile minima time_constraints writes for num_elem elements, at
   // the library's tile size (kernels.toml) or at `tile`.
@@ -128,6 +133,16 @@ struct triton_kernels {
   void position_velocity(device_state &d, const constants &c, double dt) const {
     fn.position_velocity(d.x.data(), d.y.data(), d.z.data(), d.xd.data(), d.yd.data(), d.zd.data(), d.xdd.data(),
                          d.ydd.data(), d.zdd.data(), d.status.data(), d.num_node, dt, c.u_cut, stream);
+  }
+  // The four node kernels above in one launch (kernels.py's advance_nodes): the same x, y, z, xd,
+  // yd, zd bit for bit; f* and *dd are neither written nor read.
+  void advance_nodes(device_state &d, const constants &c, double dt) const {
+    if (d.node_symm.size() != static_cast<std::size_t>(d.num_node))
+      throw std::logic_error("triton_kernels::advance_nodes: device_state::use_fused_nodes was not called");
+    fn.advance_nodes(d.fx_corner.data(), d.fy_corner.data(), d.fz_corner.data(), d.node_elem_start.data(),
+                     d.node_elem_corner.data(), d.nodal_mass.data(), d.node_symm.data(), d.x.data(), d.y.data(),
+                     d.z.data(), d.xd.data(), d.yd.data(), d.zd.data(), d.status.data(), d.num_node, dt, c.u_cut,
+                     stream);
   }
   void kinematics_q_gradient(device_state &d, double dt) const {
     fn.kinematics_q_gradient(d.x.data(), d.y.data(), d.z.data(), d.xd.data(), d.yd.data(), d.zd.data(), d.volo.data(),
