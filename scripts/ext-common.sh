@@ -57,3 +57,43 @@ ext_require_arch() {
   grep -q "\.$2\.cubin" <<<"$elves" || { echo "$1 carries no $2 cubin ($co --list-elf says: $elves)" >&2; return 1; }
   echo "checked: $1 carries $2 cubins"
 }
+
+# ext_rounds LOG_PREFIX SUMMARY_REGEX: the side-by-side runs of apps/lulesh/bench/vs-public-port.sh and
+# apps/xsbench/bench/vs-anl.sh. Reads the caller's PROGRAMS ("label|command") and CASES
+# ("tsv fields|log key|arguments|description"; tsv fields tab-separated), REPS, BUDGET_S, RUN_TIMEOUT_S,
+# LOGS and SCRATCH. Round-major: a round runs every case, so a budget cut drops whole rounds, never the
+# large cases; within a case the order of the programs rotates from round to round. Appends one line
+# per run to $LOGS/runs.tsv ("fields program rep exit wall_s log"; the caller writes its header) and
+# prints one per run with the lines of its log that SUMMARY_REGEX matches.
+ext_rounds() {
+  local prefix=$1 summary=$2
+  local n=${#PROGRAMS[@]} t0=$SECONDS skipped=0 rep c k
+  for ((rep = 1; rep <= REPS; rep++)); do
+    for c in "${CASES[@]}"; do
+      local fields=${c%%|*} rest=${c#*|}
+      local key=${rest%%|*}
+      rest=${rest#*|}
+      local args=${rest%%|*} what=${rest#*|}
+      for ((k = 0; k < n; k++)); do
+        local entry=${PROGRAMS[$(((k + rep - 1) % n))]}
+        local label=${entry%%|*} cmd=${entry#*|}
+        if [ $((SECONDS - t0)) -ge "$BUDGET_S" ]; then
+          echo "skipped (budget ${BUDGET_S}s spent): $what $label round $rep"
+          skipped=$((skipped + 1))
+          continue
+        fi
+        local log=${prefix}_${key}_${label}_r${rep}.log t ms rc
+        t=$(date +%s%N)
+        # shellcheck disable=SC2086  # cmd and args are word lists by design
+        (cd "$SCRATCH" && timeout "$RUN_TIMEOUT_S" $cmd $args) >"$LOGS/$log" 2>&1
+        rc=$?
+        ms=$((($(date +%s%N) - t) / 1000000))
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$fields" "$label" "$rep" "$rc" "$((ms / 1000)).$(printf %03d $((ms % 1000)))" "$log" >>"$LOGS/runs.tsv"
+        printf '%-16s %-22s round %d: exit %d, %d ms: %s\n' "$what" "$label" "$rep" "$rc" "$ms" \
+          "$(grep -E "$summary" "$LOGS/$log" | tr -s ' ' | tr '\n' ' ' | cut -c1-220)"
+        rm -f "$SCRATCH"/xyz.asc  # LULESH's solution dump, where a program writes one
+      done
+    done
+  done
+  echo "runs: $((SECONDS - t0)) s, $skipped skipped"
+}

@@ -10,6 +10,7 @@
 
 #include <tritonpack/tritonpack.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -55,6 +56,24 @@ node_ranks local_ranks() {
   MPI_Comm_size(node, &r.size);
   MPI_Comm_free(&node);
   return r;
+}
+
+// Rank 0 gets every rank's device and lists the ranks of each, "device 0: ranks 0 2; device 1:
+// ranks 1 3" (device ordinals are node-local: on several nodes a device lists ranks of each).
+// Collective; "" on the other ranks.
+std::string ranks_per_device(int device) {
+  std::vector<int> all(world_rank == 0 ? world_size : 0);
+  MPI_Gather(&device, 1, MPI_INT, all.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::string text;
+  const int highest = all.empty() ? -1 : *std::max_element(all.begin(), all.end());
+  for (int d = 0; d <= highest; ++d) {
+    std::string ranks;
+    for (int r = 0; r < world_size; ++r)
+      if (all[static_cast<std::size_t>(r)] == d) ranks += " " + std::to_string(r);
+    if (ranks.empty()) continue;
+    text += (text.empty() ? "device " : "; device ") + std::to_string(d) + ": ranks" + ranks;
+  }
+  return text;
 }
 
 // Every rank must agree before anything collective: true only if all ranks passed true.
@@ -105,7 +124,7 @@ int run(const options& o, buffer_choice buffers) {
     return o.require_gpu ? 1 : 0;
   }
   const node_ranks local = local_ranks();
-  tp::set_device(local.rank % gpus);
+  tp::set_device_for_local_rank(local.rank);  // local rank % GPUs: the node's ranks spread over all
 
   const bool cuda_aware = mpi_is_cuda_aware();
   if (buffers == buffer_choice::device && !cuda_aware) {
@@ -127,10 +146,15 @@ int run(const options& o, buffer_choice buffers) {
       mpi_halo_ref{&halo});
   std::optional<progress_check> trajectory =
       world_rank == 0 ? reference_trajectory(o) : std::nullopt;
+  // Where each rank's launches go (the device current on its thread now that its state is
+  // allocated), for the record and for scripts: "device 0: ranks 0 2 4 6; device 1: ranks 1 3 5 7".
+  const std::string placement_text = ranks_per_device(tp::get_device());
   if (world_rank == 0 && !o.quiet)
-    std::printf("GPU: %d rank(s) on rank 0's node share its %d GPU(s); halo buffers: %s\n\n",
-                local.size, gpus,
-                device_buffers ? "device memory (CUDA-aware MPI)" : "host memory");
+    std::printf(
+        "GPU: %d rank(s) on rank 0's node share its %d GPU(s); halo buffers: %s\n"
+        "GPU of each rank (node-local rank %% GPUs of its node): %s\n\n",
+        local.size, gpus, device_buffers ? "device memory (CUDA-aware MPI)" : "host memory",
+        placement_text.c_str());
 
   time_control t;
   t.deltatime = init.deltatime;

@@ -42,14 +42,23 @@ def main():
         rs = [run_json([binary, mode], e) for _ in range(a.runs)]
         return {k: statistics.median(r[k] for r in rs) for k in rs[0] if k != "mode"}
 
+    # Other layouts of the same kernels, where built (bench/launch/CMakeLists.txt): each binary
+    # alone in its frame (pack --frames per-target), and the same with a trained dictionary.
+    layouts = [(label, suffix) for label, suffix in
+               (("frames per-target", "_per_target"), ("frames per-target + 16 KiB dictionary", "_dict"))
+               if os.path.exists(first + suffix)]
     raw = med(first, "raw")["us"]
     rows = [("first kernel of a process", "raw cuModuleLoadData + launch (same cubin)", raw, raw),
             ("first kernel of a process", "tritonpack", med(first, "tritonpack")["us"], raw),
             ("first kernel of a process", "tritonpack, binaries stored", med(stored, "tritonpack")["us"], raw),
+            ] + [("first kernel of a process", "tritonpack, " + label, med(first + suffix, "tritonpack")["us"], raw)
+                 for label, suffix in layouts] + [
             ("first kernel of a process", "tritonpack, PTX from the warm JIT cache", med(first, "tritonpack", jit)["us"], raw)]
     raw2 = med(first, "raw-second")["us"]
     rows += [("each further kernel", "raw (softmax after vector_add)", raw2, raw2),
              ("each further kernel", "tritonpack (softmax after vector_add)", med(first, "second")["us"], raw2)]
+    rows += [("each further kernel", "tritonpack, " + label, med(first + suffix, "second")["us"], raw2)
+             for label, suffix in layouts]
     print("| measure | path | µs | µs over raw |\n|---|---|---:|---:|")
     for kind, name, us, base in rows:
         print("| %s | %s | %.1f | %.1f |" % (kind, name, us, us - base))

@@ -7,7 +7,8 @@ our bytes, fatbinary's bytes and the ratio (goal: <= 0.75, issue 28). The triton
 byte-exact (pack -> extract reproduces every file) and decodes one kernel without the others.
 
 usage: size_bench.py --tritonpack PATH --manifest PATH [--manifest PATH ...] [--fatbinary PATH]
-                     [--level N] [--frames F] [--ptx-as-is] [--keep-targets LIST [--keep-ir KIND]]
+                     [--level N] [--frames F] [--dict-size BYTES] [--ptx-as-is]
+                     [--keep-targets LIST [--keep-ir KIND]]
                      [--markdown FILE] [--csv FILE]
 With --keep-targets (and --keep-ir), the container is packed with `pack --keep-targets` (what
 `tritonpack strip` writes for a site's GPUs) and fatbinary bundles exactly the images it kept.
@@ -88,6 +89,8 @@ def main():
                     help="manifest.json of an artifact directory (repeat for several)")
     ap.add_argument("--level", type=int, default=19)
     ap.add_argument("--frames", default=None, help="pass --frames to tritonpack pack")
+    ap.add_argument("--dict-size", type=int, default=0,
+                    help="pass --dict-size to tritonpack pack (a zstd dictionary trained on the images)")
     ap.add_argument("--ptx-as-is", action="store_true",
                     help="pass --ptx-as-is to tritonpack pack (every PTX held as is: format v3's sizes)")
     ap.add_argument("--keep-targets", help="pass --keep-targets to tritonpack pack; fatbinary gets the kept images")
@@ -99,7 +102,8 @@ def main():
         print("size_bench: %s not found; the fatbinary baseline needs the CUDA toolkit" % a.fatbinary, file=sys.stderr)
         return 1
     manifests = a.manifest
-    extra = (["--frames", a.frames] if a.frames else []) + (["--ptx-as-is"] if a.ptx_as_is else [])
+    extra = (["--frames", a.frames] if a.frames else []) + (["--ptx-as-is"] if a.ptx_as_is else []) + \
+        (["--dict-size", str(a.dict_size)] if a.dict_size else [])
     if a.keep_targets:
         extra += ["--keep-targets", a.keep_targets] + (["--keep-ir", a.keep_ir] if a.keep_ir else [])
     rows = []
@@ -128,7 +132,8 @@ def main():
     head = ("kernels", "images", "targets (cubin + PTX)", "raw bytes", "tritonpack", "fatbinary -size", "ratio")
     widths = [max(len(str(r[i])) if i != 6 else 5 for r in rows + [head]) for i in range(len(head))]
     fmt_row = lambda r: "  ".join((("%.3f" % r[i]) if i == 6 and not isinstance(r[i], str) else str(r[i])).rjust(widths[i]) if i else str(r[i]).ljust(widths[i]) for i in range(len(r)))
-    print("zstd level %d, frames %s%s%s; goal: ratio <= 0.75" % (a.level, a.frames or "per-kernel-backend (default)",
+    print("zstd level %d, frames %s%s%s%s; goal: ratio <= 0.75" % (a.level, a.frames or "per-kernel-backend (default)",
+          ", dictionary %d bytes" % a.dict_size if a.dict_size else "",
           ", PTX as is" if a.ptx_as_is else "",
           ", kept %s (IR: %s)" % (a.keep_targets, a.keep_ir or "targets") if a.keep_targets else ""))
     print(fmt_row(head))

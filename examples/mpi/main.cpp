@@ -11,8 +11,9 @@
 //   4. reduces the checksum (sum of u^2 over every rank) with MPI_Reduce.
 // Rank 0 prints a short table: start-up time to the first completed kernel (median / max), how the
 // ranks got their kernels' images (cubin / JIT-compiled PTX / JIT cache hit, from
-// tritonpack::image_loads()), the total compile count and the verified checksum, then one
-// `summary:` line for scripts (examples/mpi/run_modes.sh, scripts/gpu-mpi.sh).
+// tritonpack::image_loads()), the ranks and images per device, the total compile count and the
+// verified checksum, then one `summary:` line for scripts (examples/mpi/run_modes.sh,
+// scripts/gpu-mpi.sh, scripts/multi-gpu-check.sh).
 //
 // With TRITONPACK_FORCE_IR=1 every rank JIT-compiles the PTX or reads the result from the JIT
 // cache that the ranks of a node share (docs/runtime.md, "JIT cache"): the first rank needing an
@@ -185,6 +186,25 @@ bool report(const options& o, const std::vector<rank_report>& all, int nodes, do
   const bool checksum_ok = !o.verify || std::fabs(checksum - checksum_cpu) <= 1e-5 * std::fabs(checksum_cpu);
   const bool ok = failed == 0 && checksum_ok;
   const double med = median(startup), max = startup.empty() ? 0 : *std::max_element(startup.begin(), startup.end());
+  // Per device ordinal (node-local: on several nodes, device 0 counts every node's device 0): the
+  // ranks on it and the images they loaded, however each came (cubin, compiled, cache hit).
+  int devices = 0;
+  for (const auto& r : all) devices = std::max(devices, r.device + 1);
+  std::vector<int> ranks_on(static_cast<std::size_t>(devices), 0);
+  std::vector<std::uint64_t> images_on(ranks_on.size(), 0);
+  for (const auto& r : all)
+    if (r.device >= 0) {
+      ++ranks_on[static_cast<std::size_t>(r.device)];
+      images_on[static_cast<std::size_t>(r.device)] += r.binaries + r.jit_compiled + r.jit_cache_hits;
+    }
+  std::string per_device, ranks_list, images_list;
+  for (int d = 0; d < devices; ++d) {
+    const std::string rk = std::to_string(ranks_on[static_cast<std::size_t>(d)]);
+    const std::string im = std::to_string(images_on[static_cast<std::size_t>(d)]);
+    per_device += (d ? "; device " : "device ") + std::to_string(d) + ": " + rk + " ranks, " + im + " images";
+    ranks_list += (d ? "," : "") + rk;
+    images_list += (d ? "," : "") + im;
+  }
 
   std::printf("tritonpack MPI example: %d ranks on %d node(s), %d elements per rank, %d time steps\n", size, nodes, o.n, o.steps);
   std::printf("  GPU of rank 0       %s\n", all[0].device_name[0] ? all[0].device_name : "none");
@@ -192,6 +212,7 @@ bool report(const options& o, const std::vector<rank_report>& all, int nodes, do
   std::printf("  images              %llu cubin, %llu JIT-compiled PTX (by %d of %d ranks), %llu JIT cache hits\n",
               static_cast<unsigned long long>(binaries), static_cast<unsigned long long>(compiled), compiling_ranks, size,
               static_cast<unsigned long long>(hits));
+  std::printf("  per device          %s\n", per_device.empty() ? "none" : per_device.c_str());
   if (o.verify)
     std::printf("  checksum            sum of u^2 = %.6e (CPU %.6e): %s\n", checksum, checksum_cpu, checksum_ok ? "OK" : "WRONG");
   else
@@ -206,9 +227,10 @@ bool report(const options& o, const std::vector<rank_report>& all, int nodes, do
     }
   }
   std::printf("summary: ranks=%d failed=%d cubins=%llu compiles=%llu cache_hits=%llu startup_median_ms=%.1f "
-              "startup_max_ms=%.1f checksum=%s\n",
+              "startup_max_ms=%.1f checksum=%s devices=%d ranks_per_device=%s images_per_device=%s\n",
               size, failed, static_cast<unsigned long long>(binaries), static_cast<unsigned long long>(compiled),
-              static_cast<unsigned long long>(hits), med, max, !o.verify ? "unverified" : checksum_ok ? "OK" : "WRONG");
+              static_cast<unsigned long long>(hits), med, max, !o.verify ? "unverified" : checksum_ok ? "OK" : "WRONG",
+              devices, ranks_list.empty() ? "-" : ranks_list.c_str(), images_list.empty() ? "-" : images_list.c_str());
   std::fflush(stdout);
   return ok;
 }

@@ -7,7 +7,8 @@
 #          entry per image and no temporary file
 #   warm   the same cache again: no compile, every image a cache hit
 #   cubin  TRITONPACK_FORCE_IR=0: every image a packed cubin
-# and prints one table (ranks, mode, compiles, cache hits, cubins, start-up median / max, checksum).
+# and prints one table (ranks, mode, compiles, cache hits, cubins, start-up median / max, checksum,
+# images loaded per device).
 # Exit status 0 when every run passed; on a failure the run's output and the ends of its rank logs
 # are printed. Every mpirun runs under a timeout, so nothing hangs.
 #
@@ -17,6 +18,8 @@
 #   TP_MPI_ARGS      extra options of the example (e.g. "--no-verify --n 4096" for a test-double driver)
 #   TP_MPI_MODES     modes to run (default "cold warm cubin")
 #   OUT              directory for the logs (default: a temporary one, removed on success)
+#   TP_MPI_GPUS      the node's GPU count: when set, the ranks must spread over them by node-local
+#                    rank (rank r on device r % GPUs), each device loading 2 images per rank on it
 # The ranks inherit the environment (TRITONPACK_CUDA_LIBRARY, ...). As root, OpenMPI needs
 # OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1: set here when running as root.
 set -u
@@ -105,7 +108,8 @@ for ranks in "$@"; do
     compiles=$(value compiles "$summary") hits=$(value cache_hits "$summary") cubins=$(value cubins "$summary")
     med=$(value startup_median_ms "$summary") max=$(value startup_max_ms "$summary")
     checksum=$(value checksum "$summary") failed=$(value failed "$summary")
-    rows+=("$ranks $mode $compiles $hits $cubins $med $max $checksum")
+    per_device=$(value images_per_device "$summary")
+    rows+=("$ranks $mode $compiles $hits $cubins $med $max $checksum ${per_device:--}")
     want=$((ranks * images_per_rank))
     problems=()
     [ $rc -eq 0 ] || problems+=("exit status $rc")
@@ -129,6 +133,16 @@ for ranks in "$@"; do
         [ "$cubins" = "$want" ] && [ "$compiles" = 0 ] && [ "$hits" = 0 ] || problems+=("$cubins cubins, $compiles compiles, $hits cache hits, expected $want, 0, 0")
         ;;
     esac
+    if [ -n "${TP_MPI_GPUS:-}" ]; then  # one node: local rank = rank, device = rank % GPUs
+      want_ranks="" want_images=""
+      for ((d = 0; d < TP_MPI_GPUS && d < ranks; d++)); do
+        on=$((ranks / TP_MPI_GPUS + (d < ranks % TP_MPI_GPUS ? 1 : 0)))
+        want_ranks+="${want_ranks:+,}$on" want_images+="${want_images:+,}$((on * images_per_rank))"
+      done
+      got_ranks=$(value ranks_per_device "$summary")
+      [ "$got_ranks" = "$want_ranks" ] && [ "$per_device" = "$want_images" ] ||
+        problems+=("ranks per device $got_ranks, images per device $per_device; expected $want_ranks and $want_images (rank % $TP_MPI_GPUS GPUs)")
+    fi
     # A partial or damaged cache file is refused and logged: none may be.
     cache_trouble='JIT cache entry .* refused\|JIT cache entry .* did not load\|JIT cache not written'
     refused=$(cat "$OUT/$run".rank.*.log 2>/dev/null | grep -c "$cache_trouble")
@@ -142,14 +156,14 @@ done
 
 echo
 echo "tritonpack MPI example on ${HOSTNAME:-$(uname -n)}: $(head -n 2 "$OUT"/np*-cold.out 2>/dev/null | sed -n 's/^  GPU of rank 0 *//p' | head -n 1)"
-printf '%6s %-6s %9s %11s %7s %18s %18s %s\n' ranks mode compiles "cache hits" cubins "start-up median" "start-up max" checksum
+printf '%6s %-6s %9s %11s %7s %18s %18s %-10s %s\n' ranks mode compiles "cache hits" cubins "start-up median" "start-up max" checksum "images per device"
 for r in "${rows[@]}"; do
   # shellcheck disable=SC2086
   set -- $r
-  if [ $# -lt 8 ]; then
+  if [ $# -lt 9 ]; then
     printf '%6s %-6s %s\n' "$1" "$2" "${3:-?}"
   else
-    printf '%6s %-6s %9s %11s %7s %15s ms %15s ms %s%s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "${9:+ $9}"
+    printf '%6s %-6s %9s %11s %7s %15s ms %15s ms %-10s %s%s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10:+ ${10}}"
   fi
 done
 if [ $failures -gt 0 ] || [ $keep_logs = 1 ]; then echo "logs: $OUT"; fi

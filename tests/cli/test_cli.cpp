@@ -434,4 +434,28 @@ TEST_CASE("pack --tuning embeds a measured table; inspect shows it; a wrong tabl
   }
 }
 
+TEST_CASE("pack --frames per-target --dict-size: every image checks out, inspect shows the dictionary's size") {
+  // Each binary in a frame of its own with its target's PTX, compressed with a trained dictionary
+  // (issue 28's first-load layout); the default container has no dictionary and says nothing of one.
+  const path d = work / "per_target_dict";
+  const auto p = run_cli("pack \"" + std::string(TP_ARTIFACTS) + "/manifest.json\" -o \"" + d.string() +
+                         "\" --name fixtures --frames per-target --dict-size 16384");
+  REQUIRE_MESSAGE(p.code == 0, p.out);
+  const auto a = run_cli("inspect \"" + (d / "fixtures.tpk").string() + "\"");
+  CHECK_MESSAGE(a.code == 0, a.out);  // every frame decoded, every image's checksum matches
+  const auto j = run_cli("inspect --json \"" + (d / "fixtures.tpk").string() + "\"");
+  REQUIRE(j.code == 0);
+  const std::uint64_t dict = nlohmann::json::parse(j.out)["containers"][0]["dictionary_bytes"];
+  CHECK(dict > 0);
+  CHECK(dict <= 16384);
+  CHECK(a.out.find(", zstd dictionary " + std::to_string(dict) + " bytes") != std::string::npos);
+  const auto plain = run_cli("inspect --json \"" + (packed() / "fixtures.tpk").string() + "\"");
+  CHECK(nlohmann::json::parse(plain.out)["containers"][0]["dictionary_bytes"] == 0);
+  CHECK(run_cli("inspect \"" + (packed() / "fixtures.tpk").string() + "\"").out.find("zstd dictionary") ==
+        std::string::npos);
+  const auto big = run_cli("pack \"" + std::string(TP_ARTIFACTS) + "/manifest.json\" -o \"" + d.string() +
+                           "\" --dict-size 16777217");
+  CHECK(big.code != 0);
+}
+
 }  // namespace cli_command_tests

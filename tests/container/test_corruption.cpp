@@ -552,6 +552,80 @@ TEST_CASE("a zstd frame made with the dictionary but flagged as not using it is 
 }
 
 namespace {
+// A container with a trained dictionary (frames per_target: each image alone in a frame that uses
+// it), and the index of the first frame that does.
+std::vector<std::uint8_t> dictionary_container(std::uint32_t& dict_frame) {
+  const tp_test::dictionary_sample sample = tp_test::make_dictionary_sample("dict");
+  pack::write_options opt;
+  opt.dictionary_size = 4096;
+  opt.grouping = pack::frame_grouping::per_target;
+  auto b = pack::write_container(sample.info, sample.images, opt);
+  const container good = container::parse(b.data(), b.size());
+  dict_frame = 0;
+  while (dict_frame < good.frames().size() && !good.frames()[dict_frame].uses_dictionary) ++dict_frame;
+  REQUIRE(dict_frame < good.frames().size());
+  REQUIRE(good.dictionary_size() > 8);
+  return b;
+}
+}  // namespace
+
+TEST_CASE("a dictionary zstd cannot load parses, and each image that needs it is reported damaged, naming the dictionary") {
+  // The dictionary is digested on first use, not at parse time (a first launch that needs no
+  // dictionary frame never pays for it): a dictionary whose entropy tables are garbage, with the
+  // tables checksum made valid again, is found where a frame needs it, as damage of that image.
+  std::uint32_t z = 0;
+  auto b = dictionary_container(z);
+  const std::uint64_t at = tp_test::section_offset(b, F::sec_dictionary);
+  const std::uint64_t size = tp_test::section_size(b, F::sec_dictionary);
+  for (std::uint64_t i = 8; i < size; ++i) b[at + i] = 0xFF;  // keep the magic and the id
+  fix_checksum(b);
+  REQUIRE(parse_error(b).empty());
+  const container bad = container::parse(b.data(), b.size());
+  const std::uint32_t image = bad.frames()[z].first_image;
+  std::string msg;
+  for (int attempt = 0; attempt < 2; ++attempt) {  // a failure is not cached as a success
+    msg.clear();
+    try {
+      (void)bad.decode_image(image);
+    } catch (const error& e) {
+      CHECK(e.code() == errc::bad_container);
+      msg = e.what();
+    }
+    CHECK(msg.find("container \"dict\" is damaged: " + bad.describe_image(image)) != std::string::npos);
+    CHECK(msg.find("frames[" + std::to_string(z) + "]: the dictionary section (" + std::to_string(size) +
+                   " bytes) is not a dictionary zstd can load") != std::string::npos);
+  }
+  // `tritonpack inspect`'s check finds every image of every frame that uses it.
+  const std::vector<image_damage> damage = bad.find_damage();
+  std::size_t dictionary_frames = 0;
+  for (const frame_view& f : bad.frames()) dictionary_frames += f.uses_dictionary ? f.image_count : 0;
+  CHECK(damage.size() == dictionary_frames);
+  for (const image_damage& d : damage) CHECK(d.reason.find("not a dictionary zstd can load") != std::string::npos);
+}
+
+TEST_CASE("a dictionary section above 16 MiB is refused at parse, naming its size") {
+  // 16 MiB of zeros appended to a real dictionary, the data section moved behind it, the header
+  // and checksum made consistent: only the bound on the dictionary's size refuses it.
+  std::uint32_t z = 0;
+  auto b = dictionary_container(z);
+  const std::uint64_t grow = F::max_dictionary_size;  // a multiple of 8: the data stays aligned
+  const std::uint64_t dict_at = tp_test::section_offset(b, F::sec_dictionary);
+  const std::uint64_t dict_size = tp_test::section_size(b, F::sec_dictionary);
+  const std::uint64_t data_at = tp_test::section_offset(b, F::sec_data);
+  REQUIRE(data_at >= dict_at + dict_size);
+  b.insert(b.begin() + static_cast<std::ptrdiff_t>(dict_at + dict_size), static_cast<std::size_t>(grow), 0);
+  std::uint8_t* entries = b.data() + F::header::sections;
+  store_u64(entries + F::sec_dictionary * F::header::section_entry_size + 8, dict_size + grow);
+  store_u64(entries + F::sec_data * F::header::section_entry_size, data_at + grow);
+  store_u64(b.data() + F::header::total_size, b.size());
+  fix_checksum(b);
+  const std::string msg = parse_error(b);
+  CHECK(msg.find("sections.dictionary.size") != std::string::npos);
+  CHECK(msg.find("is " + std::to_string(dict_size + grow) + ", above the 16777216-byte limit on a dictionary") !=
+        std::string::npos);
+}
+
+namespace {
 // The sample container with image `big` replaced by 200 KiB that compress to about half, alone in its
 // frame, whose zstd frame header, frame record and image record then all claim `claimed` bytes:
 // consistent tables (parse accepts them), a frame header that lies about what its blocks hold.

@@ -201,6 +201,38 @@ TEST_CASE("a PTX after a cubin with line info is held as lines and decodes byte 
   CHECK(cp.frames()[0].raw_size > c.frames()[0].raw_size);
 }
 
+TEST_CASE("per_target: each cubin alone in a frame with its own target's PTX, held as lines; the variant's references follow the new order") {
+  const packed p = sample();  // images: cubin sm_80, cubin sm_90a, PTX sm_80, PTX sm_90a, cubin sm_100a (no text), PTX sm_100a
+  pack::write_options opt;
+  opt.grouping = pack::frame_grouping::per_target;
+  std::vector<std::uint8_t> b = pack::write_container(p.info, p.images, opt);
+  const container c = container::parse(b.data(), b.size());
+  // Reordered cubin sm_80, PTX sm_80, cubin sm_90a, PTX sm_90a, cubin sm_100a, PTX sm_100a: three
+  // frames, each opened by its cubin, so loading a cubin decodes no other image.
+  REQUIRE(c.frames().size() == 3);
+  const std::uint32_t old_of[] = {0, 2, 1, 3, 4, 5};
+  for (std::uint32_t i = 0; i < p.images.size(); ++i) {
+    CAPTURE(i);
+    CHECK(c.frame_of(i) == i / 2);
+    CHECK(c.info().images[i].kind == p.info.images[old_of[i]].kind);
+    CHECK(c.info().images[i].arch == p.info.images[old_of[i]].arch);
+    CHECK(c.decode_image(i) == p.images[old_of[i]]);
+  }
+  // Each variant's list names the same images, in the same order, by their new indices.
+  const std::vector<std::uint32_t>& refs = c.info().kernels[0].variants[0].images;
+  const std::vector<std::uint32_t>& in_refs = p.info.kernels[0].variants[0].images;
+  REQUIRE(refs.size() == in_refs.size());
+  for (std::size_t k = 0; k < refs.size(); ++k) CHECK(c.decode_image(refs[k]) == p.images[in_refs[k]]);
+  // The PTX of sm_80 and sm_90a are held as lines of their own cubin's text, in their frame; the
+  // sm_100a one (its cubin has no text) as is.
+  CHECK(image_record(b, 1)[F::image_rec::coding] == F::coding_ptx_lines);
+  CHECK(byte_io::load_u32(image_record(b, 1) + F::image_rec::base_image) == 0);
+  CHECK(image_record(b, 3)[F::image_rec::coding] == F::coding_ptx_lines);
+  CHECK(byte_io::load_u32(image_record(b, 3) + F::image_rec::base_image) == 2);
+  CHECK(image_record(b, 5)[F::image_rec::coding] == F::coding_raw);
+  CHECK(c.find_damage().empty());
+}
+
 TEST_CASE("only a PTX behind a cubin with line info in its frame is coded, and only when it gives the PTX back") {
   packed p = sample();
   // The sm_80 PTX before its cubin: nothing decoded before it to take the text from.

@@ -266,6 +266,41 @@ TEST_CASE("round trip: with a trained dictionary") {
   for (std::uint32_t i = 0; i < bytes.size(); ++i) CHECK(c.decode_image(i) == bytes[i]);
 }
 
+TEST_CASE("with a dictionary and per_target frames: threads decoding at once share one digested dictionary") {
+  // The dictionary is digested on the first decode of a frame that uses it (codec::lazy_ddict),
+  // whichever thread gets there first; every thread must get every image back byte for byte.
+  const tp_test::dictionary_sample sample = tp_test::make_dictionary_sample("many");
+  pack::write_options opt;
+  opt.dictionary_size = 4096;
+  opt.grouping = pack::frame_grouping::per_target;
+  const auto blob = pack::write_container(sample.info, sample.images, opt);
+  for (int round = 0; round < 10; ++round) {
+    const container c = container::parse(blob.data(), blob.size());
+    CHECK(c.dictionary_size() > 0);
+    CHECK(c.dictionary_size() <= 4096);
+    CHECK(c.frames().size() == sample.images.size());  // one image per variant: a frame each
+    std::vector<std::thread> ts;
+    std::atomic<int> wrong{0};
+    for (int t = 0; t < 8; ++t)
+      ts.emplace_back([&, t] {
+        for (std::size_t j = 0; j < sample.images.size(); ++j) {
+          const std::size_t i = (j * 7 + static_cast<std::size_t>(t)) % sample.images.size();
+          if (c.decode_image(static_cast<std::uint32_t>(i)) != sample.images[i]) ++wrong;
+        }
+      });
+    for (auto& t : ts) t.join();
+    CHECK(wrong == 0);
+  }
+}
+
+TEST_CASE("write_container refuses a dictionary above the reader's limit") {
+  const tp_test::dictionary_sample sample = tp_test::make_dictionary_sample("many");
+  pack::write_options opt;
+  opt.dictionary_size = static_cast<std::uint32_t>(F::max_dictionary_size) + 1;
+  CHECK_THROWS_WITH_AS(pack::write_container(sample.info, sample.images, opt),
+                       doctest::Contains("above the reader's 16777216-byte limit"), error);
+}
+
 TEST_CASE("empty container") {
   container_info in;
   const auto blob = pack::write_container(in, {});

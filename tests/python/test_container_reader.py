@@ -78,6 +78,7 @@ def check_against_inspect(path):
     assert c["frames"] == len(r.frames)
     assert c["images_raw_bytes"] == sum(im["raw_bytes"] for im in r.images)
     assert c["images_stored_bytes"] == sum(f["stored_size"] for f in r.frames)
+    assert c["dictionary_bytes"] == r.dictionary_bytes
     kernels = [dict(k, grid=None if k["grid"] == ["", "", ""] else k["grid"]) for k in r.kernels]
     for k in c["kernels"]:
         for v in k["variants"]:
@@ -133,7 +134,7 @@ def test_goldens_agree_with_inspect(golden):
         assert r.triton_commit is None and set(cubins) == {None} and set(hsacos) == {None}
 
 
-@pytest.mark.parametrize("frames", ["per-kernel-backend", "per-image", "binaries-alone", "per-kernel"])
+@pytest.mark.parametrize("frames", ["per-kernel-backend", "per-image", "binaries-alone", "per-kernel", "per-target"])
 @pytest.mark.parametrize("extra", [[], ["--store-binaries"], ["--dict-size", "4096"]],
                          ids=["zstd", "stored", "dictionary"])
 def test_fresh_containers_agree_with_inspect(tmp_path, frames, extra):

@@ -182,6 +182,9 @@ class Reader:
             end = off + size
         if end != len(b):
             raise FormatError("sections.data: does not end at total_size")
+        if self.sections["dictionary"][1] > 1 << 24:
+            raise FormatError(f"sections.dictionary.size: {self.sections['dictionary'][1]}, above 16 MiB")
+        self.dictionary_bytes = self.sections["dictionary"][1]
         data_off = self.sections["data"][0]
         hashed = b[:24] + bytes(8) + b[32:data_off]
         if xxh64(hashed) != self.u64(24):

@@ -21,6 +21,8 @@
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 HERE=$ROOT/apps/lulesh/bench
+# shellcheck source=scripts/ext-common.sh
+source "$ROOT/scripts/ext-common.sh"
 die() { echo "vs-public-port.sh: $*" >&2; exit 2; }
 [ $# -eq 2 ] || die "usage: vs-public-port.sh OURS PORT (our lulesh program or its build folder; the port's program or build-public-port.sh's folder)"
 find_program() {  # find_program PATH NAME...: PATH itself, or the first NAME inside the folder PATH
@@ -81,41 +83,15 @@ if [ -n "${EXTRA_PORT:-}" ]; then
   PROGRAMS+=("${EXTRA_PORT_LABEL:-port-syncwarp}|$(cd "$(dirname "$extra")" && pwd)/$(basename "$extra")")
   [ -f "$(dirname "$extra")/build-info.txt" ] && grep '^patch' "$(dirname "$extra")/build-info.txt" | sed "s/^/  ${EXTRA_PORT_LABEL:-port-syncwarp} /"
 fi
-N=${#PROGRAMS[@]}
 
 # The port writes nothing we need (its xyz.asc is patched off); run in a scratch folder anyway.
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
 printf '# s\tprogram\trep\texit\twall_s\tlog\n' >"$LOGS/runs.tsv"
-T0=$SECONDS
-skipped=0
-# Round-major: a round runs every size, so a budget cut drops whole rounds, never the large sizes.
-for ((rep = 1; rep <= REPS; rep++)); do
-  for s in $SIZES; do
-    for ((k = 0; k < N; k++)); do
-      entry=${PROGRAMS[$(((k + rep - 1) % N))]}
-      label=${entry%%|*}
-      cmd=${entry#*|}
-      if [ $((SECONDS - T0)) -ge "$BUDGET_S" ]; then
-        echo "skipped (budget ${BUDGET_S}s spent): s = $s $label round $rep"
-        skipped=$((skipped + 1))
-        continue
-      fi
-      log=lulesh_s${s}_${label}_r${rep}.log
-      t=$(date +%s%N)
-      # The port reads -i as its 4th argument: "-s N -i K" (its own usage line).
-      (cd "$SCRATCH" && timeout "$RUN_TIMEOUT_S" $cmd -s "$s" ${ITERS:+-i $ITERS}) >"$LOGS/$log" 2>&1
-      rc=$?
-      ms=$((($(date +%s%N) - t) / 1000000))
-      wall=$((ms / 1000)).$(printf %03d $((ms % 1000)))
-      printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$label" "$rep" "$rc" "$wall" "$log" >>"$LOGS/runs.tsv"
-      printf 's = %-4s %-22s round %d: exit %d, %s\n' "$s" "$label" "$rep" "$rc" \
-        "$(grep -E '^FOM|Iteration count' "$LOGS/$log" | tr -s ' ' | tr '\n' ' ')"
-      rm -f "$SCRATCH"/xyz.asc
-    done
-  done
-done
-echo "runs: $((SECONDS - T0)) s, $skipped skipped"
+declare -a CASES=()
+# The port reads -i as its 4th argument: "-s N -i K" (its own usage line).
+for s in $SIZES; do CASES+=("$s|s$s|-s $s${ITERS:+ -i $ITERS}|s = $s"); done
+ext_rounds lulesh '^FOM|Iteration count'
 
 "$PY" "$HERE/vs_public_port.py" "$LOGS" --csv "$LOGS/vs_public_port.csv" ${ITERS:+--iterations-given} | tee "$LOGS/summary.md"
 rc=${PIPESTATUS[0]}

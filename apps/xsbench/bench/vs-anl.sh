@@ -19,6 +19,8 @@
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 HERE=$ROOT/apps/xsbench/bench
+# shellcheck source=scripts/ext-common.sh
+source "$ROOT/scripts/ext-common.sh"
 die() { echo "vs-anl.sh: $*" >&2; exit 2; }
 [ $# -eq 2 ] || die "usage: vs-anl.sh OURS ANL (our xsbench program or its build folder; ANL's XSBench or build-anl.sh's folder)"
 find_program() {  # find_program PATH NAME...: PATH itself, or the first NAME inside the folder PATH
@@ -64,40 +66,16 @@ variant_args=""
 for v in $OURS_VARIANTS; do variant_args+=" --variant $v"; done
 PROGRAMS+=("tritonpack|$OURS --require-gpu$variant_args --repeat $OURS_REPEAT")
 for k in $ANL_KERNELS; do PROGRAMS+=("anl-k$k|$ANL -m event -k $k"); done
-N=${#PROGRAMS[@]}
 
 SCRATCH=$(mktemp -d)  # ANL's -b mode would write here; nothing else does
 trap 'rm -rf "$SCRATCH"' EXIT
 printf '# size\tgrid\tprogram\trep\texit\twall_s\tlog\n' >"$LOGS/runs.tsv"
-T0=$SECONDS
-skipped=0
-# Round-major: a round runs every problem, so a budget cut drops whole rounds, never the large problem.
-for ((rep = 1; rep <= REPS; rep++)); do
-  for size in $XS_SIZES; do
-    for grid in $XS_GRIDS; do
-      for ((k = 0; k < N; k++)); do
-        entry=${PROGRAMS[$(((k + rep - 1) % N))]}
-        label=${entry%%|*}
-        cmd=${entry#*|}
-        if [ $((SECONDS - T0)) -ge "$BUDGET_S" ]; then
-          echo "skipped (budget ${BUDGET_S}s spent): $size/$grid $label round $rep"
-          skipped=$((skipped + 1))
-          continue
-        fi
-        log=xsbench_${size}_${grid}_${label}_r${rep}.log
-        t=$(date +%s%N)
-        # Both read -s SIZE -G GRID -l LOOKUPS the reference's way.
-        (cd "$SCRATCH" && timeout "$RUN_TIMEOUT_S" $cmd -s "$size" -G "$grid" -l "$XS_LOOKUPS") >"$LOGS/$log" 2>&1
-        rc=$?
-        ms=$((($(date +%s%N) - t) / 1000000))
-        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$size" "$grid" "$label" "$rep" "$rc" "$((ms / 1000)).$(printf %03d $((ms % 1000)))" "$log" >>"$LOGS/runs.tsv"
-        printf '%-5s %-9s %-10s round %d: exit %d, %d ms: %s\n' "$size" "$grid" "$label" "$rep" "$rc" "$ms" \
-          "$(grep -E 'Lookups/s|checksum' "$LOGS/$log" | tr -s ' ' | tr '\n' ' ' | cut -c1-220)"
-      done
-    done
-  done
+declare -a CASES=()
+# Both read -s SIZE -G GRID -l LOOKUPS the reference's way.
+for size in $XS_SIZES; do
+  for grid in $XS_GRIDS; do CASES+=("$size	$grid|${size}_${grid}|-s $size -G $grid -l $XS_LOOKUPS|$size/$grid"); done
 done
-echo "runs: $((SECONDS - T0)) s, $skipped skipped"
+ext_rounds xsbench 'Lookups/s|checksum'
 
 "$PY" "$HERE/vs_anl.py" "$LOGS" --csv "$LOGS/vs_anl.csv" --lookups "$XS_LOOKUPS" | tee "$LOGS/summary.md"
 rc=${PIPESTATUS[0]}

@@ -7,11 +7,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 
 #include "tritonpack/container/byte_io.hpp"
@@ -230,14 +232,41 @@ std::vector<std::uint8_t> train_dictionary(const std::vector<std::vector<std::ui
   return dict;
 }
 
-}  // namespace
+// frame_grouping::per_target's image order: each variant's images (for the variant that first
+// refers to them) by backend, then by target in the order the variant names them, each binary
+// before the IR of its target. An sm_90a cubin and the sm_90a PTX built from the same
+// source are thus neighbours, and share a frame in which the PTX is held as lines of the cubin's
+// text. Images no kernel refers to keep their order, at the end. Returns old indices in new order.
+std::vector<std::uint32_t> per_target_order(const container_info& info) {
+  const std::size_t n = info.images.size();
+  const std::uint64_t none = ~std::uint64_t{0};
+  std::vector<std::uint64_t> owner(n, none), target(n, 0);  // owner: the variant, counted
+  std::uint64_t variant = 0;                                // across kernels
+  for (const kernel_info& k : info.kernels)
+    for (const variant_info& v : k.variants) {
+      std::map<std::string, std::uint64_t> rank;  // this variant's targets, by first appearance
+      for (std::uint32_t im : v.images)
+        if (im < n && owner[im] == none) {
+          owner[im] = variant;
+          target[im] = rank.emplace(info.images[im].arch, rank.size()).first->second;
+        }
+      ++variant;
+    }
+  std::vector<std::uint32_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);
+  auto key = [&](std::uint32_t i) {
+    return std::make_tuple(owner[i], static_cast<int>(info.images[i].backend), target[i],
+                           is_binary(info.images[i].kind) ? 0 : 1);
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
+  return order;
+}
 
-std::vector<std::uint8_t> write_container(const container_info& info,
-                                          const std::vector<std::vector<std::uint8_t>>& image_bytes,
-                                          const write_options& options) {
-  if (image_bytes.size() != info.images.size())
-    bad(fmt::format("{} images described but {} byte buffers given", info.images.size(),
-                    image_bytes.size()));
+// The container of `info`, its images laid into frames in index order (write_container).
+std::vector<std::uint8_t> write_in_order(const container_info& info,
+                                         const std::vector<std::vector<std::uint8_t>>& image_bytes,
+                                         const write_options& options) {
   if (options.level < 1 || options.level > ZSTD_maxCLevel())
     bad(fmt::format("zstd level {} is outside 1..{}", options.level, ZSTD_maxCLevel()));
   if (info.format_version != F::format_version)
@@ -346,6 +375,18 @@ std::vector<std::uint8_t> write_container(const container_info& info,
     for (const variant_info& v : info.kernels[k].variants)
       for (std::uint32_t im : v.images)
         if (im < nimages && owner[im] == ~std::uint64_t{0}) owner[im] = k;
+  // per_target: the first variant that refers to each image, and an id per target.
+  std::vector<std::uint64_t> owner_variant(nimages, ~std::uint64_t{0});
+  std::uint64_t variant_number = 0;
+  for (const kernel_info& k : info.kernels)
+    for (const variant_info& v : k.variants) {
+      for (std::uint32_t im : v.images)
+        if (im < nimages && owner_variant[im] == ~std::uint64_t{0})
+          owner_variant[im] = variant_number;
+      ++variant_number;
+    }
+  std::map<std::string, std::uint64_t> arch_id;
+  for (const image_info& im : info.images) arch_id.emplace(im.arch, arch_id.size());
   auto stored_alone = [&](std::size_t i) {
     return options.store_binaries && is_binary(info.images[i].kind);
   };
@@ -356,6 +397,9 @@ std::vector<std::uint8_t> write_container(const container_info& info,
       case frame_grouping::per_kernel: return owner[i];
       case frame_grouping::per_kernel_backend:
         return owner[i] * 4 + static_cast<std::uint64_t>(info.images[i].backend);
+      case frame_grouping::per_target:  // images in per_target_order: consecutive
+        return ((owner_variant[i] * 4 + static_cast<std::uint64_t>(info.images[i].backend)) << 20) +
+               (arch_id.at(info.images[i].arch) & 0xFFFFF);
       case frame_grouping::per_kernel_backend_kind:
         return owner[i] * 8 + static_cast<std::uint64_t>(info.images[i].backend) * 2 +
                (is_binary(info.images[i].kind) ? 1 : 0);
@@ -521,6 +565,37 @@ std::vector<std::uint8_t> write_container(const container_info& info,
   }
   if (!not_decoding.empty()) bad("the container written does not decode: " + not_decoding);
   return out;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> write_container(const container_info& info,
+                                          const std::vector<std::vector<std::uint8_t>>& image_bytes,
+                                          const write_options& options) {
+  if (image_bytes.size() != info.images.size())
+    bad(fmt::format("{} images described but {} byte buffers given", info.images.size(),
+                    image_bytes.size()));
+  if (options.dictionary_size > F::max_dictionary_size)
+    bad(fmt::format("a dictionary of {} bytes is above the reader's {}-byte limit",
+                    options.dictionary_size, F::max_dictionary_size));
+  if (options.grouping != frame_grouping::per_target)
+    return write_in_order(info, image_bytes, options);
+  // Reorder the images (per_target_order), and the variants' references to them with them.
+  const std::vector<std::uint32_t> order = per_target_order(info);
+  std::vector<std::uint32_t> new_index(order.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    new_index[order[i]] = static_cast<std::uint32_t>(i);
+  container_info ordered = info;
+  std::vector<std::vector<std::uint8_t>> bytes(order.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    ordered.images[i] = info.images[order[i]];
+    bytes[i] = image_bytes[order[i]];
+  }
+  for (kernel_info& k : ordered.kernels)
+    for (variant_info& v : k.variants)
+      for (std::uint32_t& im : v.images)
+        if (im < new_index.size()) im = new_index[im];
+  return write_in_order(ordered, bytes, options);
 }
 
 }  // namespace tritonpack::pack

@@ -287,6 +287,7 @@ inspect_result inspect_report(const search_result& found, const inspect_options&
     cj["frames"] = c.frames().size();
     cj["images_raw_bytes"] = raw;
     cj["images_stored_bytes"] = stored;
+    cj["dictionary_bytes"] = c.dictionary_size();
 
     text += fmt::format(
         "{} ({}){}: tritonpack container v{}, library \"{}\", Triton {}\n", opt.file, found.source,
@@ -419,10 +420,12 @@ inspect_result inspect_report(const search_result& found, const inspect_options&
       per[key].second += im.stored_size;
       ++count[key];
     }
-    text += fmt::format("\ntotals: {} kernel{}, {} image{} in {} frame{}\n", info.kernels.size(),
-                        info.kernels.size() == 1 ? "" : "s", info.images.size(),
-                        info.images.size() == 1 ? "" : "s", c.frames().size(),
-                        c.frames().size() == 1 ? "" : "s");
+    text += fmt::format(
+        "\ntotals: {} kernel{}, {} image{} in {} frame{}{}\n", info.kernels.size(),
+        info.kernels.size() == 1 ? "" : "s", info.images.size(), info.images.size() == 1 ? "" : "s",
+        c.frames().size(), c.frames().size() == 1 ? "" : "s",
+        c.dictionary_size() == 0 ? std::string()
+                                 : fmt::format(", zstd dictionary {} bytes", c.dictionary_size()));
     for (const auto& [key, v] : per)
       text += fmt::format("  {:<12} {:>4} image{} {:>10} raw {:>10} stored {:>6.2f}x\n", key,
                           count[key], count[key] == 1 ? " " : "s", v.first, v.second,

@@ -44,7 +44,7 @@ constexpr const char* usage_text =
     "usage:\n"
     "  tritonpack pack MANIFEST -o OUTDIR [--name NAME] [--mode binary|ir|both] [--level N]\n"
     "                 [--frames per-kernel-backend|per-kernel-backend-kind|per-kernel|\n"
-    "                           binaries-alone|per-image]\n"
+    "                           per-target|binaries-alone|per-image]\n"
     "                 [--dict-size BYTES] [--store-binaries] [--ptx-as-is]\n"
     "                 [--languages c,fortran] [--tuning TABLE.json]\n"
     "                 [--allow-outside-manifest-dir]\n"
@@ -189,14 +189,16 @@ pack::write_options write_options_of(const args& a) {
     else if (*f == "binaries-alone") wo.grouping = pack::frame_grouping::binaries_alone;
     else if (*f == "per-kernel-backend-kind")
       wo.grouping = pack::frame_grouping::per_kernel_backend_kind;
+    else if (*f == "per-target") wo.grouping = pack::frame_grouping::per_target;
     else
       throw usage_error(
           fmt::format("--frames must be per-kernel-backend, per-kernel-backend-kind, per-kernel, "
-                      "binaries-alone or per-image, got \"{}\"",
+                      "per-target, binaries-alone or per-image, got \"{}\"",
                       *f));
   }
   if (auto d = a.get("--dict-size"))
-    wo.dictionary_size = static_cast<std::uint32_t>(parse_int(*d, "--dict-size", 0, 1 << 24));
+    wo.dictionary_size = static_cast<std::uint32_t>(
+        parse_int(*d, "--dict-size", 0, static_cast<int>(format::max_dictionary_size)));
   wo.store_binaries = a.flags.count("--store-binaries") != 0;
   wo.ptx_lines = a.flags.count("--ptx-as-is") == 0;
   return wo;

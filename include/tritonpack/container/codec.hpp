@@ -16,11 +16,13 @@
 
 #include <zstd.h>
 
+#include <atomic>
 #include <cstdarg>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "tritonpack/version.hpp"
@@ -45,18 +47,45 @@ struct dctx_deleter {
   void operator()(ZSTD_DCtx* c) const noexcept { ZSTD_freeDCtx(c); }
 };
 using dctx_ptr = std::unique_ptr<ZSTD_DCtx, dctx_deleter>;
-// Shared: a parsed container and its copies use one digested dictionary (read-only, thread-safe).
-using ddict_ptr = std::shared_ptr<const ZSTD_DDict>;
+// The container's zstd dictionary, digested (ZSTD_createDDict) the first time a frame that uses
+// it is decoded, once per container, whichever thread gets there first. Why not at parse time:
+// digesting a trained dictionary (its Huffman and FSE tables) costs about as much as decoding a
+// small cubin, and a program that parses a container and loads one image, or none, should not pay
+// it before it needs it. The bytes are the container's own (bounded at parse time by
+// format::max_dictionary_size) and must outlive this object, as the container's do.
+class lazy_ddict {
+ public:
+  lazy_ddict(const std::uint8_t* data, std::size_t size) noexcept : data_(data), size_(size) {}
+  lazy_ddict(const lazy_ddict&) = delete;
+  lazy_ddict& operator=(const lazy_ddict&) = delete;
+  ~lazy_ddict() { ZSTD_freeDDict(ddict_.load(std::memory_order_relaxed)); }
 
-// Digests a dictionary once (ZSTD_createDDict copies the bytes). Empty input: no dictionary.
-inline ddict_ptr make_ddict(const std::uint8_t* data, std::size_t size) {
-  if (size == 0) return {};
-  ZSTD_DDict* d = ZSTD_createDDict(data, size);
-  if (!d)
-    fail(errc::bad_container,
-         "dictionary: ", "zstd could not load the dictionary section (%zu bytes)", size);
-  return ddict_ptr(d, [](const ZSTD_DDict* p) { ZSTD_freeDDict(const_cast<ZSTD_DDict*>(p)); });
-}
+  std::size_t size() const noexcept { return size_; }
+  // The digested dictionary; nullptr when the container has none, and when zstd cannot load
+  // the bytes (a damaged dictionary section; the caller reports it as damage, naming the image
+  // it was decoding). A failure is not remembered: the next decode tries again and fails the
+  // same way, so nothing is cached that a retry could contradict.
+  const ZSTD_DDict* get() const {
+    if (size_ == 0) return nullptr;
+    ZSTD_DDict* d = ddict_.load(std::memory_order_acquire);
+    if (d) return d;
+    std::lock_guard<std::mutex> lock(mutex_);
+    d = ddict_.load(std::memory_order_relaxed);
+    if (!d) {
+      d = ZSTD_createDDict(data_, size_);
+      ddict_.store(d, std::memory_order_release);
+    }
+    return d;
+  }
+
+ private:
+  const std::uint8_t* data_;
+  std::size_t size_;
+  mutable std::mutex mutex_;
+  mutable std::atomic<ZSTD_DDict*> ddict_{nullptr};
+};
+// Shared, so that the layout that holds it stays movable (the container is moved out of parse).
+using ddict_ptr = std::shared_ptr<const lazy_ddict>;
 
 // Dictionary id as zstd records it (0 for a raw-content dictionary).
 inline unsigned dictionary_id(const std::uint8_t* data, std::size_t size) noexcept {

@@ -267,6 +267,11 @@ enum frame_codec : std::uint32_t {
 // than 32768×; GPU images are far below 4 GiB.
 constexpr std::uint64_t max_expansion = 32768;
 constexpr std::uint64_t max_frame_raw_size = std::uint64_t{1} << 32;
+// The dictionary section's size: the run time copies and digests the dictionary on first use
+// (codec::lazy_ddict), so its size is bounded like every other length. 16 MiB is what `pack
+// --dict-size` has always allowed (zstd's own trainer advises ~100 KiB), so every container any
+// tritonpack wrote is within it.
+constexpr std::uint64_t max_dictionary_size = std::uint64_t{1} << 24;
 
 }  // namespace format
 TRITONPACK_END_NAMESPACE

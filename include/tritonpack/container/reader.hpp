@@ -92,6 +92,8 @@ class container {
   // other entries may still be empty. info() is the complete one.
   const container_info& partial_info() const noexcept { return info_; }
   std::size_t kernel_count() const noexcept { return info_.kernels.size(); }
+  // Bytes of the zstd dictionary the frames that say so were compressed with (0: none).
+  std::size_t dictionary_size() const noexcept { return layout_.ddict ? layout_.ddict->size() : 0; }
   const std::vector<frame_view>& frames() const noexcept { return layout_.frames; }
   // Offset of image `i` inside its decoded frame.
   std::uint64_t frame_offset(std::uint32_t i) const { return layout_.images.at(i).offset; }
@@ -232,6 +234,13 @@ class container {
              " recorded for it (frames[" + std::to_string(im.frame) + "])";
     return false;
   }
+  // Why a frame that uses the dictionary cannot be decoded when zstd refuses the dictionary.
+  const char* dictionary_problem(char (&why)[256]) const {
+    std::snprintf(why, sizeof why,
+                  "the dictionary section (%zu bytes) is not a dictionary zstd can load",
+                  layout_.ddict->size());
+    return why;
+  }
   static std::string decode_reason(std::uint32_t frame, const char* why) {
     return "does not decode (frames[" + std::to_string(frame) + "]: " + why + ")";
   }
@@ -263,7 +272,9 @@ inline bool container::decode_into(std::uint32_t i, std::vector<std::uint8_t>& o
     // (a zero-byte image first in its frame has nothing to decode)
     char why[256];
     if (frame_problem(im.frame, why)) return reason = decode_reason(im.frame, why), false;
-    const ZSTD_DDict* dict = f.uses_dictionary ? layout_.ddict.get() : nullptr;
+    const ZSTD_DDict* dict = nullptr;
+    if (f.uses_dictionary && !(dict = layout_.ddict->get()))
+      return reason = decode_reason(im.frame, dictionary_problem(why)), false;
     if (end == f.raw_size && begin == 0) {  // the whole frame: one shot
       // Into memory that is not zero-filled: a frame header that claims gigabytes it does not
       // hold costs an allocation whose pages are never touched, not a fill of all of them.
@@ -336,10 +347,12 @@ inline std::vector<image_damage> container::find_damage(std::uint64_t max_frame_
                        std::to_string(max_frame_size) + "-byte limit on what is decoded";
       } else {
         char why[256];
-        const ZSTD_DDict* dict = f.uses_dictionary ? layout_.ddict.get() : nullptr;
+        const ZSTD_DDict* dict = nullptr;
         const std::size_t n = static_cast<std::size_t>(f.raw_size);
         if (frame_problem(fi, why)) {
           frame_reason = decode_reason(fi, why);
+        } else if (f.uses_dictionary && !(dict = layout_.ddict->get())) {
+          frame_reason = decode_reason(fi, dictionary_problem(why));
         } else {
           if (buf_size < n + 1) {  // + 1: a valid pointer for an empty frame
             buf.reset();

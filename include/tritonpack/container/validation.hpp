@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -218,7 +219,14 @@ class container_validator : record_reader {
     using namespace format;
     const section_range& data = sec_[sec_data];
     const section_range& dict = sec_[sec_dictionary];
-    L.ddict = codec::make_ddict(d_ + dict.offset, static_cast<std::size_t>(dict.size));
+    if (dict.size > max_dictionary_size)
+      fail({"sections", no_index, "dictionary", "size"},
+           "is %llu, above the %llu-byte limit on a dictionary", static_cast<u64>(dict.size),
+           static_cast<u64>(max_dictionary_size));
+    // Digested on first use (codec::lazy_ddict): zstd judges the bytes then, and a dictionary it
+    // cannot load is reported as damage of the image being decoded.
+    L.ddict = std::make_shared<const codec::lazy_ddict>(d_ + dict.offset,
+                                                        static_cast<std::size_t>(dict.size));
     L.dict_id = codec::dictionary_id(d_ + dict.offset, static_cast<std::size_t>(dict.size));
     const std::uint64_t nframes = sec_[sec_frames].count;
     L.frames.resize(static_cast<std::size_t>(nframes));

@@ -24,13 +24,20 @@ enum class frame_grouping {
   // One frame for a kernel's binaries and one for its IR, per backend: loading a binary never
   // decodes IR.
   per_kernel_backend_kind,
+  // Each binary in a frame of its own, with the IR of its variant for the same target behind it
+  // (held as lines of the cubin's text when it is a PTX): loading a binary decodes exactly its
+  // own bytes, a PTX its cubin's and its own. The images are reordered to make target-mates
+  // neighbours (variant, backend, target, binary before IR); variants refer to them as before.
+  // Pair it with a dictionary (`dictionary_size`) to win back some of what the kernel's other
+  // targets shared in one frame (bench/size/RESULTS.md).
+  per_target,
 };
 
 struct write_options {
   int level = 19;  // zstd level, 1..22 (ZSTD_maxCLevel)
   frame_grouping grouping = frame_grouping::per_kernel_backend;
   // Train a zstd dictionary over the images and store it in the container (frames then compress
-  // against it). 0: no dictionary. Only worth it with many small kernels.
+  // against it). 0: no dictionary; at most format::max_dictionary_size.
   std::uint32_t dictionary_size = 0;
   // Each binary (cubin, code object) alone in a frame stored uncompressed: the first launch then
   // loads it without decompressing (see bench/launch), at the cost of the binaries' full size.
@@ -43,9 +50,11 @@ struct write_options {
 };
 
 // Writes `info` (kernels, variants, images' descriptions) with `image_bytes[i]` as the content of
-// `info.images[i]`, in that order. The images' raw_size, checksum and stored_size are computed
-// here (the values in `info` are ignored). The output is parsed back with the run-time reader
-// before it is returned, so a model the reader would refuse throws error(bad_argument) here.
+// `info.images[i]`, in that order (frame_grouping::per_target reorders the images: the
+// container's image table then differs from `info.images` in order only). The images' raw_size,
+// checksum and stored_size are computed here (the values in `info` are ignored). The output is
+// parsed back with the run-time reader before it is returned, so a model the reader would refuse
+// throws error(bad_argument) here.
 std::vector<std::uint8_t> write_container(const container_info& info,
                                           const std::vector<std::vector<std::uint8_t>>& image_bytes,
                                           const write_options& options = {});
