@@ -13,6 +13,7 @@ One launch per loop of the reference's time step, in its order (main.cpp drives 
                    monotonic_q             per element, through the region lists: limited Q terms
                    material_eos            all regions, each tile its region's `rep` times: energy,
                                            pressure, Q, sound speed
+                   (monotonic_q_material_eos  the two above in one kernel: --fused-q-eos)
                    update_volume           per element: v = vnew
   time constraint  time_constraints        per tile: min Courant and hydro dt of its elements
                    reduce_time_constraints one program: min over the tiles -> status[0..1]
@@ -512,6 +513,19 @@ def monotonic_q(region_elems, count, elem_bc, lxim, lxip, letam, letap, lzetam, 
         return
     i, valid = element_tile(BLOCK, count)
     elem = tl.load(region_elems + i, mask=valid, other=0)
+    q_lin, q_quad = monotonic_q_terms(elem, valid, elem_bc, lxim, lxip, letam, letap, lzetam, lzetap,
+                                      delv_xi, delv_eta, delv_zeta, delx_xi, delx_eta, delx_zeta, vdov, volo, vnew,
+                                      elem_mass, q, status, limiter_mult, max_slope, qlc_monoq, qqc_monoq, qstop)
+    tl.store(qq + elem, q_quad, mask=valid)
+    tl.store(ql + elem, q_lin, mask=valid)
+
+
+@triton.jit
+def monotonic_q_terms(elem, valid, elem_bc, lxim, lxip, letam, letap, lzetam, lzetap,
+                      delv_xi, delv_eta, delv_zeta, delx_xi, delx_eta, delx_zeta, vdov, volo, vnew, elem_mass, q,
+                      status, limiter_mult, max_slope, qlc_monoq, qqc_monoq, qstop):
+    """The linear and quadratic Q terms of the elements (0 where expanding), and the reference's
+    q > qstop check on their q (monotonic_q, monotonic_q_material_eos)."""
     bc = tl.load(elem_bc + elem, mask=valid, other=0)
     dv_xi = tl.load(delv_xi + elem, mask=valid, other=0.0)
     dv_eta = tl.load(delv_eta + elem, mask=valid, other=0.0)
@@ -535,9 +549,8 @@ def monotonic_q(region_elems, count, elem_bc, lxim, lxip, letam, letap, lzetam, 
     qquad = qqc_monoq * rho * (d_xi * d_xi * (1.0 - phi_xi * phi_xi) + d_eta * d_eta * (1.0 - phi_eta * phi_eta)
                                + d_zeta * d_zeta * (1.0 - phi_zeta * phi_zeta))
     expanding = tl.load(vdov + elem, mask=valid, other=0.0) > 0.0
-    tl.store(qq + elem, tl.where(expanding, 0.0, qquad), mask=valid)
-    tl.store(ql + elem, tl.where(expanding, 0.0, qlin), mask=valid)
     raise_flag(status, STATUS_QSTOP_ERROR, valid & (tl.load(q + elem, mask=valid, other=0.0) > qstop), elem)
+    return tl.where(expanding, 0.0, qlin), tl.where(expanding, 0.0, qquad)
 
 
 # ---- material properties / equation of state ----------------------------------------------------
@@ -590,6 +603,17 @@ def material_eos(eos_elems, eos_reps, count, e, p, q, ql, qq, delv, vnew, v, ss,
     i, in_range = element_tile(BLOCK, count)
     elem = tl.load(eos_elems + i, mask=in_range, other=-1)
     rep = tl.max(tl.load(eos_reps + i, mask=in_range, other=0), axis=0)
+    evaluate_eos(elem, rep, count, e, p, q, ql, qq, delv, vnew, v, ss, status,
+                 e_cut, p_cut, q_cut, eosvmin, eosvmax, pmin, emin, rho0, BLOCK, False)
+
+
+@triton.jit
+def evaluate_eos(elem, rep, count, e, p, q, ql, qq, delv, vnew, v, ss, status,
+                 e_cut, p_cut, q_cut, eosvmin, eosvmax, pmin, emin, rho0, BLOCK: tl.constexpr,
+                 Q_TERMS_GIVEN: tl.constexpr):
+    """material_eos's work on one tile of its slots (elem: -1 on padding; rep repetitions).
+    Q_TERMS_GIVEN: ql and qq are the Q terms themselves (monotonic_q_material_eos: in registers),
+    else the arrays monotonic_q wrote, read in every repetition as the reference does."""
     valid = elem >= 0
     vnewc = clamp_volume(tl.load(vnew + elem, mask=valid, other=1.0), eosvmin, eosvmax)
     vc = clamp_volume(tl.load(v + elem, mask=valid, other=1.0), eosvmin, eosvmax)
@@ -611,8 +635,12 @@ def material_eos(eos_elems, eos_reps, count, e, p, q, ql, qq, delv, vnew, v, ss,
         delvc = tl.load(delv + elem, mask=valid, other=0.0)
         p_old = tl.load(p + elem, mask=valid, other=0.0)
         q_old = tl.load(q + elem, mask=valid, other=0.0)
-        qq_old = tl.load(qq + elem, mask=valid, other=0.0)
-        ql_old = tl.load(ql + elem, mask=valid, other=0.0)
+        if Q_TERMS_GIVEN:
+            qq_old = qq
+            ql_old = ql
+        else:
+            qq_old = tl.load(qq + elem, mask=valid, other=0.0)
+            ql_old = tl.load(ql + elem, mask=valid, other=0.0)
         compression = 1.0 / vnewc - 1.0
         vchalf = vnewc - delvc * 0.5
         comp_half_step = 1.0 / vchalf - 1.0
@@ -649,6 +677,28 @@ def material_eos(eos_elems, eos_reps, count, e, p, q, ql, qq, delv, vnew, v, ss,
     tl.store(e + elem, e_new, mask=valid)
     tl.store(q + elem, q_new, mask=valid)
     tl.store(ss + elem, sound_speed(e_new, vnewc * vnewc, bvc, p_new, rho0), mask=valid)
+
+
+@triton.jit
+def monotonic_q_material_eos(eos_elems, eos_reps, count, elem_bc, lxim, lxip, letam, letap, lzetam, lzetap,
+                             delv_xi, delv_eta, delv_zeta, delx_xi, delx_eta, delx_zeta, vdov, volo, elem_mass,
+                             e, p, q, delv, vnew, v, ss, status, limiter_mult, max_slope, qlc_monoq, qqc_monoq, qstop,
+                             e_cut, p_cut, q_cut, eosvmin, eosvmax, pmin, emin, rho0, BLOCK: tl.constexpr):
+    """monotonic_q + material_eos in one launch over material_eos's slots (lulesh --fused-q-eos): each
+    element's Q terms are computed as monotonic_q computes them and handed to its EOS in registers,
+    so ql and qq are neither written nor read. An element's Q terms need only its own and its
+    neighbours' gradients (kinematics_q_gradient's, finished before this launch) and its own old q,
+    which its EOS replaces only after the check: the same values as the two kernels, bit for bit."""
+    if stopped(status):
+        return
+    i, in_range = element_tile(BLOCK, count)
+    elem = tl.load(eos_elems + i, mask=in_range, other=-1)
+    rep = tl.max(tl.load(eos_reps + i, mask=in_range, other=0), axis=0)
+    q_lin, q_quad = monotonic_q_terms(elem, elem >= 0, elem_bc, lxim, lxip, letam, letap, lzetam, lzetap,
+                                      delv_xi, delv_eta, delv_zeta, delx_xi, delx_eta, delx_zeta, vdov, volo, vnew,
+                                      elem_mass, q, status, limiter_mult, max_slope, qlc_monoq, qqc_monoq, qstop)
+    evaluate_eos(elem, rep, count, e, p, q, q_lin, q_quad, delv, vnew, v, ss, status,
+                 e_cut, p_cut, q_cut, eosvmin, eosvmax, pmin, emin, rho0, BLOCK, True)
 
 
 @triton.jit
