@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # scripts/lulesh-fusion-check.sh — issue 32's fusion and FP-contraction evidence for LULESH in ONE device
-# call (no build on the GPU machine: a prebuilt `lulesh` that knows --fused-nodes is carried):
-#   a. verification with --fused-nodes: s = 5, 10, 30, 45 (published table exact, every cycle's time
-#      and dt as lulesh2.0 -p prints them) and s = 90 (LLNL's CPU build: 3145 cycles), each also
-#      against the default path's report line for line (--fused-nodes is bit-identical by design);
+# call (no build on the GPU machine: a prebuilt `lulesh` that knows --fused-nodes and --fused-q-eos):
+#   a. verification of the fused paths (--fused-nodes, --fused-q-eos, both): s = 5, 10, 30, 45
+#      (published table exact, every cycle's time and dt as lulesh2.0 -p prints them) and s = 90
+#      (LLNL's CPU build: 3145 cycles), each against the default path's report line for line (the
+#      fused kernels are bit-identical by design);
 #   b. per kernel (--timing: host clock, a synchronisation per launch) at s = 45 (to completion) and
-#      s = 150 (-i TIMING_ITERS_150), default vs --fused-nodes;
+#      s = 150 (-i TIMING_ITERS_150), default vs both fusions;
 #   c. whole-step FOM at s = 45, 90, 150, interleaved rounds, medians (apps/lulesh/bench/vs-public-port.sh):
-#      default, --fused-nodes, --fused-nodes --fp-fusion, and the public CUDA port when PORT is given;
+#      default, --fused-nodes, both fusions, both with --fp-fusion, and the public CUDA port when PORT
+#      is given;
 #   d. --fp-fusion against the references: s = 5, 10, 30, 45 from cubins and from PTX
 #      (TRITONPACK_FORCE_IR=1) against the published table; s = 50, 70, 90, 150 beside the default
 #      (no FMA) run and LLNL's CPU reference where the repository records it (REFERENCE below).
@@ -34,8 +36,9 @@ find_program() {  # PATH NAME...: PATH itself, or the first NAME inside the fold
 }
 OURS=$(find_program "$1" lulesh apps/lulesh/lulesh) || die "no lulesh program at '$1'"
 OURS=$(cd "$(dirname "$OURS")" && pwd)/$(basename "$OURS")
-"$OURS" -h 2>&1 | grep -q -- --fused-nodes ||
-  die "$OURS does not know --fused-nodes: build lulesh from a tree with advance_nodes (kernels.py)"
+for opt in --fused-nodes --fused-q-eos; do
+  "$OURS" -h 2>&1 | grep -q -- "$opt" || die "$OURS does not know $opt: build lulesh from a tree that has it"
+done
 PORT=""
 if [ $# -eq 2 ]; then
   PORT=$(find_program "$2" lulesh-port) || die "no lulesh-port at '$2' (apps/lulesh/bench/build-public-port.sh makes it)"
@@ -60,6 +63,8 @@ FAILED=0
 # verifies those itself). Not recorded: s = 50, 70, 150 altogether, and s = 90's final energy
 # (apps/lulesh/bench/RESULTS.md, "Fusion (issue 32)", says how to get them).
 declare -A REFERENCE=([50]="- -" [70]="- -" [90]="3145 -" [150]="- -")
+# The fused paths of step a: label and options.
+FUSED_PATHS=("fused-nodes|--fused-nodes" "fused-q-eos|--fused-q-eos" "both|--fused-nodes --fused-q-eos")
 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo "(no nvidia-smi)"
 date -u
@@ -85,41 +90,49 @@ report() { grep -E 'Iteration count|Final Origin Energy|MaxAbsDiff|TotalAbsDiff|
 progress() { [ -f "$REFDIR/progress_s$1.txt" ] && echo "--reference-progress $REFDIR/progress_s$1.txt"; }
 
 echo
-echo "a. --fused-nodes: verification, and the report against the default path's"
+echo "a. The fused paths: verification, and the report against the default path's"
 VERIFY_TABLE="| s | path | iterations | origin energy | verification | trajectory | report as the default's |"$'\n'"|---|---|---|---|---|---|---|"
 for s in 5 10 30 45 90; do
   run "a-s$s-default.log" "$OURS" -s "$s" --require-gpu $(progress "$s")
   rc_d=$?
-  run "a-s$s-fused.log" "$OURS" -s "$s" --require-gpu --fused-nodes $(progress "$s")
-  rc=$?
-  same=$([ -n "$(report "a-s$s-fused.log")" ] && [ "$(report "a-s$s-fused.log")" = "$(report "a-s$s-default.log")" ] && echo yes || echo NO)
-  v=$(verdict "a-s$s-fused.log")
-  if [ "$s" = 90 ]; then
-    want=${REFERENCE[90]%% *}
-    v=$([ "$(iters a-s90-fused.log)" = "$want" ] && echo "PASS ($want cycles, LLNL CPU)" || echo "FAIL (LLNL CPU: $want cycles)")
-  fi
-  { [ "$rc" != 0 ] || [ "$rc_d" != 0 ] || [ "$same" != yes ] || [[ "$v" != PASS* ]]; } && FAILED=1
-  VERIFY_TABLE+=$'\n'"| $s | --fused-nodes | $(iters a-s$s-fused.log) | $(energy a-s$s-fused.log) | ${v:-none}$([ "$rc" != 0 ] && echo " (exit $rc)") | $(trajectory a-s$s-fused.log) | $same (default: exit $rc_d, $(verdict a-s$s-default.log)) |"
+  for path in "${FUSED_PATHS[@]}"; do
+    label=${path%%|*}
+    log="a-s$s-$label.log"
+    run "$log" "$OURS" -s "$s" --require-gpu ${path#*|} $(progress "$s")
+    rc=$?
+    same=$([ -n "$(report "$log")" ] && [ "$(report "$log")" = "$(report "a-s$s-default.log")" ] && echo yes || echo NO)
+    v=$(verdict "$log")
+    if [ "$s" = 90 ]; then
+      want=${REFERENCE[90]%% *}
+      v=$([ "$(iters "$log")" = "$want" ] && echo "PASS ($want cycles, LLNL CPU)" || echo "FAIL (LLNL CPU: $want cycles)")
+    fi
+    { [ "$rc" != 0 ] || [ "$rc_d" != 0 ] || [ "$same" != yes ] || [[ "$v" != PASS* ]]; } && FAILED=1
+    VERIFY_TABLE+=$'\n'"| $s | ${path#*|} | $(iters "$log") | $(energy "$log") | ${v:-none}$([ "$rc" != 0 ] && echo " (exit $rc)") | $(trajectory "$log") | $same (default: exit $rc_d, $(verdict "a-s$s-default.log")) |"
+  done
 done
 echo "$VERIFY_TABLE"
 
 echo
-echo "b. Per kernel (--timing), default vs --fused-nodes ($(left) s left)"
+echo "b. Per kernel (--timing), default vs both fusions ($(left) s left)"
 # per_step LOG: "kernel us" per line from print_timing's table (report.hpp).
 per_step() { awk '/^Per-kernel time/ {on = 1; next} on && NF >= 6 && $NF ~ /%$/ && $1 != "kernel" {print $1, $(NF - 2)} on && $1 == "all" {print "all", $(NF - 1)}' "$LOGS/$1"; }
 TIMING_TABLE=""
 for spec in "45:" "150:-i $TIMING_ITERS_150"; do
   s=${spec%%:*}; extra=${spec#*:}
   run "b-s$s-default.log" "$OURS" -s "$s" --require-gpu --timing $extra || FAILED=1
-  run "b-s$s-fused.log" "$OURS" -s "$s" --require-gpu --timing --fused-nodes $extra || FAILED=1
+  run "b-s$s-fused.log" "$OURS" -s "$s" --require-gpu --timing --fused-nodes --fused-q-eos $extra || FAILED=1
   TIMING_TABLE+=$'\n'"s = $s${extra:+ ($extra)}: µs per step (host clock, synchronised after each launch)"$'\n'
-  # Kernels in launch order (the default's, then those only the fused run has), the node loops summed.
+  # Kernels in launch order (the default's, then those only the fused run has); each fusion's
+  # kernels summed against its fused kernel.
   TIMING_TABLE+=$(awk 'FNR == 1 {file++} {if (!($1 in seen)) {seen[$1] = 1; order[++n] = $1}; t[file, $1] = $2}
-    END {print "| kernel | default | --fused-nodes |"; print "|---|---:|---:|"
-         for (i = 1; i <= n; i++) if (order[i] != "all") print "| " order[i] " | " ((1, order[i]) in t ? t[1, order[i]] : "-") " | " ((2, order[i]) in t ? t[2, order[i]] : "-") " |"
+    function v(f, k) { return (f, k) in t ? t[f, k] : "-" }
+    END {print "| kernel | default | fused (both) |"; print "|---|---:|---:|"
+         for (i = 1; i <= n; i++) if (order[i] != "all") print "| " order[i] " | " v(1, order[i]) " | " v(2, order[i]) " |"
          node = t[1, "gather_node_forces"] + t[1, "acceleration"] + t[1, "acceleration_bc"] + t[1, "position_velocity"]
-         printf "| node loops (the four / advance_nodes) | %.1f | %s |\n", node, ((2, "advance_nodes") in t ? t[2, "advance_nodes"] : "-")
-         print "| all | " t[1, "all"] " | " t[2, "all"] " |"}' <(per_step "b-s$s-default.log") <(per_step "b-s$s-fused.log"))$'\n'
+         printf "| node loops (the four / advance_nodes) | %.1f | %s |\n", node, v(2, "advance_nodes")
+         qe = t[1, "monotonic_q"] + t[1, "material_eos"]
+         printf "| monotonic_q + material_eos / monotonic_q_material_eos | %.1f | %s |\n", qe, v(2, "monotonic_q_material_eos")
+         print "| all | " v(1, "all") " | " v(2, "all") " |"}' <(per_step "b-s$s-default.log") <(per_step "b-s$s-fused.log"))$'\n'
 done
 echo "$TIMING_TABLE"
 
@@ -137,41 +150,17 @@ for s in 5 10 30 45; do
   done
   { [ "$rc" != 0 ] || [ "$rc_ir" != 0 ]; } && FAILED=1
 done
-for s in 50 70; do
-  run "d-s$s-default.log" "$OURS" -s "$s" --require-gpu || FAILED=1
+for s in 50 70 90 150; do
+  if [ -f "$LOGS/a-s$s-default.log" ]; then cp "$LOGS/a-s$s-default.log" "$LOGS/d-s$s-default.log"
+  else run "d-s$s-default.log" "$OURS" -s "$s" --require-gpu || FAILED=1; fi
   run "d-s$s-fma.log" "$OURS" -s "$s" --require-gpu --fp-fusion || FAILED=1
-done
-echo "(s = 90 and 150: step c's default and --fused-nodes --fp-fusion runs; --fused-nodes does not change a bit)"
-
-echo
-echo "c. Whole step, interleaved rounds, medians ($(left) s left)"
-budget_c=$(left)
-SIZES="$FOM_SIZES" REPS="$REPS" OURS_MODES="plain fused-nodes fused-nodes-fp-fusion" RUN_TIMEOUT_S="$FOM_RUN_TIMEOUT_S" \
-  BUDGET_S=$((budget_c > 0 ? budget_c : 0)) OUT="$LOGS" \
-  bash "$ROOT/apps/lulesh/bench/vs-public-port.sh" "$OURS" "${PORT:--}" >"$LOGS/c-fom.log" 2>&1 || FAILED=1
-sed -n '/^| s /,$p' "$LOGS/c-fom.log" | grep -E '^\||^FLAG' || tail -20 "$LOGS/c-fom.log"
-# Medians per size and program from the CSV, the ratios that matter here.
-FOM_CSV=$LOGS/lulesh-vs-port/vs_public_port.csv
-RATIOS=$([ -f "$FOM_CSV" ] && awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) col[$i] = i; next}
-  {m[$col["s"] "," $col["program"]] = $col["median_zone_cycles_per_s"]; sizes[$col["s"]] = 1}
-  END {print "| s | fused / default | fused+FMA / default | fused / port | fused+FMA / port |"; print "|---|---:|---:|---:|---:|"
-       for (s in sizes) {d = m[s ",tritonpack"]; f = m[s ",tritonpack-fused-nodes"]; ff = m[s ",tritonpack-fused-nodes-fp-fusion"]; p = m[s ",port"]
-         printf "| %s | %s | %s | %s | %s |\n", s, (d && f) ? sprintf("%.3f", f / d) : "—", (d && ff) ? sprintf("%.3f", ff / d) : "—",
-           (p && f) ? sprintf("%.3f", f / p) : "—", (p && ff) ? sprintf("%.3f", ff / p) : "—"}}' "$FOM_CSV" | sort -t'|' -k2 -n)
-echo "$RATIOS"
-# Step d's s = 90 and 150: the default and the FMA build from step c's first round.
-for s in 90 150; do
-  d=$(ls "$LOGS/lulesh-vs-port"/lulesh_s${s}_tritonpack_r*.log 2>/dev/null | head -1)
-  f=$(ls "$LOGS/lulesh-vs-port"/lulesh_s${s}_tritonpack-fused-nodes-fp-fusion_r*.log 2>/dev/null | head -1)
-  [ -n "$d" ] && cp "$d" "$LOGS/d-s$s-default.log"
-  [ -n "$f" ] && cp "$f" "$LOGS/d-s$s-fma.log"
 done
 for s in 50 70 90 150; do
   read -r ref_c ref_e <<<"${REFERENCE[$s]}"
   for kind in default fma; do
     log="d-s$s-$kind.log"
-    [ -f "$LOGS/$log" ] || { FMA_TABLE+=$'\n'"| $s | $kind | not run (budget) | | | |"; continue; }
     c=$(iters $log); e=$(energy $log)
+    [ -n "$c" ] || { FMA_TABLE+=$'\n'"| $s | $kind | not run (budget or failure: $log) | | | |"; continue; }
     if [ "$ref_c" = - ] && [ "$ref_e" = - ]; then v="no LLNL reference recorded"
     else v=$({ [ "$ref_c" = - ] || [ "$c" = "$ref_c" ]; } && { [ "$ref_e" = - ] || [ "$e" = "$ref_e" ]; } && echo "as LLNL's" || echo "DIFFERS from LLNL's"); fi
     if [ $kind = fma ]; then
@@ -181,17 +170,39 @@ for s in 50 70 90 150; do
     FMA_TABLE+=$'\n'"| $s | $([ $kind = fma ] && echo "--fp-fusion" || echo "default") | $c | $e | LLNL CPU: ${ref_c} cycles, ${ref_e} | $v |"
   done
 done
+echo "$FMA_TABLE"
+
+echo
+echo "c. Whole step, interleaved rounds, medians ($(left) s left)"
+budget_c=$(left)
+SIZES="$FOM_SIZES" REPS="$REPS" OURS_MODES="plain fused-nodes fused fused-fp-fusion" RUN_TIMEOUT_S="$FOM_RUN_TIMEOUT_S" \
+  BUDGET_S=$((budget_c > 0 ? budget_c : 0)) OUT="$LOGS" \
+  bash "$ROOT/apps/lulesh/bench/vs-public-port.sh" "$OURS" "${PORT:--}" >"$LOGS/c-fom.log" 2>&1 || FAILED=1
+FOM_TABLE=$(sed -n '/^| s /,$p' "$LOGS/c-fom.log" | grep -E '^\||^FLAG')
+echo "${FOM_TABLE:-$(tail -20 "$LOGS/c-fom.log")}"
+# Medians per size and program from the CSV: the ratios that matter here.
+FOM_CSV=$LOGS/lulesh-vs-port/vs_public_port.csv
+RATIOS=$([ -f "$FOM_CSV" ] && awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) col[$i] = i; next}
+  {m[$col["s"] "," $col["program"]] = $col["median_zone_cycles_per_s"]; sizes[$col["s"]] = 1}
+  function r(a, b) { return (a && b) ? sprintf("%.3f", a / b) : "—" }
+  END {print "| s | nodes / default | both / default | both+FMA / default | default / port | both / port | both+FMA / port |"
+       print "|---|---:|---:|---:|---:|---:|---:|"
+       for (s in sizes) {d = m[s ",tritonpack"]; n = m[s ",tritonpack-fused-nodes"]; f = m[s ",tritonpack-fused"]
+         ff = m[s ",tritonpack-fused-fp-fusion"]; p = m[s ",port"]
+         print "| " s " | " r(n, d) " | " r(f, d) " | " r(ff, d) " | " r(d, p) " | " r(f, p) " | " r(ff, p) " |"}}' "$FOM_CSV" |
+  sort -t'|' -k2 -n)
+echo "$RATIOS"
 
 {
-  echo "# lulesh-fusion-check $(date -u +%Y-%m-%dT%H:%MZ), $(($SECONDS - T0)) s"
+  echo "# lulesh-fusion-check $(date -u +%Y-%m-%dT%H:%MZ), $((SECONDS - T0)) s"
   echo
-  echo "## a. --fused-nodes verification"
+  echo "## a. The fused paths: verification"
   echo "$VERIFY_TABLE"
   echo
   echo "## b. Per kernel"
   echo "$TIMING_TABLE"
   echo "## c. Whole step (zone-cycles/s, medians of $REPS interleaved rounds)"
-  sed -n '/^| s /,$p' "$LOGS/c-fom.log" | grep -E '^\||^FLAG'
+  echo "$FOM_TABLE"
   echo
   echo "$RATIOS"
   echo

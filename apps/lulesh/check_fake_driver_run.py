@@ -8,7 +8,8 @@ The fake runs no kernel, so status[] never moves: the device-resident loop must 
 status read with an error saying so (no hang), after queueing exactly one batch; the host-stepped
 loop (--host-step) reads the status after every cycle and runs -i cycles. Exit status 0 when every
 run is as expected, 1 otherwise (each difference printed). --fused-nodes runs advance_nodes in place
-of the four node kernels: 9 launches a cycle (8 host-stepped), captured and replayed alike.
+of the four node kernels: 9 launches a cycle (8 host-stepped), captured and replayed alike;
+--fused-q-eos monotonic_q_material_eos in place of monotonic_q and material_eos (13; both: 8).
 """
 import os
 import struct
@@ -24,6 +25,11 @@ CYCLE = ["advance_time", "volume_force", "gather_node_forces", "acceleration", "
 HOST_CYCLE = CYCLE[1:]
 # With --fused-nodes: advance_nodes in place of the four node kernels (9 launches, 8 host-stepped).
 FUSED_CYCLE = CYCLE[:2] + ["advance_nodes"] + CYCLE[8:]
+# With --fused-q-eos: monotonic_q_material_eos in place of monotonic_q and material_eos (13 launches);
+# with both options 8.
+Q_EOS_CYCLE = CYCLE[:9] + ["monotonic_q_material_eos"] + CYCLE[11:]
+BOTH_CYCLE = FUSED_CYCLE[:4] + ["monotonic_q_material_eos"] + FUSED_CYCLE[6:]
+ALL_KERNELS = set(CYCLE + FUSED_CYCLE + Q_EOS_CYCLE)
 # Where each kernel that moves by dt takes it (its parameter index) and the value meaning "the
 # cycle's dt from status[]" (kernels.py's DT_FROM_STATUS = -1.0, little-endian fp64).
 DT_PARAM = {"position_velocity": 11, "kinematics_q_gradient": 22, "advance_nodes": 15}
@@ -100,7 +106,7 @@ def check_resident(lulesh, fake, args, batch, note, captured, graphs, direct, to
     expect(f"{args}: dt read from status[] by every launch that takes it, got {dts}",
            dts and all(v == DT_FROM_STATUS for _, v in dts))
     expect(f"{args}: each kernel {total} times in all, got {report}",
-           all(report.get(k, 0) == cycle.count(k) * total for k in set(CYCLE + FUSED_CYCLE)))
+           all(report.get(k, 0) == cycle.count(k) * total for k in ALL_KERNELS))
 
 
 def main():
@@ -136,6 +142,12 @@ def main():
     check_resident(lulesh, fake, ["-i", "9", "--status-every", "3", "--no-graph", "--fused-nodes"], 3,
                    "kernels launched one by one (no graph: --no-graph)", captured=0, graphs=0, direct=3, total=3,
                    cycle=FUSED_CYCLE)
+    check_resident(lulesh, fake, ["-i", "3", "--status-every", "2", "--fused-q-eos"], 2,
+                   "replayed as CUDA graphs of 2 cycles", captured=1 + 2, graphs=1, direct=0, total=1 + 2 + 2,
+                   cycle=Q_EOS_CYCLE)
+    check_resident(lulesh, fake, ["-i", "3", "--status-every", "2", "--fused-nodes", "--fused-q-eos"], 2,
+                   "replayed as CUDA graphs of 2 cycles", captured=1 + 2, graphs=1, direct=0, total=1 + 2 + 2,
+                   cycle=BOTH_CYCLE)
     p, streams, report, dts = run(lulesh, fake, ["-i", "3", "--host-step", "--fused-nodes"])
     expect("--host-step --fused-nodes: runs its 3 cycles, says the node loops are fused",
            "Iteration count     =  3" in p.stdout and "advance_nodes (--fused-nodes)" in p.stdout)
@@ -150,7 +162,8 @@ def main():
     expect(f"--host-step: 13 launches and a status copy per cycle, on the legacy stream, got {seq}",
            [k for k, _ in seq] == (HOST_CYCLE + ["copy"]) * 3 and all(s == "stream=legacy" for _, s in seq))
     expect("--host-step: no advance_time", "advance_time" not in report)
-    expect("--host-step: no advance_nodes without --fused-nodes", "advance_nodes" not in report)
+    expect("--host-step: no fused kernel without the options",
+           "advance_nodes" not in report and "monotonic_q_material_eos" not in report)
     expect(f"--host-step: dt passed by value (the first cycle's > 0), got {dts}",
            len(dts) == 6 and all(v != DT_FROM_STATUS for _, v in dts)
            and struct.unpack("<d", bytes.fromhex(dts[0][1]))[0] > 0)

@@ -405,13 +405,21 @@ TEST_CASE("options: the time loop's (--host-step, --status-every, --no-graph)") 
                        usage_error);
 }
 
-TEST_CASE("options: --fused-nodes, off by default and not with --dump-cycle") {
+TEST_CASE("options: --fused-nodes and --fused-q-eos, off by default and not with --dump-cycle") {
   const char* none[] = {"lulesh"};
   CHECK_FALSE(parse_options(1, const_cast<char**>(none)).fused_nodes);
   const char* argv[] = {"lulesh", "-s", "45", "--fused-nodes", "--fp-fusion"};
   const options o = parse_options(5, const_cast<char**>(argv));
   CHECK(o.fused_nodes);
   CHECK(o.fp_fusion);
+  const char* both[] = {"lulesh", "--fused-q-eos"};
+  CHECK_FALSE(parse_options(1, const_cast<char**>(none)).fused_q_eos);
+  CHECK(parse_options(2, const_cast<char**>(both)).fused_q_eos);
+  const char* q_dump[] = {"lulesh", "--dump-cycle", "3", "--fused-q-eos"};
+  CHECK_THROWS_WITH_AS(parse_options(4, const_cast<char**>(q_dump)),
+                       "--fused-q-eos keeps the Q terms in registers, so a --dump-cycle state has no ql or qq for "
+                       "interpret_check.py --replay to compare: leave one of them out",
+                       usage_error);
   const char* dump[] = {"lulesh", "--fused-nodes", "--dump-cycle", "3"};
   CHECK_THROWS_WITH_AS(parse_options(4, const_cast<char**>(dump)),
                        "--fused-nodes keeps the node forces and accelerations in registers, so a --dump-cycle state "

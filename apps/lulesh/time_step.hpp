@@ -77,6 +77,7 @@ struct step_status {
 //   acceleration_bc(d)                       the three symmetry planes (three launches)
 //   position_velocity(d, c, dt)  kinematics_q_gradient(d, dt)  monotonic_q(d, c)
 //   optional: bool fused_nodes; advance_nodes(d, c, dt)   the four node kernels in one launch
+//   optional: bool fused_q_eos; monotonic_q_material_eos(d, c)   monotonic_q + material_eos in one
 //   material_eos(d, c, regions, r)           region r
 //   update_volume(d, c)
 //   time_constraints(d, c)  reduce_time_constraints(d)   (minima into d.status[0..1])
@@ -96,6 +97,12 @@ template <class K, class = void>
 struct offers_fused_nodes : std::false_type {};
 template <class K>
 struct offers_fused_nodes<K, std::void_t<decltype(std::declval<K&>().fused_nodes)>> : std::true_type {};
+
+// Likewise `bool fused_q_eos` and monotonic_q_material_eos(d, c).
+template <class K, class = void>
+struct offers_fused_q_eos : std::false_type {};
+template <class K>
+struct offers_fused_q_eos<K, std::void_t<decltype(std::declval<K&>().fused_q_eos)>> : std::true_type {};
 
 template <class Kernels, class Timer = kernel_timer, class Halo = no_halo>
 class lagrange_step {
@@ -142,6 +149,10 @@ class lagrange_step {
     if constexpr (offers_fused_nodes<Kernels>::value) return k_.fused_nodes;
     else return false;
   }
+  bool fused_q_eos() const {
+    if constexpr (offers_fused_q_eos<Kernels>::value) return k_.fused_q_eos;
+    else return false;
+  }
 
   // LagrangeNodal: forces, accelerations with the symmetry conditions, velocities and positions;
   // with fused_nodes all but the element forces in one kernel (one domain: no exchange between).
@@ -164,12 +175,18 @@ class lagrange_step {
   // LagrangeElements: kinematics and Q gradients, monotonic Q (all regions in one launch: the Q
   // terms of an element do not depend on its region), material update (all regions in one launch,
   // over device_state's EOS order: tiles of one region each, so a tile's repetition count is
-  // uniform), volumes.
+  // uniform), volumes. With fused_q_eos the monotonic Q and the material update are one launch over
+  // the EOS order (after the gradients' exchange, as unfused).
   void element_phase(double dt) {
     timer_.run(named("kinematics_q_gradient", "kinematics_q_gradient_fma"), [&] { k_.kinematics_q_gradient(d_, dt); });
     halo_.q_gradients();
-    timer_.run("monotonic_q", [&] { k_.monotonic_q(d_, c_); });
-    timer_.run(named("material_eos", "material_eos_fma"), [&] { k_.material_eos(d_, c_); });
+    if (!fused_q_eos()) {
+      timer_.run("monotonic_q", [&] { k_.monotonic_q(d_, c_); });
+      timer_.run(named("material_eos", "material_eos_fma"), [&] { k_.material_eos(d_, c_); });
+    } else if constexpr (offers_fused_q_eos<Kernels>::value) {
+      timer_.run(named("monotonic_q_material_eos", "monotonic_q_material_eos_fma"),
+                 [&] { k_.monotonic_q_material_eos(d_, c_); });
+    }
     timer_.run("update_volume", [&] { k_.update_volume(d_, c_); });
   }
 

@@ -72,6 +72,8 @@ struct triton_functions {
   decltype(&lulesh_kernels::kinematics_q_gradient) kinematics_q_gradient = &lulesh_kernels::kinematics_q_gradient;
   decltype(&lulesh_kernels::monotonic_q) monotonic_q = &lulesh_kernels::monotonic_q;
   decltype(&lulesh_kernels::material_eos) material_eos = &lulesh_kernels::material_eos;
+  decltype(&lulesh_kernels::monotonic_q_material_eos) monotonic_q_material_eos =
+      &lulesh_kernels::monotonic_q_material_eos;
   decltype(&lulesh_kernels::update_volume) update_volume = &lulesh_kernels::update_volume;
   decltype(&lulesh_kernels::time_constraints) time_constraints = &lulesh_kernels::time_constraints;
   decltype(&lulesh_kernels::reduce_time_constraints) reduce_time_constraints = &lulesh_kernels::reduce_time_constraints;
@@ -87,6 +89,8 @@ struct triton_kernels {
   // (--fused-nodes; device_state::use_fused_nodes first). One domain only: lagrange_step refuses it
   // with a halo, whose node-force exchange would fall between the fused loops.
   bool fused_nodes = false;
+  // monotonic_q_material_eos instead of monotonic_q and material_eos (--fused-q-eos).
+  bool fused_q_eos = false;
 
   // The number of tile minima time_constraints writes for num_elem elements, at
   // the library's tile size (kernels.toml) or at `tile`.
@@ -101,6 +105,7 @@ struct triton_kernels {
       k.fn.volume_force = &lulesh_kernels::volume_force_fma;
       k.fn.kinematics_q_gradient = &lulesh_kernels::kinematics_q_gradient_fma;
       k.fn.material_eos = &lulesh_kernels::material_eos_fma;
+      k.fn.monotonic_q_material_eos = &lulesh_kernels::monotonic_q_material_eos_fma;
     }
     return k;
   }
@@ -164,6 +169,18 @@ struct triton_kernels {
                     d.p.data(), d.q.data(), d.ql.data(), d.qq.data(), d.delv.data(), d.vnew.data(), d.v.data(),
                     d.ss.data(), d.status.data(), c.e_cut, c.p_cut, c.q_cut, c.eosvmin, c.eosvmax, c.pmin, c.emin,
                     c.refdens, stream);
+  }
+  // monotonic_q and material_eos in one launch over the EOS slots (kernels.py's
+  // monotonic_q_material_eos): the same e, p, q, ss bit for bit; ql and qq are neither written nor read.
+  void monotonic_q_material_eos(device_state &d, const constants &c) const {
+    fn.monotonic_q_material_eos(d.eos.elements.data(), d.eos.repetitions.data(), count_of(d.eos.elements),
+                                d.elem_bc.data(), d.lxim.data(), d.lxip.data(), d.letam.data(), d.letap.data(),
+                                d.lzetam.data(), d.lzetap.data(), d.delv_xi.data(), d.delv_eta.data(),
+                                d.delv_zeta.data(), d.delx_xi.data(), d.delx_eta.data(), d.delx_zeta.data(),
+                                d.vdov.data(), d.volo.data(), d.elem_mass.data(), d.e.data(), d.p.data(), d.q.data(),
+                                d.delv.data(), d.vnew.data(), d.v.data(), d.ss.data(), d.status.data(),
+                                c.monoq_limiter_mult, c.monoq_max_slope, c.qlc_monoq, c.qqc_monoq, c.qstop, c.e_cut,
+                                c.p_cut, c.q_cut, c.eosvmin, c.eosvmax, c.pmin, c.emin, c.refdens, stream);
   }
   void update_volume(device_state &d, const constants &c) const {
     fn.update_volume(d.vnew.data(), d.v.data(), d.status.data(), d.num_elem, c.v_cut, stream);

@@ -10,7 +10,8 @@
 #     PORT: the port's program, or build-public-port.sh's output folder (lulesh-port); `-`: none
 #     (our modes only, no ratios to the port)
 #   SIZES="10 30 45 90 150" REPS=3 OURS_MODES="plain fp-fusion" ITERS= BUDGET_S=540 RUN_TIMEOUT_S=150
-#   (OURS_MODES also: fused-nodes, fused-nodes-fp-fusion: lulesh --fused-nodes [--fp-fusion])
+#   (OURS_MODES also: fused-nodes, fused-nodes-fp-fusion: lulesh --fused-nodes [--fp-fusion]; fused,
+#   fused-fp-fusion: lulesh --fused-nodes --fused-q-eos [--fp-fusion])
 #   EXTRA_PORT=build-ext/lulesh-port-syncwarp (another build of the port in each round, labelled
 #   EXTRA_PORT_LABEL, default port-syncwarp: build-public-port.sh's PORT_SYNCWARP=1 experiment)
 #
@@ -74,7 +75,9 @@ for m in $OURS_MODES; do
     fp-fusion) PROGRAMS+=("tritonpack-fp-fusion|$OURS --require-gpu --fp-fusion") ;;
     fused-nodes) PROGRAMS+=("tritonpack-fused-nodes|$OURS --require-gpu --fused-nodes") ;;
     fused-nodes-fp-fusion) PROGRAMS+=("tritonpack-fused-nodes-fp-fusion|$OURS --require-gpu --fused-nodes --fp-fusion") ;;
-    *) die "OURS_MODES: '$m' is none of plain, fp-fusion, fused-nodes, fused-nodes-fp-fusion" ;;
+    fused) PROGRAMS+=("tritonpack-fused|$OURS --require-gpu --fused-nodes --fused-q-eos") ;;
+    fused-fp-fusion) PROGRAMS+=("tritonpack-fused-fp-fusion|$OURS --require-gpu --fused-nodes --fused-q-eos --fp-fusion") ;;
+    *) die "OURS_MODES: '$m' is none of plain, fp-fusion, fused-nodes, fused-nodes-fp-fusion, fused, fused-fp-fusion" ;;
   esac
 done
 [ -n "$PORT" ] && PROGRAMS+=("port|$PORT")
