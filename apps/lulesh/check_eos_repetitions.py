@@ -1,5 +1,5 @@
-"""Checks that material_eos still repeats the EOS: every compiled PTX of material_eos (and its
-*_fma twin) must hold a loop, i.e. a branch back to a label defined above it.
+"""Checks that material_eos still repeats the EOS: every compiled PTX of material_eos and
+monotonic_q_material_eos (and their *_fma twins) must hold a loop, i.e. a branch back to a label defined above it.
 
 The repetitions recompute the same values, so a compiler may fold them into one evaluation (the
 results stay exact, only the reference's work is gone, and every timing of the kernel is wrong).
@@ -13,6 +13,8 @@ import pathlib
 import re
 import sys
 
+# The kernels that run the EOS repetitions (and their *_fma twins): --fused-q-eos' kernel must keep them too.
+EOS_KERNELS = ("material_eos", "monotonic_q_material_eos")
 LABEL = re.compile(r"^(\$L__BB\d+_\d+):", re.M)
 BRANCH = re.compile(r"\bbra(?:\.uni)?\s+(\$L__BB\d+_\d+);")
 
@@ -26,7 +28,7 @@ def main(args):
     files = []
     for a in args:
         p = pathlib.Path(a)
-        files += [f for f in sorted(p.rglob("*.ptx")) if f.parent.parent.name.startswith("material_eos")] \
+        files += [f for f in sorted(p.rglob("*.ptx")) if f.parent.parent.name.startswith(EOS_KERNELS)] \
             if p.is_dir() else [p]
     if not files:
         print(f"no material_eos PTX in {' '.join(args)}: nothing was checked (compile with mode ir or both)")
@@ -34,7 +36,7 @@ def main(args):
     folded = [f for f in files if not has_loop(f.read_text())]
     for f in folded:
         print(f"{f}: no loop: the EOS repetitions were folded into one evaluation (see kernels.py, `never`)")
-    print(f"{len(files)} material_eos PTX files, {len(folded)} without the repetition loop")
+    print(f"{len(files)} PTX files of {', '.join(EOS_KERNELS)}, {len(folded)} without the repetition loop")
     return 1 if folded else 0
 
 

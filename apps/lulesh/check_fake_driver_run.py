@@ -7,7 +7,9 @@ status, and the CUDA graph with its fallbacks.
 The fake runs no kernel, so status[] never moves: the device-resident loop must stop at its first
 status read with an error saying so (no hang), after queueing exactly one batch; the host-stepped
 loop (--host-step) reads the status after every cycle and runs -i cycles. Exit status 0 when every
-run is as expected, 1 otherwise (each difference printed).
+run is as expected, 1 otherwise (each difference printed). --fused-nodes runs advance_nodes in place
+of the four node kernels: 9 launches a cycle (8 host-stepped), captured and replayed alike;
+--fused-q-eos monotonic_q_material_eos in place of monotonic_q and material_eos (13; both: 8).
 """
 import os
 import struct
@@ -21,9 +23,16 @@ CYCLE = ["advance_time", "volume_force", "gather_node_forces", "acceleration", "
          "acceleration_bc", "position_velocity", "kinematics_q_gradient", "monotonic_q", "material_eos",
          "update_volume", "time_constraints", "reduce_time_constraints"]
 HOST_CYCLE = CYCLE[1:]
+# With --fused-nodes: advance_nodes in place of the four node kernels (9 launches, 8 host-stepped).
+FUSED_CYCLE = CYCLE[:2] + ["advance_nodes"] + CYCLE[8:]
+# With --fused-q-eos: monotonic_q_material_eos in place of monotonic_q and material_eos (13 launches);
+# with both options 8.
+Q_EOS_CYCLE = CYCLE[:9] + ["monotonic_q_material_eos"] + CYCLE[11:]
+BOTH_CYCLE = FUSED_CYCLE[:4] + ["monotonic_q_material_eos"] + FUSED_CYCLE[6:]
+ALL_KERNELS = set(CYCLE + FUSED_CYCLE + Q_EOS_CYCLE)
 # Where each kernel that moves by dt takes it (its parameter index) and the value meaning "the
 # cycle's dt from status[]" (kernels.py's DT_FROM_STATUS = -1.0, little-endian fp64).
-DT_PARAM = {"position_velocity": 11, "kinematics_q_gradient": 22}
+DT_PARAM = {"position_velocity": 11, "kinematics_q_gradient": 22, "advance_nodes": 15}
 DT_FROM_STATUS = struct.pack("<d", -1.0).hex()
 
 failures = []
@@ -78,7 +87,7 @@ def launches(streams):
     return out
 
 
-def check_resident(lulesh, fake, args, batch, note, captured, graphs, direct, total, fail=None):
+def check_resident(lulesh, fake, args, batch, note, captured, graphs, direct, total, fail=None, cycle=CYCLE):
     """A device-resident run: one batch of `batch` cycles queued, one status read, then the error.
     The stream log must show `captured` cycles' launches (the captures), `graphs` graph launches,
     `direct` cycles launched one by one, then the status copy; `total`: cycles of launches the
@@ -91,13 +100,13 @@ def check_resident(lulesh, fake, args, batch, note, captured, graphs, direct, to
     own = [s for _, s in seq]
     expect(f"{args}: every launch on the loop's own stream", own and all(s == own[0] and s != "stream=legacy" for s in own))
     names = [k for k, _ in seq]
-    want = CYCLE * captured + ["graph"] * graphs + CYCLE * direct + ["copy"]
+    want = cycle * captured + ["graph"] * graphs + cycle * direct + ["copy"]
     expect(f"{args}: {captured} cycles captured, {graphs} graph launches, {direct} cycles launched, one status copy;"
            f" got {names}", names == want)
     expect(f"{args}: dt read from status[] by every launch that takes it, got {dts}",
            dts and all(v == DT_FROM_STATUS for _, v in dts))
     expect(f"{args}: each kernel {total} times in all, got {report}",
-           all(report.get(k, 0) == CYCLE.count(k) * total for k in CYCLE))
+           all(report.get(k, 0) == cycle.count(k) * total for k in ALL_KERNELS))
 
 
 def main():
@@ -126,12 +135,35 @@ def main():
     check_resident(lulesh, fake, ["-i", "9", "--status-every", "3", "--timing"], 3,
                    "kernels launched one by one (no graph: --timing", captured=0, graphs=0, direct=3, total=3)
 
+    # --fused-nodes: 9 launches a cycle, captured and replayed as the unfused cycle is.
+    check_resident(lulesh, fake, ["-i", "3", "--status-every", "2", "--fused-nodes"], 2,
+                   "replayed as CUDA graphs of 2 cycles", captured=1 + 2, graphs=1, direct=0, total=1 + 2 + 2,
+                   cycle=FUSED_CYCLE)
+    check_resident(lulesh, fake, ["-i", "9", "--status-every", "3", "--no-graph", "--fused-nodes"], 3,
+                   "kernels launched one by one (no graph: --no-graph)", captured=0, graphs=0, direct=3, total=3,
+                   cycle=FUSED_CYCLE)
+    check_resident(lulesh, fake, ["-i", "3", "--status-every", "2", "--fused-q-eos"], 2,
+                   "replayed as CUDA graphs of 2 cycles", captured=1 + 2, graphs=1, direct=0, total=1 + 2 + 2,
+                   cycle=Q_EOS_CYCLE)
+    check_resident(lulesh, fake, ["-i", "3", "--status-every", "2", "--fused-nodes", "--fused-q-eos"], 2,
+                   "replayed as CUDA graphs of 2 cycles", captured=1 + 2, graphs=1, direct=0, total=1 + 2 + 2,
+                   cycle=BOTH_CYCLE)
+    p, streams, report, dts = run(lulesh, fake, ["-i", "3", "--host-step", "--fused-nodes"])
+    expect("--host-step --fused-nodes: runs its 3 cycles, says the node loops are fused",
+           "Iteration count     =  3" in p.stdout and "advance_nodes (--fused-nodes)" in p.stdout)
+    expect(f"--host-step --fused-nodes: 8 launches and a status copy per cycle, got {launches(streams)}",
+           [k for k, _ in launches(streams)] == (FUSED_CYCLE[1:] + ["copy"]) * 3)
+    expect(f"--host-step --fused-nodes: dt by value to advance_nodes and kinematics_q_gradient, got {dts}",
+           len(dts) == 6 and all(v != DT_FROM_STATUS for _, v in dts) and dts[0][0] == "advance_nodes")
+
     p, streams, report, dts = run(lulesh, fake, ["-i", "3", "--host-step"])
     expect("--host-step: runs its 3 cycles", "Iteration count     =  3" in p.stdout and "Time step: host-stepped" in p.stdout)
     seq = launches(streams)
     expect(f"--host-step: 13 launches and a status copy per cycle, on the legacy stream, got {seq}",
            [k for k, _ in seq] == (HOST_CYCLE + ["copy"]) * 3 and all(s == "stream=legacy" for _, s in seq))
     expect("--host-step: no advance_time", "advance_time" not in report)
+    expect("--host-step: no fused kernel without the options",
+           "advance_nodes" not in report and "monotonic_q_material_eos" not in report)
     expect(f"--host-step: dt passed by value (the first cycle's > 0), got {dts}",
            len(dts) == 6 and all(v != DT_FROM_STATUS for _, v in dts)
            and struct.unpack("<d", bytes.fromhex(dts[0][1]))[0] > 0)

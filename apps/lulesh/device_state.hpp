@@ -48,6 +48,9 @@ struct device_state {
   tritonpack::device_array<std::int32_t> nodelist, node_elem_start, node_elem_corner;
   tritonpack::device_array<std::int32_t> lxim, lxip, letam, letap, lzetam, lzetap, elem_bc;
   tritonpack::device_array<std::int32_t> symm_x, symm_y, symm_z;
+  // The same planes per node (node_symmetry_bits), for advance_nodes: empty unless
+  // use_fused_nodes() was called (lulesh --fused-nodes).
+  tritonpack::device_array<std::int32_t> node_symm;
   tritonpack::device_array<std::int32_t> region_elems;  // all regions' lists, region after region
   device_eos_order eos;  // material_eos's slots: all regions in one launch
   // Time constraint minima per tile, and the step's status.
@@ -89,6 +92,9 @@ struct device_state {
         partial_hydro(device_zeros<double>(num_partials)),
         status(device_zeros<double>(status_history + 2 * history_length)) {}
 
+  // Uploads what advance_nodes needs beyond the unfused node kernels' arrays.
+  void use_fused_nodes(const mesh& m) { node_symm = tritonpack::device_array<std::int32_t>(node_symmetry_bits(m)); }
+
   static std::size_t elems_and_ghosts(const mesh& m) { return static_cast<std::size_t>(m.num_elem + m.num_ghost); }
   std::size_t nodes() const { return static_cast<std::size_t>(num_node); }
   std::size_t elems() const { return static_cast<std::size_t>(num_elem); }
@@ -110,7 +116,7 @@ struct device_state {
     std::size_t total = 0;
     for (const auto& [name, a] : fields()) total += a->bytes();
     for (const auto* a : {&nodelist, &node_elem_start, &node_elem_corner, &lxim, &lxip, &letam, &letap, &lzetam, &lzetap,
-                          &elem_bc, &symm_x, &symm_y, &symm_z, &region_elems, &eos.elements, &eos.repetitions})
+                          &elem_bc, &symm_x, &symm_y, &symm_z, &node_symm, &region_elems, &eos.elements, &eos.repetitions})
       total += a->bytes();
     return total;
   }

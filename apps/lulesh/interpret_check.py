@@ -160,6 +160,8 @@ def build(s, history=0):
              letap=i32(letap), lzetam=i32(lzetam), lzetap=i32(lzetap), elem_bc=i32(bc),
              symm_x=i32(np.flatnonzero(node % en == 0)), symm_y=i32(np.flatnonzero((node // en) % en == 0)),
              symm_z=i32(np.flatnonzero(node // (en * en) == 0)), status=zeros(8 + 2 * history))
+    # advance_nodes' per-node symmetry bits (device_state.hpp's node_symmetry_bits): SYMM_X, _Y, _Z.
+    d["node_symm"] = i32((node % en == 0) * 1 | ((node // en) % en == 0) * 2 | (node // (en * en) == 0) * 4)
     # three regions of interleaved runs of 7 elements, repeated 1, 2 and 5 times
     region_of = (elem // 7) % 3
     lists = [np.flatnonzero(region_of == r) for r in range(3)]
@@ -182,12 +184,25 @@ def eos_order(lists, repetitions, alignment=EOS_TILE_ALIGNMENT):
     return elems, reps
 
 
-def step(d, m, dt):
-    """One cycle's kernels; dt = kernels.DT_FROM_STATUS: the cycle's dt from status[] (resident)."""
+def step(d, m, dt, fused_nodes=False, fused_q_eos=False):
+    """One cycle's kernels; dt = kernels.DT_FROM_STATUS: the cycle's dt from status[] (resident).
+    fused_nodes: advance_nodes instead of the four node kernels (lulesh --fused-nodes); fused_q_eos:
+    monotonic_q_material_eos instead of monotonic_q and material_eos (lulesh --fused-q-eos)."""
     ne, nn, stride = m["ne"], m["nn"], m["stride"]
     launch("volume_force", ne, d["x"], d["y"], d["z"], d["xd"], d["yd"], d["zd"], d["p"], d["q"], d["v"], d["volo"],
            d["ss"], d["elem_mass"], d["nodelist"], d["fx_corner"], d["fy_corner"], d["fz_corner"], d["status"], ne,
            stride, f64(3.0))
+    if fused_nodes:
+        launch("advance_nodes", nn, d["fx_corner"], d["fy_corner"], d["fz_corner"], d["node_elem_start"],
+               d["node_elem_corner"], d["nodal_mass"], d["node_symm"], d["x"], d["y"], d["z"], d["xd"], d["yd"],
+               d["zd"], d["status"], nn, f64(dt), f64(1.0e-7))
+    else:
+        node_kernels(d, nn, dt)
+    element_kernels(d, m, dt, fused_q_eos)
+
+
+def node_kernels(d, nn, dt):
+    """The default path's node loops: the forces, accelerations, symmetry planes, then the move."""
     launch("gather_node_forces", nn, d["fx_corner"], d["fy_corner"], d["fz_corner"], d["node_elem_start"],
            d["node_elem_corner"], d["fx"], d["fy"], d["fz"], d["status"], nn)
     launch("acceleration", nn, d["fx"], d["fy"], d["fz"], d["nodal_mass"], d["xdd"], d["ydd"], d["zdd"], d["status"], nn)
@@ -195,9 +210,32 @@ def step(d, m, dt):
         launch("acceleration_bc", len(d[plane].a), d[acc], d[plane], d["status"], len(d[plane].a))
     launch("position_velocity", nn, d["x"], d["y"], d["z"], d["xd"], d["yd"], d["zd"], d["xdd"], d["ydd"], d["zdd"],
            d["status"], nn, f64(dt), f64(1.0e-7))
+
+
+def element_kernels(d, m, dt, fused_q_eos=False):
+    ne, stride = m["ne"], m["stride"]
     launch("kinematics_q_gradient", ne, d["x"], d["y"], d["z"], d["xd"], d["yd"], d["zd"], d["volo"], d["v"],
            d["nodelist"], d["vnew"], d["delv"], d["arealg"], d["vdov"], d["delv_xi"], d["delv_eta"], d["delv_zeta"],
            d["delx_xi"], d["delx_eta"], d["delx_zeta"], d["status"], ne, stride, f64(dt))
+    if fused_q_eos:
+        slots = m["eos_slots"]
+        launch("monotonic_q_material_eos", slots, d["eos_elems"], d["eos_reps"], slots, d["elem_bc"], d["lxim"],
+               d["lxip"], d["letam"], d["letap"], d["lzetam"], d["lzetap"], d["delv_xi"], d["delv_eta"],
+               d["delv_zeta"], d["delx_xi"], d["delx_eta"], d["delx_zeta"], d["vdov"], d["volo"], d["elem_mass"],
+               d["e"], d["p"], d["q"], d["delv"], d["vnew"], d["v"], d["ss"], d["status"], f64(2.0), f64(1.0),
+               f64(0.5), f64(2.0 / 3.0), f64(1.0e12), f64(1.0e-7), f64(1.0e-7), f64(1.0e-7), f64(1.0e-9),
+               f64(1.0e9), f64(0.0), f64(-1.0e15), f64(1.0))
+    else:
+        q_and_eos_kernels(d, m)
+    launch("update_volume", ne, d["vnew"], d["v"], d["status"], ne, f64(1.0e-10))
+    launch("time_constraints", ne, d["ss"], d["vdov"], d["arealg"], ne, f64(64.0 * 2.0 * 2.0), f64(0.1),
+           d["partial_courant"], d["partial_hydro"], d["status"])
+    launch("reduce_time_constraints", 1, d["partial_courant"], d["partial_hydro"], m["partials"], d["status"])
+
+
+def q_and_eos_kernels(d, m):
+    """The default path's monotonic Q, then the EOS over all regions."""
+    ne = m["ne"]
     launch("monotonic_q", ne, d["region_elems"], ne, d["elem_bc"], d["lxim"], d["lxip"], d["letam"], d["letap"],
            d["lzetam"], d["lzetap"], d["delv_xi"], d["delv_eta"], d["delv_zeta"], d["delx_xi"], d["delx_eta"],
            d["delx_zeta"], d["vdov"], d["volo"], d["vnew"], d["elem_mass"], d["q"], d["ql"], d["qq"], d["status"],
@@ -206,10 +244,6 @@ def step(d, m, dt):
     launch("material_eos", slots, d["eos_elems"], d["eos_reps"], slots, d["e"], d["p"], d["q"], d["ql"], d["qq"],
            d["delv"], d["vnew"], d["v"], d["ss"], d["status"], f64(1.0e-7), f64(1.0e-7), f64(1.0e-7),
            f64(1.0e-9), f64(1.0e9), f64(0.0), f64(-1.0e15), f64(1.0))
-    launch("update_volume", ne, d["vnew"], d["v"], d["status"], ne, f64(1.0e-10))
-    launch("time_constraints", ne, d["ss"], d["vdov"], d["arealg"], ne, f64(64.0 * 2.0 * 2.0), f64(0.1),
-           d["partial_courant"], d["partial_hydro"], d["status"])
-    launch("reduce_time_constraints", 1, d["partial_courant"], d["partial_hydro"], m["partials"], d["status"])
 
 
 # Which kernel writes each field (launch order), to name the suspect when a replay differs.
@@ -220,6 +254,22 @@ WRITERS = [("volume_force", ["fx_corner", "fy_corner", "fz_corner"]), ("gather_n
                                       "delx_xi", "delx_eta", "delx_zeta"]),
            ("monotonic_q", ["ql", "qq"]), ("material_eos", ["e", "p", "q", "ss"]), ("update_volume", ["v"]),
            ("time_constraints", ["partial_courant", "partial_hydro"]), ("reduce_time_constraints", ["status"])]
+# What the fused kernels keep in registers: the fused paths neither write nor read these.
+FUSED_NODES_TEMPORARIES = {"fx", "fy", "fz", "xdd", "ydd", "zdd"}  # advance_nodes
+FUSED_Q_EOS_TEMPORARIES = {"ql", "qq"}  # monotonic_q_material_eos
+
+
+def differing_fields(fused, unfused, temporaries):
+    """The fp64 fields (all but the fused paths' temporaries) whose bits differ between the two
+    states, with the count of differing values each."""
+    out = []
+    for name, arr in unfused.items():
+        if arr.a.dtype != np.float64 or name in temporaries:
+            continue
+        bits = np.count_nonzero(fused[name].a.view(np.uint64) != arr.a.view(np.uint64))
+        if bits:
+            out.append(f"{name} ({bits} of {arr.a.size})")
+    return out
 
 
 def write_state(d, directory):
@@ -293,7 +343,7 @@ def time_increment(t):
     t["cycle"] += 1
 
 
-def run_resident(d, m, t, every, max_cycles, on_cycle):
+def run_resident(d, m, t, every, max_cycles, on_cycle, fused_nodes=False, fused_q_eos=False):
     """resident_loop.hpp's run_resident over the interpreter: batches of `every` cycles (advance_time,
     then the step with dt from status[]), status[] read between them. Returns the cycles queued."""
     status = d["status"].a
@@ -305,7 +355,7 @@ def run_resident(d, m, t, every, max_cycles, on_cycle):
         for _ in range(n):
             kernels.advance_time[(1,)](d["status"], f64(t["stoptime"]), max_cycles, f64(-1.0e-6), f64(1.1), f64(1.2),
                                        f64(1.0e-2), every)
-            step(d, m, kernels.DT_FROM_STATUS.value)
+            step(d, m, kernels.DT_FROM_STATUS.value, fused_nodes, fused_q_eos)
         queued += n
         cycle, stopped = int(status[7]), status[4] != 0
         if not stopped and cycle != queued:
@@ -338,6 +388,12 @@ def main():
     ap.add_argument("--write-dump", metavar="DIR", help="write the state before and after cycle -i as the GPU "
                     "program's --dump-cycle does (to test --replay)")
     ap.add_argument("--resident", metavar="K", type=int, help="the device-resident loop, status[] read every K cycles")
+    ap.add_argument("--fused-nodes", action="store_true", help="advance_nodes instead of the four node kernels "
+                    "(lulesh --fused-nodes)")
+    ap.add_argument("--fused-q-eos", action="store_true", help="monotonic_q_material_eos instead of monotonic_q "
+                    "and material_eos (lulesh --fused-q-eos)")
+    ap.add_argument("--against-unfused", action="store_true", help="with --fused-nodes and/or --fused-q-eos: also "
+                    "run the unfused kernels beside them and require every field bitwise equal after every cycle")
     ap.add_argument("--expect-energy", metavar="E",
                     help="the final origin energy lulesh2.0 prints for the same -s and -i (%%12.6e)")
     args = ap.parse_args()
@@ -345,7 +401,15 @@ def main():
         return replay(args.replay)
     if args.resident is not None and (args.resident < 1 or args.write_dump):
         sys.exit("--resident needs K >= 1 and no --write-dump")
+    fused = args.fused_nodes or args.fused_q_eos
+    if args.against_unfused and (not fused or args.resident is not None):
+        sys.exit("--against-unfused needs --fused-nodes or --fused-q-eos, and the host-stepped loop (no --resident)")
+    if fused and args.write_dump:
+        sys.exit("the fused kernels do not write f*, *dd, ql, qq, which --write-dump's replay compares: leave one out")
+    temporaries = ((FUSED_NODES_TEMPORARIES if args.fused_nodes else set())
+                   | (FUSED_Q_EOS_TEMPORARIES if args.fused_q_eos else set()))
     d, m = build(args.s, args.resident or 0)
+    unfused = build(args.s)[0] if args.against_unfused else None
     t = dict(time=0.0, dt=m["dt0"], stoptime=1.0e-2, cycle=0, dtcourant=1.0e20, dthydro=1.0e20)
     reference_path = os.path.join(HERE, "reference", f"progress_s{args.s}.txt")
     reference = open(reference_path).read().splitlines() if os.path.exists(reference_path) else None
@@ -365,7 +429,7 @@ def main():
                                 f"  reference: {want}")
 
     if args.resident is not None:
-        queued = run_resident(d, m, t, args.resident, args.i, on_cycle)
+        queued = run_resident(d, m, t, args.resident, args.i, on_cycle, args.fused_nodes, args.fused_q_eos)
         print(f"device-resident loop: {t['cycle']} cycles in batches of {args.resident}, {queued} queued "
               f"({queued - t['cycle']} after the stop, which must change nothing)")
         if mismatch:
@@ -379,7 +443,13 @@ def main():
             with open(os.path.join(args.write_dump, "meta.txt"), "w") as meta:
                 meta.write(f"s {args.s}\ncycle {t['cycle']}\ndt {t['dt']!r}\n")
             write_state(d, os.path.join(args.write_dump, "before"))
-        step(d, m, t["dt"])
+        step(d, m, t["dt"], args.fused_nodes, args.fused_q_eos)
+        if unfused is not None:
+            step(unfused, m, t["dt"])
+            differ = differing_fields(d, unfused, temporaries)
+            if differ:
+                print(f"FAIL: cycle {t['cycle']}: the fused and the unfused kernels differ in {', '.join(differ)}")
+                return 1
         if dump:
             write_state(d, os.path.join(args.write_dump, "after"))
         status = d["status"].a
@@ -405,6 +475,10 @@ def main():
           f"interpreter)")
     if reference is not None:
         print(f"time and dt of all {t['cycle']} cycles as the reference's: PASS")
+    if unfused is not None:
+        which = " and ".join(f for f, on in (("--fused-nodes", args.fused_nodes), ("--fused-q-eos", args.fused_q_eos)) if on)
+        print(f"{which} against the unfused kernels: every fp64 field but {', '.join(sorted(temporaries))} bitwise "
+              f"equal after each of {t['cycle']} cycles: PASS")
     if args.expect_energy is not None:
         ok = energy.strip() == args.expect_energy
         print(f"final origin energy {energy.strip()}, lulesh2.0 -s {s} -i {args.i}: {args.expect_energy}: "

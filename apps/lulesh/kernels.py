@@ -7,11 +7,13 @@ One launch per loop of the reference's time step, in its order (main.cpp drives 
                    acceleration            per node: a = f / m
                    acceleration_bc         per symmetry plane: a_normal = 0 (launched 3 times)
                    position_velocity       per node: v += a dt (with u_cut), x += v dt
+                   (advance_nodes          the four node loops above in one kernel: --fused-nodes)
   element phase    kinematics_q_gradient   per element: new volume, strain rate, characteristic
                                            length, velocity/position gradients for the monotonic Q
                    monotonic_q             per element, through the region lists: limited Q terms
                    material_eos            all regions, each tile its region's `rep` times: energy,
                                            pressure, Q, sound speed
+                   (monotonic_q_material_eos  the two above in one kernel: --fused-q-eos)
                    update_volume           per element: v = vnew
   time constraint  time_constraints        per tile: min Courant and hydro dt of its elements
                    reduce_time_constraints one program: min over the tiles -> status[0..1]
@@ -251,13 +253,10 @@ def volume_force(x, y, z, xd, yd, zd, p, q, v, volo, ss, elem_mass, nodelist,
 # ---- nodal kernels ------------------------------------------------------------------------------
 
 @triton.jit
-def gather_node_forces(fx_corner, fy_corner, fz_corner, node_elem_start, node_elem_corner,
-                       fx, fy, fz, status, num_node, BLOCK: tl.constexpr, MAX_CORNERS: tl.constexpr):
-    """f[n] = sum of the corner forces of the elements around node n, in element order (the
-    node-element CSR lists corner slots c * corner_stride + i by increasing element i)."""
-    if stopped(status):
-        return
-    node, valid = element_tile(BLOCK, num_node)
+def sum_corner_forces(fx_corner, fy_corner, fz_corner, node_elem_start, node_elem_corner, node, valid,
+                      BLOCK: tl.constexpr, MAX_CORNERS: tl.constexpr):
+    """The force on each node: the sum of its corners' forces in the CSR's order (gather_node_forces
+    and advance_nodes, so that both add alike)."""
     start = tl.load(node_elem_start + node, mask=valid, other=0)
     count = tl.load(node_elem_start + node + 1, mask=valid, other=0) - start
     sx = tl.zeros([BLOCK], tl.float64)
@@ -269,6 +268,19 @@ def gather_node_forces(fx_corner, fy_corner, fz_corner, node_elem_start, node_el
         sx = tl.where(present, sx + tl.load(fx_corner + slot, mask=present, other=0.0), sx)
         sy = tl.where(present, sy + tl.load(fy_corner + slot, mask=present, other=0.0), sy)
         sz = tl.where(present, sz + tl.load(fz_corner + slot, mask=present, other=0.0), sz)
+    return sx, sy, sz
+
+
+@triton.jit
+def gather_node_forces(fx_corner, fy_corner, fz_corner, node_elem_start, node_elem_corner,
+                       fx, fy, fz, status, num_node, BLOCK: tl.constexpr, MAX_CORNERS: tl.constexpr):
+    """f[n] = sum of the corner forces of the elements around node n, in element order (the
+    node-element CSR lists corner slots c * corner_stride + i by increasing element i)."""
+    if stopped(status):
+        return
+    node, valid = element_tile(BLOCK, num_node)
+    sx, sy, sz = sum_corner_forces(fx_corner, fy_corner, fz_corner, node_elem_start, node_elem_corner, node, valid,
+                                   BLOCK, MAX_CORNERS)
     tl.store(fx + node, sx, mask=valid)
     tl.store(fy + node, sy, mask=valid)
     tl.store(fz + node, sz, mask=valid)
@@ -297,7 +309,13 @@ def acceleration_bc(acc, nodes, status, count, BLOCK: tl.constexpr):
 
 @triton.jit
 def advance_node(pos, vel, acc, node, valid, dt, u_cut):
-    v = tl.load(vel + node, mask=valid) + tl.load(acc + node, mask=valid) * dt
+    move_node(pos, vel, tl.load(acc + node, mask=valid), node, valid, dt, u_cut)
+
+
+@triton.jit
+def move_node(pos, vel, a, node, valid, dt, u_cut):
+    """One component: v += a dt (|v| < u_cut -> 0), x += v dt (position_velocity, advance_nodes)."""
+    v = tl.load(vel + node, mask=valid) + a * dt
     v = tl.where(tl.abs(v) < u_cut, 0.0, v)
     tl.store(vel + node, v, mask=valid)
     tl.store(pos + node, tl.load(pos + node, mask=valid) + v * dt, mask=valid)
@@ -313,6 +331,40 @@ def position_velocity(x, y, z, xd, yd, zd, xdd, ydd, zdd, status, num_node, dt, 
     advance_node(x, xd, xdd, node, valid, dt, u_cut)
     advance_node(y, yd, ydd, node, valid, dt, u_cut)
     advance_node(z, zd, zdd, node, valid, dt, u_cut)
+
+
+# Bits of node_symm (advance_nodes): the symmetry planes a node lies on (device_state.hpp builds
+# them from the symm_x, symm_y, symm_z lists acceleration_bc takes).
+SYMM_X = tl.constexpr(1)
+SYMM_Y = tl.constexpr(2)
+SYMM_Z = tl.constexpr(4)
+
+
+@triton.jit
+def symmetric_acceleration(f, mass, symm, plane: tl.constexpr):
+    """acceleration's f / m, then acceleration_bc's zero (+0.0, as its store) on the node's plane."""
+    return tl.where((symm & plane) != 0, 0.0, f / mass)
+
+
+@triton.jit
+def advance_nodes(fx_corner, fy_corner, fz_corner, node_elem_start, node_elem_corner, nodal_mass, node_symm,
+                  x, y, z, xd, yd, zd, status, num_node, dt, u_cut, BLOCK: tl.constexpr, MAX_CORNERS: tl.constexpr):
+    """gather_node_forces + acceleration + acceleration_bc + position_velocity in one pass over the
+    nodes (lulesh --fused-nodes): the force and acceleration stay in registers instead of going
+    through f* and *dd in memory, which this path neither writes nor reads. Each value is the
+    unfused kernels' operation for operation (the same helpers), so x, y, z, xd, yd, zd come out
+    bitwise as theirs."""
+    if stopped(status):
+        return
+    dt = step_dt(status, dt)
+    node, valid = element_tile(BLOCK, num_node)
+    sx, sy, sz = sum_corner_forces(fx_corner, fy_corner, fz_corner, node_elem_start, node_elem_corner, node, valid,
+                                   BLOCK, MAX_CORNERS)
+    mass = tl.load(nodal_mass + node, mask=valid, other=1.0)
+    symm = tl.load(node_symm + node, mask=valid, other=0)
+    move_node(x, xd, symmetric_acceleration(sx, mass, symm, SYMM_X), node, valid, dt, u_cut)
+    move_node(y, yd, symmetric_acceleration(sy, mass, symm, SYMM_Y), node, valid, dt, u_cut)
+    move_node(z, zd, symmetric_acceleration(sz, mass, symm, SYMM_Z), node, valid, dt, u_cut)
 
 
 # ---- kinematics and monotonic Q -----------------------------------------------------------------
@@ -461,6 +513,19 @@ def monotonic_q(region_elems, count, elem_bc, lxim, lxip, letam, letap, lzetam, 
         return
     i, valid = element_tile(BLOCK, count)
     elem = tl.load(region_elems + i, mask=valid, other=0)
+    q_lin, q_quad = monotonic_q_terms(elem, valid, elem_bc, lxim, lxip, letam, letap, lzetam, lzetap,
+                                      delv_xi, delv_eta, delv_zeta, delx_xi, delx_eta, delx_zeta, vdov, volo, vnew,
+                                      elem_mass, q, status, limiter_mult, max_slope, qlc_monoq, qqc_monoq, qstop)
+    tl.store(qq + elem, q_quad, mask=valid)
+    tl.store(ql + elem, q_lin, mask=valid)
+
+
+@triton.jit
+def monotonic_q_terms(elem, valid, elem_bc, lxim, lxip, letam, letap, lzetam, lzetap,
+                      delv_xi, delv_eta, delv_zeta, delx_xi, delx_eta, delx_zeta, vdov, volo, vnew, elem_mass, q,
+                      status, limiter_mult, max_slope, qlc_monoq, qqc_monoq, qstop):
+    """The linear and quadratic Q terms of the elements (0 where expanding), and the reference's
+    q > qstop check on their q (monotonic_q, monotonic_q_material_eos)."""
     bc = tl.load(elem_bc + elem, mask=valid, other=0)
     dv_xi = tl.load(delv_xi + elem, mask=valid, other=0.0)
     dv_eta = tl.load(delv_eta + elem, mask=valid, other=0.0)
@@ -484,9 +549,8 @@ def monotonic_q(region_elems, count, elem_bc, lxim, lxip, letam, letap, lzetam, 
     qquad = qqc_monoq * rho * (d_xi * d_xi * (1.0 - phi_xi * phi_xi) + d_eta * d_eta * (1.0 - phi_eta * phi_eta)
                                + d_zeta * d_zeta * (1.0 - phi_zeta * phi_zeta))
     expanding = tl.load(vdov + elem, mask=valid, other=0.0) > 0.0
-    tl.store(qq + elem, tl.where(expanding, 0.0, qquad), mask=valid)
-    tl.store(ql + elem, tl.where(expanding, 0.0, qlin), mask=valid)
     raise_flag(status, STATUS_QSTOP_ERROR, valid & (tl.load(q + elem, mask=valid, other=0.0) > qstop), elem)
+    return tl.where(expanding, 0.0, qlin), tl.where(expanding, 0.0, qquad)
 
 
 # ---- material properties / equation of state ----------------------------------------------------
@@ -539,6 +603,17 @@ def material_eos(eos_elems, eos_reps, count, e, p, q, ql, qq, delv, vnew, v, ss,
     i, in_range = element_tile(BLOCK, count)
     elem = tl.load(eos_elems + i, mask=in_range, other=-1)
     rep = tl.max(tl.load(eos_reps + i, mask=in_range, other=0), axis=0)
+    evaluate_eos(elem, rep, count, e, p, q, ql, qq, delv, vnew, v, ss, status,
+                 e_cut, p_cut, q_cut, eosvmin, eosvmax, pmin, emin, rho0, BLOCK, False)
+
+
+@triton.jit
+def evaluate_eos(elem, rep, count, e, p, q, ql, qq, delv, vnew, v, ss, status,
+                 e_cut, p_cut, q_cut, eosvmin, eosvmax, pmin, emin, rho0, BLOCK: tl.constexpr,
+                 Q_TERMS_GIVEN: tl.constexpr):
+    """material_eos's work on one tile of its slots (elem: -1 on padding; rep repetitions).
+    Q_TERMS_GIVEN: ql and qq are the Q terms themselves (monotonic_q_material_eos: in registers),
+    else the arrays monotonic_q wrote, read in every repetition as the reference does."""
     valid = elem >= 0
     vnewc = clamp_volume(tl.load(vnew + elem, mask=valid, other=1.0), eosvmin, eosvmax)
     vc = clamp_volume(tl.load(v + elem, mask=valid, other=1.0), eosvmin, eosvmax)
@@ -560,8 +635,12 @@ def material_eos(eos_elems, eos_reps, count, e, p, q, ql, qq, delv, vnew, v, ss,
         delvc = tl.load(delv + elem, mask=valid, other=0.0)
         p_old = tl.load(p + elem, mask=valid, other=0.0)
         q_old = tl.load(q + elem, mask=valid, other=0.0)
-        qq_old = tl.load(qq + elem, mask=valid, other=0.0)
-        ql_old = tl.load(ql + elem, mask=valid, other=0.0)
+        if Q_TERMS_GIVEN:
+            qq_old = qq
+            ql_old = ql
+        else:
+            qq_old = tl.load(qq + elem, mask=valid, other=0.0)
+            ql_old = tl.load(ql + elem, mask=valid, other=0.0)
         compression = 1.0 / vnewc - 1.0
         vchalf = vnewc - delvc * 0.5
         comp_half_step = 1.0 / vchalf - 1.0
@@ -598,6 +677,28 @@ def material_eos(eos_elems, eos_reps, count, e, p, q, ql, qq, delv, vnew, v, ss,
     tl.store(e + elem, e_new, mask=valid)
     tl.store(q + elem, q_new, mask=valid)
     tl.store(ss + elem, sound_speed(e_new, vnewc * vnewc, bvc, p_new, rho0), mask=valid)
+
+
+@triton.jit
+def monotonic_q_material_eos(eos_elems, eos_reps, count, elem_bc, lxim, lxip, letam, letap, lzetam, lzetap,
+                             delv_xi, delv_eta, delv_zeta, delx_xi, delx_eta, delx_zeta, vdov, volo, elem_mass,
+                             e, p, q, delv, vnew, v, ss, status, limiter_mult, max_slope, qlc_monoq, qqc_monoq, qstop,
+                             e_cut, p_cut, q_cut, eosvmin, eosvmax, pmin, emin, rho0, BLOCK: tl.constexpr):
+    """monotonic_q + material_eos in one launch over material_eos's slots (lulesh --fused-q-eos): each
+    element's Q terms are computed as monotonic_q computes them and handed to its EOS in registers,
+    so ql and qq are neither written nor read. An element's Q terms need only its own and its
+    neighbours' gradients (kinematics_q_gradient's, finished before this launch) and its own old q,
+    which its EOS replaces only after the check: the same values as the two kernels, bit for bit."""
+    if stopped(status):
+        return
+    i, in_range = element_tile(BLOCK, count)
+    elem = tl.load(eos_elems + i, mask=in_range, other=-1)
+    rep = tl.max(tl.load(eos_reps + i, mask=in_range, other=0), axis=0)
+    q_lin, q_quad = monotonic_q_terms(elem, elem >= 0, elem_bc, lxim, lxip, letam, letap, lzetam, lzetap,
+                                      delv_xi, delv_eta, delv_zeta, delx_xi, delx_eta, delx_zeta, vdov, volo, vnew,
+                                      elem_mass, q, status, limiter_mult, max_slope, qlc_monoq, qqc_monoq, qstop)
+    evaluate_eos(elem, rep, count, e, p, q, q_lin, q_quad, delv, vnew, v, ss, status,
+                 e_cut, p_cut, q_cut, eosvmin, eosvmax, pmin, emin, rho0, BLOCK, True)
 
 
 @triton.jit

@@ -3,7 +3,8 @@
 //
 //   lulesh [-s size] [-i iterations] [-r regions] [-b balance] [-c cost] [-p] [-q]
 //          [--timing] [--fp-fusion] [--require-gpu] [--reference-progress FILE]
-//          [--host-step] [--status-every K] [--no-graph] [--dump-cycle K [--dump-dir DIR]]
+//          [--host-step] [--status-every K] [--no-graph] [--fused-nodes] [--fused-q-eos]
+//          [--dump-cycle K [--dump-dir DIR]]
 //
 // The host (this file and the headers beside it) builds the mesh, regions and initial state as
 // the reference does, then runs the reference's time loop on the GPU (resident_step.hpp): each
@@ -61,9 +62,11 @@ void print_banner(const options& o) {
 void print_gpu(const options& o, const device_state& d) {
   const tp::device_props& props = lulesh_kernels::library().current_device();
   std::printf("GPU: %s\n", props.describe().c_str());
-  std::printf("Device memory for the problem: %.1f MiB; kernels: %s\n", double(d.bytes()) / 1048576.0,
+  std::printf("Device memory for the problem: %.1f MiB; kernels: %s%s%s\n", double(d.bytes()) / 1048576.0,
               o.fp_fusion ? "FP contraction on in volume_force, kinematics_q_gradient, material_eos (--fp-fusion)"
-                          : "no FP contraction (as the reference's x86 build)");
+                          : "no FP contraction (as the reference's x86 build)",
+              o.fused_nodes ? "; the node loops in one kernel, advance_nodes (--fused-nodes)" : "",
+              o.fused_q_eos ? "; monotonic Q and EOS in one kernel, monotonic_q_material_eos (--fused-q-eos)" : "");
   const tp::device_target dev = tp::load_target(props);  // the device as a launch selects for it
   const tp::container_info& c = lulesh_kernels::library().info();
   const tp::kernel_info& k = c.kernels.front();
@@ -128,13 +131,16 @@ int run(const options& o) {
   const bool host_step = o.host_step || o.dump_cycle > 0;
   const std::size_t history = host_step ? 0 : static_cast<std::size_t>(o.status_every);
   device_state d(m, init, regions, static_cast<std::size_t>(triton_kernels::partials_for(m.num_elem)), history);
+  if (o.fused_nodes) d.use_fused_nodes(m);
   if (!o.quiet) print_gpu(o, d);
   // The device-resident loop queues its work on a stream of its own (the legacy default stream
   // cannot be captured into a graph).
   const auto destroy = [](void* s) { tp::destroy_stream(static_cast<tp::stream_t>(s)); };
   const std::unique_ptr<void, void (*)(void*)> stream(host_step ? nullptr : tp::create_stream(true), destroy);
-  gpu_step step(d, c, triton_kernels::make(m.num_elem, o.fp_fusion, static_cast<tp::stream_t>(stream.get())),
-                kernel_timer(o.timing));
+  triton_kernels kernels = triton_kernels::make(m.num_elem, o.fp_fusion, static_cast<tp::stream_t>(stream.get()));
+  kernels.fused_nodes = o.fused_nodes;
+  kernels.fused_q_eos = o.fused_q_eos;
+  gpu_step step(d, c, kernels, kernel_timer(o.timing));
 
   time_control t;
   t.deltatime = init.deltatime;

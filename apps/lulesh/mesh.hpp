@@ -228,6 +228,19 @@ inline void build_symmetry_planes(mesh& m) {
     }
 }
 
+// Bits of node_symmetry_bits (kernels.py's SYMM_X, SYMM_Y, SYMM_Z).
+enum node_symmetry_bit : std::int32_t { NODE_SYMM_X = 1, NODE_SYMM_Y = 2, NODE_SYMM_Z = 4 };
+
+// Per node, the symmetry planes it lies on, from the three lists: what advance_nodes (lulesh
+// --fused-nodes) reads to zero the normal accelerations where acceleration_bc takes the lists.
+inline std::vector<std::int32_t> node_symmetry_bits(const mesh& m) {
+  std::vector<std::int32_t> bits(static_cast<std::size_t>(m.num_node), 0);
+  for (std::int32_t n : m.symm_x) bits[static_cast<std::size_t>(n)] |= NODE_SYMM_X;
+  for (std::int32_t n : m.symm_y) bits[static_cast<std::size_t>(n)] |= NODE_SYMM_Y;
+  for (std::int32_t n : m.symm_z) bits[static_cast<std::size_t>(n)] |= NODE_SYMM_Z;
+  return bits;
+}
+
 // One domain of s^3 elements at `where` in the global cube (default: the whole problem).
 inline mesh make_mesh(std::int32_t edge_elems, placement where = {}) {
   if (edge_elems < 1 || edge_elems > max_edge_elems)

@@ -189,6 +189,26 @@ TEST_CASE("mesh: symmetry planes list the nodes at x = 0, y = 0, z = 0") {
   CHECK(m.symm_z[4] == 4);
 }
 
+TEST_CASE("mesh: node_symmetry_bits marks each node's planes as the three lists do") {
+  for (const placement where : {placement{}, placement{2, 1, 0, 0}, placement{2, 0, 1, 1}}) {
+    const mesh m = make_mesh(3, where);
+    const std::vector<std::int32_t> bits = node_symmetry_bits(m);
+    REQUIRE(bits.size() == static_cast<std::size_t>(m.num_node));
+    auto listed = [](const std::vector<std::int32_t>& nodes, std::int32_t n) {
+      return std::find(nodes.begin(), nodes.end(), n) != nodes.end();
+    };
+    for (std::int32_t n = 0; n < m.num_node; ++n) {
+      const std::int32_t want = (listed(m.symm_x, n) ? NODE_SYMM_X : 0) | (listed(m.symm_y, n) ? NODE_SYMM_Y : 0) |
+                                (listed(m.symm_z, n) ? NODE_SYMM_Z : 0);
+      CHECK(bits[static_cast<std::size_t>(n)] == want);
+    }
+  }
+  const std::vector<std::int32_t> one_domain = node_symmetry_bits(make_mesh(2));
+  CHECK(one_domain[0] == (NODE_SYMM_X | NODE_SYMM_Y | NODE_SYMM_Z));  // the origin: on all three
+  CHECK(one_domain[1] == (NODE_SYMM_Y | NODE_SYMM_Z));                // (1, 0, 0)
+  CHECK(one_domain[26] == 0);                                         // the far corner
+}
+
 TEST_CASE("regions: the reference's sets for s = 5, 10, 30") {
   // region sizes and the hash sum_i (h * 31 + region_of[i]) mod 1e9+7, printed by lulesh2.0
   struct ref_case {
@@ -382,6 +402,28 @@ TEST_CASE("options: the time loop's (--host-step, --status-every, --no-graph)") 
   CHECK_THROWS_WITH_AS(parse_options(3, const_cast<char**>(huge)),
                        "--status-every must be at most 65536 (the GPU keeps every cycle's time and dt until the "
                        "host reads them), got 100000",
+                       usage_error);
+}
+
+TEST_CASE("options: --fused-nodes and --fused-q-eos, off by default and not with --dump-cycle") {
+  const char* none[] = {"lulesh"};
+  CHECK_FALSE(parse_options(1, const_cast<char**>(none)).fused_nodes);
+  const char* argv[] = {"lulesh", "-s", "45", "--fused-nodes", "--fp-fusion"};
+  const options o = parse_options(5, const_cast<char**>(argv));
+  CHECK(o.fused_nodes);
+  CHECK(o.fp_fusion);
+  const char* both[] = {"lulesh", "--fused-q-eos"};
+  CHECK_FALSE(parse_options(1, const_cast<char**>(none)).fused_q_eos);
+  CHECK(parse_options(2, const_cast<char**>(both)).fused_q_eos);
+  const char* q_dump[] = {"lulesh", "--dump-cycle", "3", "--fused-q-eos"};
+  CHECK_THROWS_WITH_AS(parse_options(4, const_cast<char**>(q_dump)),
+                       "--fused-q-eos keeps the Q terms in registers, so a --dump-cycle state has no ql or qq for "
+                       "interpret_check.py --replay to compare: leave one of them out",
+                       usage_error);
+  const char* dump[] = {"lulesh", "--fused-nodes", "--dump-cycle", "3"};
+  CHECK_THROWS_WITH_AS(parse_options(4, const_cast<char**>(dump)),
+                       "--fused-nodes keeps the node forces and accelerations in registers, so a --dump-cycle state "
+                       "has no f* or *dd for interpret_check.py --replay to compare: leave one of them out",
                        usage_error);
 }
 

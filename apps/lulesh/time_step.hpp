@@ -15,7 +15,9 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -74,6 +76,8 @@ struct step_status {
 //   volume_force(d, c)  gather_node_forces(d)  acceleration(d)
 //   acceleration_bc(d)                       the three symmetry planes (three launches)
 //   position_velocity(d, c, dt)  kinematics_q_gradient(d, dt)  monotonic_q(d, c)
+//   optional: bool fused_nodes; advance_nodes(d, c, dt)   the four node kernels in one launch
+//   optional: bool fused_q_eos; monotonic_q_material_eos(d, c)   monotonic_q + material_eos in one
 //   material_eos(d, c, regions, r)           region r
 //   update_volume(d, c)
 //   time_constraints(d, c)  reduce_time_constraints(d)   (minima into d.status[0..1])
@@ -87,11 +91,29 @@ struct no_halo {
   void q_gradients() {}
 };
 
+// A launch layer that can run the node loops as one kernel has `bool fused_nodes` and
+// advance_nodes(d, c, dt) (triton_kernels.hpp); one without (the CUDA twin) always runs them apart.
+template <class K, class = void>
+struct offers_fused_nodes : std::false_type {};
+template <class K>
+struct offers_fused_nodes<K, std::void_t<decltype(std::declval<K&>().fused_nodes)>> : std::true_type {};
+
+// Likewise `bool fused_q_eos` and monotonic_q_material_eos(d, c).
+template <class K, class = void>
+struct offers_fused_q_eos : std::false_type {};
+template <class K>
+struct offers_fused_q_eos<K, std::void_t<decltype(std::declval<K&>().fused_q_eos)>> : std::true_type {};
+
 template <class Kernels, class Timer = kernel_timer, class Halo = no_halo>
 class lagrange_step {
  public:
   lagrange_step(device_state& d, const constants& c, Kernels kernels, Timer timer, Halo halo = {})
-      : d_(d), c_(c), k_(std::move(kernels)), timer_(std::move(timer)), halo_(std::move(halo)) {}
+      : d_(d), c_(c), k_(std::move(kernels)), timer_(std::move(timer)), halo_(std::move(halo)) {
+    if (fused_nodes() && !std::is_same_v<Halo, no_halo>)
+      throw std::invalid_argument(
+          "the fused node kernel (advance_nodes) has no place for the node-force exchange between domains: "
+          "run the node kernels apart (no --fused-nodes) when there is a halo");
+  }
 
   // One LagrangeLeapFrog with time step dt, launched on the kernels' stream; the status is read
   // by read_status().
@@ -123,10 +145,25 @@ class lagrange_step {
 
  private:
   const char* named(const char* plain, const char* fma) const { return k_.fp_fusion ? fma : plain; }
+  bool fused_nodes() const {
+    if constexpr (offers_fused_nodes<Kernels>::value) return k_.fused_nodes;
+    else return false;
+  }
+  bool fused_q_eos() const {
+    if constexpr (offers_fused_q_eos<Kernels>::value) return k_.fused_q_eos;
+    else return false;
+  }
 
-  // LagrangeNodal: forces, accelerations with the symmetry conditions, velocities and positions.
+  // LagrangeNodal: forces, accelerations with the symmetry conditions, velocities and positions;
+  // with fused_nodes all but the element forces in one kernel (one domain: no exchange between).
   void nodal_phase(double dt) {
     timer_.run(named("volume_force", "volume_force_fma"), [&] { k_.volume_force(d_, c_); });
+    if constexpr (offers_fused_nodes<Kernels>::value && std::is_same_v<Halo, no_halo>) {
+      if (k_.fused_nodes) {
+        timer_.run("advance_nodes", [&] { k_.advance_nodes(d_, c_, dt); });
+        return;
+      }
+    }
     timer_.run("gather_node_forces", [&] { k_.gather_node_forces(d_); });
     halo_.node_forces();
     timer_.run("acceleration", [&] { k_.acceleration(d_); });
@@ -138,12 +175,18 @@ class lagrange_step {
   // LagrangeElements: kinematics and Q gradients, monotonic Q (all regions in one launch: the Q
   // terms of an element do not depend on its region), material update (all regions in one launch,
   // over device_state's EOS order: tiles of one region each, so a tile's repetition count is
-  // uniform), volumes.
+  // uniform), volumes. With fused_q_eos the monotonic Q and the material update are one launch over
+  // the EOS order (after the gradients' exchange, as unfused).
   void element_phase(double dt) {
     timer_.run(named("kinematics_q_gradient", "kinematics_q_gradient_fma"), [&] { k_.kinematics_q_gradient(d_, dt); });
     halo_.q_gradients();
-    timer_.run("monotonic_q", [&] { k_.monotonic_q(d_, c_); });
-    timer_.run(named("material_eos", "material_eos_fma"), [&] { k_.material_eos(d_, c_); });
+    if (!fused_q_eos()) {
+      timer_.run("monotonic_q", [&] { k_.monotonic_q(d_, c_); });
+      timer_.run(named("material_eos", "material_eos_fma"), [&] { k_.material_eos(d_, c_); });
+    } else if constexpr (offers_fused_q_eos<Kernels>::value) {
+      timer_.run(named("monotonic_q_material_eos", "monotonic_q_material_eos_fma"),
+                 [&] { k_.monotonic_q_material_eos(d_, c_); });
+    }
     timer_.run("update_volume", [&] { k_.update_volume(d_, c_); });
   }
 

@@ -68,9 +68,12 @@ struct triton_functions {
   decltype(&lulesh_kernels::acceleration) acceleration = &lulesh_kernels::acceleration;
   decltype(&lulesh_kernels::acceleration_bc) acceleration_bc = &lulesh_kernels::acceleration_bc;
   decltype(&lulesh_kernels::position_velocity) position_velocity = &lulesh_kernels::position_velocity;
+  decltype(&lulesh_kernels::advance_nodes) advance_nodes = &lulesh_kernels::advance_nodes;
   decltype(&lulesh_kernels::kinematics_q_gradient) kinematics_q_gradient = &lulesh_kernels::kinematics_q_gradient;
   decltype(&lulesh_kernels::monotonic_q) monotonic_q = &lulesh_kernels::monotonic_q;
   decltype(&lulesh_kernels::material_eos) material_eos = &lulesh_kernels::material_eos;
+  decltype(&lulesh_kernels::monotonic_q_material_eos) monotonic_q_material_eos =
+      &lulesh_kernels::monotonic_q_material_eos;
   decltype(&lulesh_kernels::update_volume) update_volume = &lulesh_kernels::update_volume;
   decltype(&lulesh_kernels::time_constraints) time_constraints = &lulesh_kernels::time_constraints;
   decltype(&lulesh_kernels::reduce_time_constraints) reduce_time_constraints = &lulesh_kernels::reduce_time_constraints;
@@ -82,6 +85,12 @@ struct triton_kernels {
   tritonpack::stream_t stream = nullptr;  // nullptr: the legacy default stream
   std::int32_t num_partials = 0;          // tile minima time_constraints writes
   triton_functions fn;
+  // advance_nodes instead of gather_node_forces, acceleration, acceleration_bc and position_velocity
+  // (--fused-nodes; device_state::use_fused_nodes first). One domain only: lagrange_step refuses it
+  // with a halo, whose node-force exchange would fall between the fused loops.
+  bool fused_nodes = false;
+  // monotonic_q_material_eos instead of monotonic_q and material_eos (--fused-q-eos).
+  bool fused_q_eos = false;
 
   // The number of tile minima time_constraints writes for num_elem elements, at
   // the library's tile size (kernels.toml) or at `tile`.
@@ -96,6 +105,7 @@ struct triton_kernels {
       k.fn.volume_force = &lulesh_kernels::volume_force_fma;
       k.fn.kinematics_q_gradient = &lulesh_kernels::kinematics_q_gradient_fma;
       k.fn.material_eos = &lulesh_kernels::material_eos_fma;
+      k.fn.monotonic_q_material_eos = &lulesh_kernels::monotonic_q_material_eos_fma;
     }
     return k;
   }
@@ -129,6 +139,16 @@ struct triton_kernels {
     fn.position_velocity(d.x.data(), d.y.data(), d.z.data(), d.xd.data(), d.yd.data(), d.zd.data(), d.xdd.data(),
                          d.ydd.data(), d.zdd.data(), d.status.data(), d.num_node, dt, c.u_cut, stream);
   }
+  // The four node kernels above in one launch (kernels.py's advance_nodes): the same x, y, z, xd,
+  // yd, zd bit for bit; f* and *dd are neither written nor read.
+  void advance_nodes(device_state &d, const constants &c, double dt) const {
+    if (d.node_symm.size() != static_cast<std::size_t>(d.num_node))
+      throw std::logic_error("triton_kernels::advance_nodes: device_state::use_fused_nodes was not called");
+    fn.advance_nodes(d.fx_corner.data(), d.fy_corner.data(), d.fz_corner.data(), d.node_elem_start.data(),
+                     d.node_elem_corner.data(), d.nodal_mass.data(), d.node_symm.data(), d.x.data(), d.y.data(),
+                     d.z.data(), d.xd.data(), d.yd.data(), d.zd.data(), d.status.data(), d.num_node, dt, c.u_cut,
+                     stream);
+  }
   void kinematics_q_gradient(device_state &d, double dt) const {
     fn.kinematics_q_gradient(d.x.data(), d.y.data(), d.z.data(), d.xd.data(), d.yd.data(), d.zd.data(), d.volo.data(),
                              d.v.data(), d.nodelist.data(), d.vnew.data(), d.delv.data(), d.arealg.data(),
@@ -149,6 +169,18 @@ struct triton_kernels {
                     d.p.data(), d.q.data(), d.ql.data(), d.qq.data(), d.delv.data(), d.vnew.data(), d.v.data(),
                     d.ss.data(), d.status.data(), c.e_cut, c.p_cut, c.q_cut, c.eosvmin, c.eosvmax, c.pmin, c.emin,
                     c.refdens, stream);
+  }
+  // monotonic_q and material_eos in one launch over the EOS slots (kernels.py's
+  // monotonic_q_material_eos): the same e, p, q, ss bit for bit; ql and qq are neither written nor read.
+  void monotonic_q_material_eos(device_state &d, const constants &c) const {
+    fn.monotonic_q_material_eos(d.eos.elements.data(), d.eos.repetitions.data(), count_of(d.eos.elements),
+                                d.elem_bc.data(), d.lxim.data(), d.lxip.data(), d.letam.data(), d.letap.data(),
+                                d.lzetam.data(), d.lzetap.data(), d.delv_xi.data(), d.delv_eta.data(),
+                                d.delv_zeta.data(), d.delx_xi.data(), d.delx_eta.data(), d.delx_zeta.data(),
+                                d.vdov.data(), d.volo.data(), d.elem_mass.data(), d.e.data(), d.p.data(), d.q.data(),
+                                d.delv.data(), d.vnew.data(), d.v.data(), d.ss.data(), d.status.data(),
+                                c.monoq_limiter_mult, c.monoq_max_slope, c.qlc_monoq, c.qqc_monoq, c.qstop, c.e_cut,
+                                c.p_cut, c.q_cut, c.eosvmin, c.eosvmax, c.pmin, c.emin, c.refdens, stream);
   }
   void update_volume(device_state &d, const constants &c) const {
     fn.update_volume(d.vnew.data(), d.v.data(), d.status.data(), d.num_elem, c.v_cut, stream);

@@ -7,8 +7,11 @@
 #
 #   bash apps/lulesh/bench/vs-public-port.sh OURS PORT
 #     OURS: our lulesh program, or a build folder / prebuilt folder holding it (apps/lulesh/lulesh)
-#     PORT: the port's program, or build-public-port.sh's output folder (lulesh-port)
+#     PORT: the port's program, or build-public-port.sh's output folder (lulesh-port); `-`: none
+#     (our modes only, no ratios to the port)
 #   SIZES="10 30 45 90 150" REPS=3 OURS_MODES="plain fp-fusion" ITERS= BUDGET_S=540 RUN_TIMEOUT_S=150
+#   (OURS_MODES also: fused-nodes, fused-nodes-fp-fusion: lulesh --fused-nodes [--fp-fusion]; fused,
+#   fused-fp-fusion: lulesh --fused-nodes --fused-q-eos [--fp-fusion])
 #   EXTRA_PORT=build-ext/lulesh-port-syncwarp (another build of the port in each round, labelled
 #   EXTRA_PORT_LABEL, default port-syncwarp: build-public-port.sh's PORT_SYNCWARP=1 experiment)
 #
@@ -32,9 +35,13 @@ find_program() {  # find_program PATH NAME...: PATH itself, or the first NAME in
   return 1
 }
 OURS=$(find_program "$1" lulesh apps/lulesh/lulesh) || die "no lulesh program at '$1' (give the program or a build folder with apps/lulesh/lulesh)"
-PORT=$(find_program "$2" lulesh-port) || die "no lulesh-port at '$2' (run apps/lulesh/bench/build-public-port.sh first)"
 OURS=$(cd "$(dirname "$OURS")" && pwd)/$(basename "$OURS")
-PORT=$(cd "$(dirname "$PORT")" && pwd)/$(basename "$PORT")
+if [ "$2" != - ]; then
+  PORT=$(find_program "$2" lulesh-port) || die "no lulesh-port at '$2' (run apps/lulesh/bench/build-public-port.sh first)"
+  PORT=$(cd "$(dirname "$PORT")" && pwd)/$(basename "$PORT")
+else
+  PORT=""
+fi
 # A prebuilt folder may carry the libraries our program links besides libc and libstdc++ (libzstd).
 LD_LIBRARY_PATH=$(dirname "$OURS"):$(dirname "$OURS")/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export LD_LIBRARY_PATH
@@ -52,8 +59,12 @@ PY=${PYTHON:-$(command -v python3 || echo python3-not-found)}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>/dev/null || echo "(no nvidia-smi)"
 date -u
 echo "ours: $OURS ($(stat -c %s "$OURS") bytes, sha256 $(sha256sum "$OURS" | cut -c1-16))"
-echo "port: $PORT ($(stat -c %s "$PORT") bytes, sha256 $(sha256sum "$PORT" | cut -c1-16))"
-[ -f "$(dirname "$PORT")/build-info.txt" ] && sed 's/^/  port /' "$(dirname "$PORT")/build-info.txt"
+if [ -n "$PORT" ]; then
+  echo "port: $PORT ($(stat -c %s "$PORT") bytes, sha256 $(sha256sum "$PORT" | cut -c1-16))"
+  [ -f "$(dirname "$PORT")/build-info.txt" ] && sed 's/^/  port /' "$(dirname "$PORT")/build-info.txt"
+else
+  echo "port: none (PORT -)"
+fi
 echo "sizes: $SIZES; rounds: $REPS; our modes: $OURS_MODES; $([ -n "${ITERS:-}" ] && echo "$ITERS cycles each" || echo "to completion")"
 
 # The programs of one round, as "label|command" (our modes, then the port).
@@ -62,10 +73,14 @@ for m in $OURS_MODES; do
   case $m in
     plain) PROGRAMS+=("tritonpack|$OURS --require-gpu") ;;
     fp-fusion) PROGRAMS+=("tritonpack-fp-fusion|$OURS --require-gpu --fp-fusion") ;;
-    *) die "OURS_MODES: '$m' is neither plain nor fp-fusion" ;;
+    fused-nodes) PROGRAMS+=("tritonpack-fused-nodes|$OURS --require-gpu --fused-nodes") ;;
+    fused-nodes-fp-fusion) PROGRAMS+=("tritonpack-fused-nodes-fp-fusion|$OURS --require-gpu --fused-nodes --fp-fusion") ;;
+    fused) PROGRAMS+=("tritonpack-fused|$OURS --require-gpu --fused-nodes --fused-q-eos") ;;
+    fused-fp-fusion) PROGRAMS+=("tritonpack-fused-fp-fusion|$OURS --require-gpu --fused-nodes --fused-q-eos --fp-fusion") ;;
+    *) die "OURS_MODES: '$m' is none of plain, fp-fusion, fused-nodes, fused-nodes-fp-fusion, fused, fused-fp-fusion" ;;
   esac
 done
-PROGRAMS+=("port|$PORT")
+[ -n "$PORT" ] && PROGRAMS+=("port|$PORT")
 if [ -n "${EXTRA_PORT:-}" ]; then
   extra=$(find_program "$EXTRA_PORT" lulesh-port) || die "EXTRA_PORT: no lulesh-port at '$EXTRA_PORT'"
   PROGRAMS+=("${EXTRA_PORT_LABEL:-port-syncwarp}|$(cd "$(dirname "$extra")" && pwd)/$(basename "$extra")")
