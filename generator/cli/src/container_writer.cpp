@@ -232,6 +232,21 @@ std::vector<std::uint8_t> train_dictionary(const std::vector<std::vector<std::ui
   return dict;
 }
 
+// For each image, the first kernel whose variants refer to it, or with `per_variant` the first
+// variant (numbered across kernels in order); no_referrer for an image no variant refers to.
+constexpr std::uint64_t no_referrer = ~std::uint64_t{0};
+std::vector<std::uint64_t> first_referrer(const container_info& info, bool per_variant) {
+  std::vector<std::uint64_t> owner(info.images.size(), no_referrer);
+  std::uint64_t variant = 0;
+  for (std::size_t k = 0; k < info.kernels.size(); ++k)
+    for (const variant_info& v : info.kernels[k].variants) {
+      for (std::uint32_t im : v.images)
+        if (im < owner.size() && owner[im] == no_referrer) owner[im] = per_variant ? variant : k;
+      ++variant;
+    }
+  return owner;
+}
+
 // frame_grouping::per_target's image order: each variant's images (for the variant that first
 // refers to them) by backend, then by target in the order the variant names them, each binary
 // before the IR of its target. An sm_90a cubin and the sm_90a PTX built from the same
@@ -239,17 +254,15 @@ std::vector<std::uint8_t> train_dictionary(const std::vector<std::vector<std::ui
 // text. Images no kernel refers to keep their order, at the end. Returns old indices in new order.
 std::vector<std::uint32_t> per_target_order(const container_info& info) {
   const std::size_t n = info.images.size();
-  const std::uint64_t none = ~std::uint64_t{0};
-  std::vector<std::uint64_t> owner(n, none), target(n, 0);  // owner: the variant, counted
-  std::uint64_t variant = 0;                                // across kernels
+  const std::vector<std::uint64_t> owner = first_referrer(info, /*per_variant=*/true);
+  std::vector<std::uint64_t> target(n, 0);
+  std::uint64_t variant = 0;
   for (const kernel_info& k : info.kernels)
     for (const variant_info& v : k.variants) {
       std::map<std::string, std::uint64_t> rank;  // this variant's targets, by first appearance
       for (std::uint32_t im : v.images)
-        if (im < n && owner[im] == none) {
-          owner[im] = variant;
+        if (im < n && owner[im] == variant)
           target[im] = rank.emplace(info.images[im].arch, rank.size()).first->second;
-        }
       ++variant;
     }
   std::vector<std::uint32_t> order(n);
@@ -369,22 +382,9 @@ std::vector<std::uint8_t> write_in_order(const container_info& info,
 
   // Frames: consecutive images with the same grouping key share one.
   const std::size_t nimages = info.images.size();
-  std::vector<std::uint64_t> owner(nimages,
-                                   ~std::uint64_t{0});  // first kernel that refers to each image
-  for (std::size_t k = 0; k < info.kernels.size(); ++k)
-    for (const variant_info& v : info.kernels[k].variants)
-      for (std::uint32_t im : v.images)
-        if (im < nimages && owner[im] == ~std::uint64_t{0}) owner[im] = k;
+  const std::vector<std::uint64_t> owner = first_referrer(info, /*per_variant=*/false);
   // per_target: the first variant that refers to each image, and an id per target.
-  std::vector<std::uint64_t> owner_variant(nimages, ~std::uint64_t{0});
-  std::uint64_t variant_number = 0;
-  for (const kernel_info& k : info.kernels)
-    for (const variant_info& v : k.variants) {
-      for (std::uint32_t im : v.images)
-        if (im < nimages && owner_variant[im] == ~std::uint64_t{0})
-          owner_variant[im] = variant_number;
-      ++variant_number;
-    }
+  const std::vector<std::uint64_t> owner_variant = first_referrer(info, /*per_variant=*/true);
   std::map<std::string, std::uint64_t> arch_id;
   for (const image_info& im : info.images) arch_id.emplace(im.arch, arch_id.size());
   auto stored_alone = [&](std::size_t i) {
