@@ -25,6 +25,17 @@ ext_copy_source() {
   fi
 }
 
+# ext_find_program PATH NAME...: PATH itself when it is a file, else the first NAME inside the folder
+# PATH (a program, a staged folder, or a build folder); fails when there is none.
+ext_find_program() {
+  local p=$1 n
+  shift
+  [ -f "$p" ] && { echo "$p"; return 0; }
+  [ -d "$p" ] || return 1
+  for n in "$@"; do [ -f "$p/$n" ] && { echo "$p/$n"; return 0; }; done
+  return 1
+}
+
 # ext_cuobjdump: prints a cuobjdump (CUOBJDUMP, next to nvcc, on PATH, or the one Triton's wheel carries).
 ext_cuobjdump() {
   local c

@@ -26,17 +26,17 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "lulesh-fusion-check.sh: $*" >&2; exit 2; }
 [ $# -ge 1 ] && [ $# -le 2 ] || die "usage: lulesh-fusion-check.sh OURS [PORT] (see the header)"
+# shellcheck source=scripts/ext-common.sh
+source "$ROOT/scripts/ext-common.sh"
 # A folder stands for the program inside it (a staged folder, or a build folder).
-OURS=$1
-[ -d "$OURS" ] && OURS=$(ls "$OURS/lulesh" "$OURS/apps/lulesh/lulesh" 2>/dev/null | head -1)
-[ -n "$OURS" ] && [ -f "$OURS" ] || die "no lulesh program at '$1'"
+OURS=$(ext_find_program "$1" lulesh apps/lulesh/lulesh) || die "no lulesh program at '$1'"
 OURS=$(cd "$(dirname "$OURS")" && pwd)/$(basename "$OURS")
 for opt in --fused-nodes --fused-q-eos; do
   "$OURS" -h 2>&1 | grep -q -- "$opt" || die "$OURS does not know $opt: build lulesh from a tree that has it"
 done
-PORT=${2:-}
-[ -n "$PORT" ] && [ -d "$PORT" ] && PORT=$PORT/lulesh-port
-[ -z "$PORT" ] || [ -f "$PORT" ] || die "no lulesh-port at '$2' (apps/lulesh/bench/build-public-port.sh makes it)"
+PORT=
+[ -n "${2:-}" ] && { PORT=$(ext_find_program "$2" lulesh-port) ||
+  die "no lulesh-port at '$2' (apps/lulesh/bench/build-public-port.sh makes it)"; }
 LD_LIBRARY_PATH=$(dirname "$OURS"):$(dirname "$OURS")/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export LD_LIBRARY_PATH
 

@@ -26,18 +26,10 @@ HERE=$ROOT/apps/lulesh/bench
 source "$ROOT/scripts/ext-common.sh"
 die() { echo "vs-public-port.sh: $*" >&2; exit 2; }
 [ $# -eq 2 ] || die "usage: vs-public-port.sh OURS PORT (our lulesh program or its build folder; the port's program or build-public-port.sh's folder)"
-find_program() {  # find_program PATH NAME...: PATH itself, or the first NAME inside the folder PATH
-  local p=$1; shift
-  [ -f "$p" ] && { echo "$p"; return 0; }
-  [ -d "$p" ] || return 1
-  local n
-  for n in "$@"; do [ -f "$p/$n" ] && { echo "$p/$n"; return 0; }; done
-  return 1
-}
-OURS=$(find_program "$1" lulesh apps/lulesh/lulesh) || die "no lulesh program at '$1' (give the program or a build folder with apps/lulesh/lulesh)"
+OURS=$(ext_find_program "$1" lulesh apps/lulesh/lulesh) || die "no lulesh program at '$1' (give the program or a build folder with apps/lulesh/lulesh)"
 OURS=$(cd "$(dirname "$OURS")" && pwd)/$(basename "$OURS")
 if [ "$2" != - ]; then
-  PORT=$(find_program "$2" lulesh-port) || die "no lulesh-port at '$2' (run apps/lulesh/bench/build-public-port.sh first)"
+  PORT=$(ext_find_program "$2" lulesh-port) || die "no lulesh-port at '$2' (run apps/lulesh/bench/build-public-port.sh first)"
   PORT=$(cd "$(dirname "$PORT")" && pwd)/$(basename "$PORT")
 else
   PORT=""
@@ -82,7 +74,7 @@ for m in $OURS_MODES; do
 done
 [ -n "$PORT" ] && PROGRAMS+=("port|$PORT")
 if [ -n "${EXTRA_PORT:-}" ]; then
-  extra=$(find_program "$EXTRA_PORT" lulesh-port) || die "EXTRA_PORT: no lulesh-port at '$EXTRA_PORT'"
+  extra=$(ext_find_program "$EXTRA_PORT" lulesh-port) || die "EXTRA_PORT: no lulesh-port at '$EXTRA_PORT'"
   PROGRAMS+=("${EXTRA_PORT_LABEL:-port-syncwarp}|$(cd "$(dirname "$extra")" && pwd)/$(basename "$extra")")
   [ -f "$(dirname "$extra")/build-info.txt" ] && grep '^patch' "$(dirname "$extra")/build-info.txt" | sed "s/^/  ${EXTRA_PORT_LABEL:-port-syncwarp} /"
 fi

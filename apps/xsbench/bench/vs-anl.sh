@@ -23,16 +23,8 @@ HERE=$ROOT/apps/xsbench/bench
 source "$ROOT/scripts/ext-common.sh"
 die() { echo "vs-anl.sh: $*" >&2; exit 2; }
 [ $# -eq 2 ] || die "usage: vs-anl.sh OURS ANL (our xsbench program or its build folder; ANL's XSBench or build-anl.sh's folder)"
-find_program() {  # find_program PATH NAME...: PATH itself, or the first NAME inside the folder PATH
-  local p=$1; shift
-  [ -f "$p" ] && { echo "$p"; return 0; }
-  [ -d "$p" ] || return 1
-  local n
-  for n in "$@"; do [ -f "$p/$n" ] && { echo "$p/$n"; return 0; }; done
-  return 1
-}
-OURS=$(find_program "$1" xsbench apps/xsbench/xsbench) || die "no xsbench program at '$1' (give the program or a build folder with apps/xsbench/xsbench)"
-ANL=$(find_program "$2" XSBench) || die "no XSBench at '$2' (run apps/xsbench/bench/build-anl.sh first)"
+OURS=$(ext_find_program "$1" xsbench apps/xsbench/xsbench) || die "no xsbench program at '$1' (give the program or a build folder with apps/xsbench/xsbench)"
+ANL=$(ext_find_program "$2" XSBench) || die "no XSBench at '$2' (run apps/xsbench/bench/build-anl.sh first)"
 OURS=$(cd "$(dirname "$OURS")" && pwd)/$(basename "$OURS")
 ANL=$(cd "$(dirname "$ANL")" && pwd)/$(basename "$ANL")
 # A prebuilt folder may carry the libraries our program links besides libc and libstdc++ (libzstd).
