@@ -28,6 +28,8 @@ die() { echo "lulesh-fusion-check.sh: $*" >&2; exit 2; }
 [ $# -ge 1 ] && [ $# -le 2 ] || die "usage: lulesh-fusion-check.sh OURS [PORT] (see the header)"
 # shellcheck source=scripts/ext-common.sh
 source "$ROOT/scripts/ext-common.sh"
+# shellcheck source=scripts/lulesh-log.sh
+source "$ROOT/scripts/lulesh-log.sh"
 # A folder stands for the program inside it (a staged folder, or a build folder).
 OURS=$(ext_find_program "$1" lulesh apps/lulesh/lulesh) || die "no lulesh program at '$1'"
 OURS=$(cd "$(dirname "$OURS")" && pwd)/$(basename "$OURS")
@@ -76,9 +78,9 @@ run() {
   if [ "$limit" -le 0 ]; then echo "skipped (budget spent)" >"$LOGS/$log"; return 124; fi
   timeout "$((limit < RUN_TIMEOUT_S ? limit : RUN_TIMEOUT_S))" "$@" >"$LOGS/$log" 2>&1
 }
-iters() { awk '/Iteration count/ {print $4}' "$LOGS/$1"; }
-energy() { awk '/Final Origin Energy/ {print $5}' "$LOGS/$1"; }
-verdict() { grep -o 'VERIFICATION [A-Z]*' "$LOGS/$1" | awk '{print $2}'; }
+iters() { lulesh_iters "$LOGS/$1"; }
+energy() { lulesh_energy "$LOGS/$1"; }
+verdict() { lulesh_verdict "$LOGS/$1"; }
 trajectory() { grep -q '^Trajectory vs .*: PASS' "$LOGS/$1" && echo PASS || (grep -q '^Trajectory' "$LOGS/$1" && echo differs || echo -); }
 # The report's numbers (cycles, energy, the three symmetry measures), which bit-identical runs share.
 report() { grep -E 'Iteration count|Final Origin Energy|MaxAbsDiff|TotalAbsDiff|MaxRelDiff' "$LOGS/$1" | tr -s ' '; }

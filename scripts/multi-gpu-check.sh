@@ -50,6 +50,8 @@
 # Plot: python3 apps/lulesh/bench/plot_scaling.py lulesh_scaling.csv -o scaling.png
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/lulesh-log.sh
+source "$ROOT/scripts/lulesh-log.sh"
 BUILD=${1:-$ROOT/build-mgpu}
 RESULTS=${OUT:-$BUILD/multi-gpu}
 LOGS=$BUILD/multi-gpu-logs
@@ -215,13 +217,13 @@ lulesh_run() {
   timed "$cap" "$log" "${MPIRUN[@]}" -np "$np" "$LULESH_MPI" "${args[@]}"
   rc=$?
   local iters energy fom comm elapsed devs verdict refit ref status compared check
-  iters=$(awk '/Iteration count/ {print $4}' "$log")
-  energy=$(awk '/Final Origin Energy/ {print $5}' "$log")
+  iters=$(lulesh_iters "$log")
+  energy=$(lulesh_energy "$log")
   fom=$(awk '/^FOM/ {print $3}' "$log")
   comm=$(awk '/^Communication/ {print $8}' "$log" | tr -d '%')
   elapsed=$(awk '/^Elapsed time/ {print $4}' "$log")
   devs=$(grep -o 'device [0-9]*: ranks' "$log" | sort -u | wc -l)
-  verdict=$(grep -o 'VERIFICATION [A-Z]*' "$log" | awk '{print $2}')
+  verdict=$(lulesh_verdict "$log")
   refit=$(awk '/iteration count  / {print $5}' "$log")
   ref=$(awk '/final origin energy/ {print $6}' "$log")
   status=ok
@@ -285,7 +287,7 @@ for s in $SIZES; do
       continue
     fi
     timed "$cap" "$log" "${MPIRUN[@]}" -np 1 "$LULESH_MPI" -s "$g" -i "$ITERS" --require-gpu
-    one="$(awk '/Iteration count/ {print $4}' "$log") $(awk '/Final Origin Energy/ {print $5}' "$log")"
+    one="$(lulesh_iters "$log") $(lulesh_energy "$log")"
     if [ "$one" = "$have" ]; then verdict="equal to one domain s = $g ($one)"
     else verdict="DIFFERS from one domain s = $g: $have vs $one" FAILED=1; fi
     say "   $np x $s (host buffers), -i $ITERS: $verdict"
