@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "tritonpack/container/codec.hpp"
 #include "tritonpack/container/reader.hpp"
 #include "tritonpack/core/env.hpp"
 #include "tritonpack/core/error.hpp"
@@ -227,6 +228,9 @@ inline backend& get_backend() {
   if (s.failed) throw error(s.code, s.message, s.status);
   try {
     s.instance = detail::create_backend();
+    // The decoder's one-time costs (its context, the first run of its code) are paid here, where
+    // the driver has just spent milliseconds starting, rather than in the first kernel's load.
+    codec::warm_up();
   } catch (const error& e) {
     s.failed = true;
     s.code = e.code();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -393,4 +394,37 @@ TEST_CASE("an image decodes without touching the blocks of the images after it i
   CHECK(c.decode_image(0) == bytes[0]);
   CHECK(c.decode_image(1) == bytes[1]);
   CHECK_THROWS_AS(c.decode_image(2), error);
+}
+
+TEST_CASE("the decoder's warm-up frame decodes to the text scripts/make-warm-up-frame.py made it from") {
+  // The same generator as the script: 32 PTX-like lines.
+  static const char* const ops[] = {"ld.global.nc.f32", "fma.rn.f32", "add.s32", "mul.wide.s32",
+                                    "setp.lt.s32", "st.global.f32", "mov.u32", "shl.b32"};
+  std::string text;
+  std::uint32_t x = 12345;
+  for (int i = 0; i < 32; ++i) {
+    x = (x * 1103515245u + 12345u) & 0x7FFFFFFFu;
+    text += std::string("\t") + ops[x % 8] + " \t%r" + std::to_string((x >> 8) % 97) + ", %r" +
+            std::to_string((x >> 13) % 89) + ", " + std::to_string((x >> 17) % 4096) + ";\n";
+  }
+  REQUIRE(text.size() == codec::warm_up_frame_raw_size);
+  char why[256];
+  CHECK(codec::check_zstd_frame(codec::warm_up_frame, sizeof codec::warm_up_frame, text.size(), 0, false, why) == nullptr);
+  std::vector<std::uint8_t> out(text.size(), 0xEE);
+  REQUIRE(codec::decode_zstd_prefix(codec::warm_up_frame, sizeof codec::warm_up_frame, text.size(), nullptr,
+                                    out.data(), out.size(), out.size(), why) == nullptr);
+  CHECK(std::string(out.begin(), out.end()) == text);
+}
+
+TEST_CASE("warm_up makes the calling thread's decompression context, and only that thread's") {
+  bool before = true, after = false, other = true;
+  std::thread([&] {
+    before = codec::thread_decoder_ready();
+    codec::warm_up();
+    after = codec::thread_decoder_ready();
+    std::thread([&] { other = codec::thread_decoder_ready(); }).join();
+  }).join();
+  CHECK_FALSE(before);
+  CHECK(after);
+  CHECK_FALSE(other);
 }

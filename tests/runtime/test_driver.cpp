@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "test_util.hpp"
@@ -193,3 +194,16 @@ TEST_CASE("LeakSanitizer: a dynamic TLS block 16 bytes into a page does not cras
   CHECK(child.status == 0);
 }
 #endif
+
+TEST_CASE("the backend's start readies the starting thread's decoder (its first kernel load does not pay for it)") {
+  tptest::setup();
+  bool before = true, after = false;
+  std::thread([&] {
+    tritonpack::testing::reset_backend();
+    before = codec::thread_decoder_ready();
+    get_backend();
+    after = codec::thread_decoder_ready();
+  }).join();
+  CHECK_FALSE(before);
+  CHECK(after);
+}
