@@ -16,6 +16,8 @@
 //                             fake driver (TRITONPACK_CUDA_LIBRARY), where the driver costs ~nothing
 //   first_launch second       a second kernel's first launch (softmax), after vector_add's
 //   first_launch raw-second   the same with raw driver calls, after a raw load of vector_add
+//   first_launch backend-start  the backend's start (driver, cuInit, context, decoder warm-up)
+//   first_launch decoder-warm-up  codec::warm_up alone, first thing in a fresh process
 // Prints one JSON object: {"mode": ..., "us": ...}.
 #include <chrono>
 #include <cstdio>
@@ -56,6 +58,19 @@ std::pair<std::vector<std::uint8_t>, std::string> cubin_of(std::uint32_t k) {
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "tritonpack";
   try {
+    // What the backend's start costs (loading the driver, cuInit, the primary context, the
+    // decoder's warm-up), and the decoder's warm-up alone in a cold process: the one-time costs a
+    // first kernel no longer pays (container/codec.hpp warm_up).
+    if (mode == "backend-start" || mode == "decoder-warm-up") {
+      const auto t0 = std::chrono::steady_clock::now();
+      if (mode == "backend-start")
+        tritonpack::get_backend().current_context();
+      else
+        tritonpack::codec::warm_up();
+      const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      std::printf("{\"mode\": \"%s\", \"us\": %.1f}\n", mode.c_str(), us);
+      return 0;
+    }
     // Untimed: driver, primary context, buffers.
     tritonpack::get_backend().current_context();
     const int n = 4096;
@@ -258,7 +273,7 @@ int main(int argc, char** argv) {
       return 0;
     } else {
       std::fprintf(stderr,
-                   "usage: first_launch tritonpack|raw|library-steps|steps|steps-warm-zstd|cpu-steps|second|raw-second\n");
+                   "usage: first_launch tritonpack|raw|library-steps|steps|steps-warm-zstd|cpu-steps|second|raw-second|backend-start|decoder-warm-up\n");
       return 2;
     }
     std::printf("{\"mode\": \"%s\", \"us\": %.1f}\n", mode.c_str(), us);
