@@ -73,3 +73,16 @@ def test_xsbench_cases_are_size_and_grid(tmp_path):
         ("small", "unionized", "anl-k1", "1")]
     assert all(g[6] == f"xsbench_small_unionized_{g[2]}_r1.log" for g in got)
     assert "small/unionized: tritonpack/fused / anl-k0 (counterpart) = " in r.stdout
+
+
+def test_lulesh_extra_builds_run_beside_ours_and_a_bad_one_is_named(tmp_path):
+    fake = LULESH_BENCH / "testdata" / "fake-lulesh"
+    r = run(LULESH_BENCH / "vs-public-port.sh", [fake, "-"], tmp_path, SIZES="10", REPS=1,
+            OURS_MODES="plain", EXTRA_OURS=f"r128={fake} r168={fake}", OUT=tmp_path)
+    assert r.returncode in (0, 1), r.stderr
+    got = rows(tmp_path / "lulesh-vs-port" / "runs.tsv")
+    assert sorted(g[1] for g in got) == ["tritonpack", "tritonpack-r128", "tritonpack-r168"]
+    assert "tritonpack-r128 (zc/s)" in r.stdout
+    bad = run(LULESH_BENCH / "vs-public-port.sh", [fake, "-"], tmp_path, SIZES="10", REPS=1,
+              EXTRA_OURS="r128", OUT=tmp_path)
+    assert bad.returncode == 2 and "EXTRA_OURS: 'r128' is not LABEL=PROGRAM" in bad.stderr

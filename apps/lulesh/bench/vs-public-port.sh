@@ -12,6 +12,7 @@
 #   SIZES="10 30 45 90 150" REPS=3 OURS_MODES="plain fp-fusion" ITERS= BUDGET_S=540 RUN_TIMEOUT_S=150
 #   (OURS_MODES also: fused-nodes, fused-nodes-fp-fusion: lulesh --fused-nodes [--fp-fusion]; fused,
 #   fused-fp-fusion: lulesh --fused-nodes --fused-q-eos [--fp-fusion])
+#   EXTRA_OURS="LABEL=PROGRAM ..." (other builds of our lulesh, plain mode, labelled tritonpack-LABEL)
 #   EXTRA_PORT=build-ext/lulesh-port-syncwarp (another build of the port in each round, labelled
 #   EXTRA_PORT_LABEL, default port-syncwarp: build-public-port.sh's PORT_SYNCWARP=1 experiment)
 #
@@ -71,6 +72,14 @@ for m in $OURS_MODES; do
     fused-fp-fusion) PROGRAMS+=("tritonpack-fused-fp-fusion|$OURS --require-gpu --fused-nodes --fused-q-eos --fp-fusion") ;;
     *) die "OURS_MODES: '$m' is none of plain, fp-fusion, fused-nodes, fused-nodes-fp-fusion, fused, fused-fp-fusion" ;;
   esac
+done
+# Other builds of our lulesh, each in its plain mode (EXTRA_OURS="LABEL=PROGRAM ...": e.g. kernels
+# compiled with other register limits), labelled tritonpack-LABEL.
+for e in ${EXTRA_OURS:-}; do
+  [[ $e == *=* ]] || die "EXTRA_OURS: '$e' is not LABEL=PROGRAM"
+  prog=$(ext_find_program "${e#*=}" lulesh apps/lulesh/lulesh) || die "EXTRA_OURS: no lulesh program at '${e#*=}'"
+  PROGRAMS+=("tritonpack-${e%%=*}|$(cd "$(dirname "$prog")" && pwd)/$(basename "$prog") --require-gpu")
+  echo "ours (${e%%=*}): $prog ($(stat -c %s "$prog") bytes, sha256 $(sha256sum "$prog" | cut -c1-16))"
 done
 [ -n "$PORT" ] && PROGRAMS+=("port|$PORT")
 if [ -n "${EXTRA_PORT:-}" ]; then
