@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # scripts/lulesh-fusion-check.sh — issue 32's fusion and FP-contraction evidence for LULESH in ONE device
-# call (no build on the GPU machine: a prebuilt `lulesh` that knows --fused-nodes and --fused-q-eos):
-#   a. verification of the fused paths (--fused-nodes, --fused-q-eos, both): s = 5, 10, 30, 45
+# call (no build on the GPU machine: a prebuilt `lulesh` that knows --no-fused-nodes and --no-fused-q-eos,
+# session 14 on). "default" below means every kernel apart (--no-fused-nodes --no-fused-q-eos), as the
+# reference's loops are; lulesh's own default is both fused kernels (first measured by this script,
+# session 14: apps/lulesh/bench/RESULTS.md "Fusion").
+#   a. verification of the fused paths (the node kernel, the Q + EOS kernel, both): s = 5, 10, 30, 45
 #      (published table exact, every cycle's time and dt as lulesh2.0 -p prints them) and s = 90
-#      (LLNL's CPU build: 3145 cycles), each against the default path's report line for line (the
+#      (LLNL's CPU build: 3145 cycles), each against the kernels-apart path's report line for line (the
 #      fused kernels are bit-identical by design);
 #   b. per kernel (--timing: host clock, a synchronisation per launch) at s = 45 (to completion) and
-#      s = 150 (-i TIMING_ITERS_150), default vs both fusions;
+#      s = 150 (-i TIMING_ITERS_150), kernels apart vs both fusions;
 #   c. whole-step FOM at s = 45, 90, 150, interleaved rounds, medians (apps/lulesh/bench/vs-public-port.sh):
-#      default, --fused-nodes, both fusions, both with --fp-fusion, and the public CUDA port when PORT
-#      is given;
-#   d. --fp-fusion against the references: s = 5, 10, 30, 45 from cubins and from PTX
-#      (TRITONPACK_FORCE_IR=1) against the published table; s = 50, 70, 90, 150 beside the default
-#      (no FMA) run and LLNL's CPU reference where the repository records it (REFERENCE below).
+#      kernels apart, the node kernel fused, both fused, both with --fp-fusion, and the public CUDA
+#      port when PORT is given;
+#   d. --fp-fusion (with lulesh's default kernels: both fused) against the references: s = 5, 10, 30,
+#      45 from cubins and from PTX (TRITONPACK_FORCE_IR=1) against the published table; s = 50, 70,
+#      90, 150 beside the kernels-apart run without FMA and LLNL's CPU reference where the repository
+#      records it (REFERENCE below).
 # Then one summary. Logs go to $OUT/lulesh-fusion (else ./lulesh-fusion-logs).
 #
 #   bash scripts/lulesh-fusion-check.sh OURS [PORT]
@@ -33,8 +37,8 @@ source "$ROOT/scripts/lulesh-log.sh"
 # A folder stands for the program inside it (a staged folder, or a build folder).
 OURS=$(ext_find_program "$1" lulesh apps/lulesh/lulesh) || die "no lulesh program at '$1'"
 OURS=$(cd "$(dirname "$OURS")" && pwd)/$(basename "$OURS")
-for opt in --fused-nodes --fused-q-eos; do
-  "$OURS" -h 2>&1 | grep -q -- "$opt" || die "$OURS does not know $opt: build lulesh from a tree that has it"
+for opt in --no-fused-nodes --no-fused-q-eos; do
+  "$OURS" -h 2>&1 | grep -q -- "$opt" || die "$OURS does not know $opt: build lulesh from a tree that has it (session 14 on)"
 done
 PORT=
 [ -n "${2:-}" ] && { PORT=$(ext_find_program "$2" lulesh-port) ||
@@ -61,7 +65,11 @@ FAILED=0
 # (apps/lulesh/bench/RESULTS.md, "Fusion (issue 32)", says how to get them).
 declare -A REFERENCE=([50]="1662 5.124778e+05" [70]="2402 9.417145e+05" [90]="3145 1.482403e+06" [150]="- -")
 # The fused paths of step a: label and options.
-FUSED_PATHS=("fused-nodes|--fused-nodes" "fused-q-eos|--fused-q-eos" "both|--fused-nodes --fused-q-eos")
+# "default" below is the kernels apart, as the reference's loops are (lulesh's own default has been
+# both fused kernels since session 14): each option is named, whatever the program's default.
+APART="--no-fused-nodes --no-fused-q-eos"
+FUSED_PATHS=("fused-nodes|--fused-nodes --no-fused-q-eos" "fused-q-eos|--no-fused-nodes --fused-q-eos"
+             "both|--fused-nodes --fused-q-eos")
 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo "(no nvidia-smi)"
 date -u
@@ -90,7 +98,7 @@ echo
 echo "a. The fused paths: verification, and the report against the default path's"
 VERIFY_TABLE="| s | path | iterations | origin energy | verification | trajectory | report as the default's |"$'\n'"|---|---|---|---|---|---|---|"
 for s in 5 10 30 45 90; do
-  run "a-s$s-default.log" "$OURS" -s "$s" --require-gpu $(progress "$s")
+  run "a-s$s-default.log" "$OURS" -s "$s" --require-gpu $APART $(progress "$s")
   rc_d=$?
   for path in "${FUSED_PATHS[@]}"; do
     label=${path%%|*}
@@ -117,7 +125,7 @@ per_step() { awk '/^Per-kernel time/ {on = 1; next} on && NF >= 6 && $NF ~ /%$/ 
 TIMING_TABLE=""
 for spec in "45:" "150:-i $TIMING_ITERS_150"; do
   s=${spec%%:*}; extra=${spec#*:}
-  run "b-s$s-default.log" "$OURS" -s "$s" --require-gpu --timing $extra || FAILED=1
+  run "b-s$s-default.log" "$OURS" -s "$s" --require-gpu --timing $APART $extra || FAILED=1
   run "b-s$s-fused.log" "$OURS" -s "$s" --require-gpu --timing --fused-nodes --fused-q-eos $extra || FAILED=1
   TIMING_TABLE+=$'\n'"s = $s${extra:+ ($extra)}: µs per step (host clock, synchronised after each launch)"$'\n'
   # Kernels in launch order (the default's, then those only the fused run has); each fusion's
@@ -150,7 +158,7 @@ for s in 5 10 30 45; do
 done
 for s in 50 70 90 150; do
   if [ -f "$LOGS/a-s$s-default.log" ]; then cp "$LOGS/a-s$s-default.log" "$LOGS/d-s$s-default.log"
-  else run "d-s$s-default.log" "$OURS" -s "$s" --require-gpu || FAILED=1; fi
+  else run "d-s$s-default.log" "$OURS" -s "$s" --require-gpu $APART || FAILED=1; fi
   run "d-s$s-fma.log" "$OURS" -s "$s" --require-gpu --fp-fusion || FAILED=1
 done
 for s in 50 70 90 150; do
@@ -173,7 +181,7 @@ echo "$FMA_TABLE"
 echo
 echo "c. Whole step, interleaved rounds, medians ($(left) s left)"
 budget_c=$(left)
-SIZES="$FOM_SIZES" REPS="$REPS" OURS_MODES="plain fused-nodes fused fused-fp-fusion" RUN_TIMEOUT_S="$FOM_RUN_TIMEOUT_S" \
+SIZES="$FOM_SIZES" REPS="$REPS" OURS_MODES="apart fused-nodes fused fused-fp-fusion" RUN_TIMEOUT_S="$FOM_RUN_TIMEOUT_S" \
   BUDGET_S=$((budget_c > 0 ? budget_c : 0)) OUT="$LOGS" \
   bash "$ROOT/apps/lulesh/bench/vs-public-port.sh" "$OURS" "${PORT:--}" >"$LOGS/c-fom.log" 2>&1 || FAILED=1
 FOM_TABLE=$(sed -n '/^| s /,$p' "$LOGS/c-fom.log" | grep -E '^\||^FLAG')
@@ -185,7 +193,7 @@ RATIOS=$([ -f "$FOM_CSV" ] && awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) col[$i
   function r(a, b) { return (a && b) ? sprintf("%.3f", a / b) : "—" }
   END {print "| s | nodes / default | both / default | both+FMA / default | default / port | both / port | both+FMA / port |"
        print "|---|---:|---:|---:|---:|---:|---:|"
-       for (s in sizes) {d = m[s ",tritonpack"]; n = m[s ",tritonpack-fused-nodes"]; f = m[s ",tritonpack-fused"]
+       for (s in sizes) {d = m[s ",tritonpack-apart"]; n = m[s ",tritonpack-fused-nodes"]; f = m[s ",tritonpack-fused"]
          ff = m[s ",tritonpack-fused-fp-fusion"]; p = m[s ",port"]
          print "| " s " | " r(n, d) " | " r(f, d) " | " r(ff, d) " | " r(d, p) " | " r(f, p) " | " r(ff, p) " |"}}' "$FOM_CSV" |
   sort -t'|' -k2 -n)

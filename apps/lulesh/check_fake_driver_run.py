@@ -7,9 +7,11 @@ status, and the CUDA graph with its fallbacks.
 The fake runs no kernel, so status[] never moves: the device-resident loop must stop at its first
 status read with an error saying so (no hang), after queueing exactly one batch; the host-stepped
 loop (--host-step) reads the status after every cycle and runs -i cycles. Exit status 0 when every
-run is as expected, 1 otherwise (each difference printed). --fused-nodes runs advance_nodes in place
-of the four node kernels: 9 launches a cycle (8 host-stepped), captured and replayed alike;
---fused-q-eos monotonic_q_material_eos in place of monotonic_q and material_eos (13; both: 8).
+run is as expected, 1 otherwise (each difference printed). By default lulesh runs both fused
+kernels: advance_nodes in place of the four node kernels and monotonic_q_material_eos in place of
+monotonic_q and material_eos (8 launches a cycle); --no-fused-q-eos leaves the first (9, 8
+host-stepped), --no-fused-nodes the second (13), both options the reference's 14 kernels (13
+host-stepped); the graph machinery is checked on the 14-kernel cycle, captured and replayed alike.
 """
 import os
 import struct
@@ -17,16 +19,17 @@ import subprocess
 import sys
 import tempfile
 
-# One cycle of the device-resident loop, in launch order (triton_kernels.hpp; acceleration_bc once
-# per symmetry plane).
+# One cycle of the device-resident loop with every kernel apart (--no-fused-nodes --no-fused-q-eos),
+# in launch order (triton_kernels.hpp; acceleration_bc once per symmetry plane).
 CYCLE = ["advance_time", "volume_force", "gather_node_forces", "acceleration", "acceleration_bc", "acceleration_bc",
          "acceleration_bc", "position_velocity", "kinematics_q_gradient", "monotonic_q", "material_eos",
          "update_volume", "time_constraints", "reduce_time_constraints"]
 HOST_CYCLE = CYCLE[1:]
-# With --fused-nodes: advance_nodes in place of the four node kernels (9 launches, 8 host-stepped).
+# The fused node kernel alone (--no-fused-q-eos): advance_nodes in place of the four node kernels (9
+# launches, 8 host-stepped).
 FUSED_CYCLE = CYCLE[:2] + ["advance_nodes"] + CYCLE[8:]
-# With --fused-q-eos: monotonic_q_material_eos in place of monotonic_q and material_eos (13 launches);
-# with both options 8.
+# The fused Q and EOS alone (--no-fused-nodes): monotonic_q_material_eos in place of monotonic_q and
+# material_eos (13 launches); both (the default) 8.
 Q_EOS_CYCLE = CYCLE[:9] + ["monotonic_q_material_eos"] + CYCLE[11:]
 BOTH_CYCLE = FUSED_CYCLE[:4] + ["monotonic_q_material_eos"] + FUSED_CYCLE[6:]
 ALL_KERNELS = set(CYCLE + FUSED_CYCLE + Q_EOS_CYCLE)
@@ -34,6 +37,8 @@ ALL_KERNELS = set(CYCLE + FUSED_CYCLE + Q_EOS_CYCLE)
 # cycle's dt from status[]" (kernels.py's DT_FROM_STATUS = -1.0, little-endian fp64).
 DT_PARAM = {"position_velocity": 11, "kinematics_q_gradient": 22, "advance_nodes": 15}
 DT_FROM_STATUS = struct.pack("<d", -1.0).hex()
+# The reference's kernels, every one apart.
+APART = ["--no-fused-nodes", "--no-fused-q-eos"]
 
 failures = []
 
@@ -113,56 +118,68 @@ def main():
     lulesh, fake = sys.argv[1], sys.argv[2]
     # Graphs of one cycle and of a batch (min(k, 32) cycles) are captured; a batch of k cycles is
     # then k / batch batch-graph launches and the rest one-cycle launches.
-    check_resident(lulesh, fake, ["-i", "3", "--status-every", "2"], 2, "replayed as CUDA graphs of 2 cycles",
+    check_resident(lulesh, fake, ["-i", "3", "--status-every", "2"] + APART, 2, "replayed as CUDA graphs of 2 cycles",
                    captured=1 + 2, graphs=1, direct=0, total=1 + 2 + 2)
-    check_resident(lulesh, fake, ["-i", "2", "--status-every", "5"], 2, "replayed as CUDA graphs of 5 cycles",
+    check_resident(lulesh, fake, ["-i", "2", "--status-every", "5"] + APART, 2, "replayed as CUDA graphs of 5 cycles",
                    captured=1 + 5, graphs=2, direct=0, total=1 + 5 + 2)  # -i cuts the batch short: 2 x 1 cycle
-    check_resident(lulesh, fake, ["-i", "40", "--status-every", "40"], 40, "replayed as CUDA graphs of 32 cycles",
+    check_resident(lulesh, fake, ["-i", "40", "--status-every", "40"] + APART, 40, "replayed as CUDA graphs of 32 cycles",
                    captured=1 + 32, graphs=1 + 8, direct=0, total=1 + 32 + 40)  # at most 32 a graph: 32 + 8 x 1
-    check_resident(lulesh, fake, ["-i", "9", "--status-every", "1"], 1, "replayed as CUDA graphs of 1 cycle",
+    check_resident(lulesh, fake, ["-i", "9", "--status-every", "1"] + APART, 1, "replayed as CUDA graphs of 1 cycle",
                    captured=1, graphs=1, direct=0, total=1 + 1)
-    check_resident(lulesh, fake, ["-i", "9", "--status-every", "3", "--no-graph"], 3,
+    check_resident(lulesh, fake, ["-i", "9", "--status-every", "3", "--no-graph"] + APART, 3,
                    "kernels launched one by one (no graph: --no-graph)", captured=0, graphs=0, direct=3, total=3)
-    check_resident(lulesh, fake, ["-i", "9", "--status-every", "3"], 3,
+    check_resident(lulesh, fake, ["-i", "9", "--status-every", "3"] + APART, 3,
                    "kernels launched one by one (no graph: cuStreamBeginCapture failed", captured=0, graphs=0,
                    direct=3, total=3, fail="cuStreamBeginCapture=1")
-    check_resident(lulesh, fake, ["-i", "9", "--status-every", "3"], 3,
+    check_resident(lulesh, fake, ["-i", "9", "--status-every", "3"] + APART, 3,
                    "kernels launched one by one (no graph: cuGraphInstantiateWithFlags failed", captured=1, graphs=0,
                    direct=3, total=1 + 3, fail="cuGraphInstantiateWithFlags=1")
     # The batch graph refused, the one-cycle graph taken: three one-cycle replays.
-    check_resident(lulesh, fake, ["-i", "9", "--status-every", "3"], 3, "replayed as CUDA graphs of 1 cycle",
+    check_resident(lulesh, fake, ["-i", "9", "--status-every", "3"] + APART, 3, "replayed as CUDA graphs of 1 cycle",
                    captured=1 + 3, graphs=3, direct=0, total=1 + 3 + 3, fail="cuGraphInstantiateWithFlags=1@2")
-    check_resident(lulesh, fake, ["-i", "9", "--status-every", "3", "--timing"], 3,
+    check_resident(lulesh, fake, ["-i", "9", "--status-every", "3", "--timing"] + APART, 3,
                    "kernels launched one by one (no graph: --timing", captured=0, graphs=0, direct=3, total=3)
 
-    # --fused-nodes: 9 launches a cycle, captured and replayed as the unfused cycle is.
-    check_resident(lulesh, fake, ["-i", "3", "--status-every", "2", "--fused-nodes"], 2,
+    # The default: both fused kernels, 8 launches a cycle, captured and replayed as the unfused cycle is;
+    # asked for by name, the same.
+    check_resident(lulesh, fake, ["-i", "3", "--status-every", "2"], 2,
                    "replayed as CUDA graphs of 2 cycles", captured=1 + 2, graphs=1, direct=0, total=1 + 2 + 2,
-                   cycle=FUSED_CYCLE)
-    check_resident(lulesh, fake, ["-i", "9", "--status-every", "3", "--no-graph", "--fused-nodes"], 3,
-                   "kernels launched one by one (no graph: --no-graph)", captured=0, graphs=0, direct=3, total=3,
-                   cycle=FUSED_CYCLE)
-    check_resident(lulesh, fake, ["-i", "3", "--status-every", "2", "--fused-q-eos"], 2,
-                   "replayed as CUDA graphs of 2 cycles", captured=1 + 2, graphs=1, direct=0, total=1 + 2 + 2,
-                   cycle=Q_EOS_CYCLE)
+                   cycle=BOTH_CYCLE)
     check_resident(lulesh, fake, ["-i", "3", "--status-every", "2", "--fused-nodes", "--fused-q-eos"], 2,
                    "replayed as CUDA graphs of 2 cycles", captured=1 + 2, graphs=1, direct=0, total=1 + 2 + 2,
                    cycle=BOTH_CYCLE)
-    p, streams, report, dts = run(lulesh, fake, ["-i", "3", "--host-step", "--fused-nodes"])
-    expect("--host-step --fused-nodes: runs its 3 cycles, says the node loops are fused",
-           "Iteration count     =  3" in p.stdout and "advance_nodes (--fused-nodes)" in p.stdout)
-    expect(f"--host-step --fused-nodes: 8 launches and a status copy per cycle, got {launches(streams)}",
+    # The fused node kernel alone: 9 launches a cycle.
+    check_resident(lulesh, fake, ["-i", "3", "--status-every", "2", "--no-fused-q-eos"], 2,
+                   "replayed as CUDA graphs of 2 cycles", captured=1 + 2, graphs=1, direct=0, total=1 + 2 + 2,
+                   cycle=FUSED_CYCLE)
+    check_resident(lulesh, fake, ["-i", "9", "--status-every", "3", "--no-graph", "--no-fused-q-eos"], 3,
+                   "kernels launched one by one (no graph: --no-graph)", captured=0, graphs=0, direct=3, total=3,
+                   cycle=FUSED_CYCLE)
+    # The fused Q and EOS alone: 13.
+    check_resident(lulesh, fake, ["-i", "3", "--status-every", "2", "--no-fused-nodes"], 2,
+                   "replayed as CUDA graphs of 2 cycles", captured=1 + 2, graphs=1, direct=0, total=1 + 2 + 2,
+                   cycle=Q_EOS_CYCLE)
+    p, streams, report, dts = run(lulesh, fake, ["-i", "3", "--host-step", "--no-fused-q-eos"])
+    expect("--host-step --no-fused-q-eos: runs its 3 cycles, says the node loops are one kernel",
+           "Iteration count     =  3" in p.stdout and "the node loops in one kernel, advance_nodes" in p.stdout
+           and "monotonic Q and EOS as two kernels (--no-fused-q-eos)" in p.stdout)
+    expect(f"--host-step --no-fused-q-eos: 8 launches and a status copy per cycle, got {launches(streams)}",
            [k for k, _ in launches(streams)] == (FUSED_CYCLE[1:] + ["copy"]) * 3)
-    expect(f"--host-step --fused-nodes: dt by value to advance_nodes and kinematics_q_gradient, got {dts}",
+    expect(f"--host-step --no-fused-q-eos: dt by value to advance_nodes and kinematics_q_gradient, got {dts}",
            len(dts) == 6 and all(v != DT_FROM_STATUS for _, v in dts) and dts[0][0] == "advance_nodes")
+    p, streams, report, dts = run(lulesh, fake, ["-i", "2", "--host-step"])
+    expect(f"--host-step (default): both fused kernels, 7 launches and a status copy per cycle, got {launches(streams)}",
+           [k for k, _ in launches(streams)] == (BOTH_CYCLE[1:] + ["copy"]) * 2)
 
-    p, streams, report, dts = run(lulesh, fake, ["-i", "3", "--host-step"])
-    expect("--host-step: runs its 3 cycles", "Iteration count     =  3" in p.stdout and "Time step: host-stepped" in p.stdout)
+    p, streams, report, dts = run(lulesh, fake, ["-i", "3", "--host-step"] + APART)
+    expect("--host-step, kernels apart: runs its 3 cycles, says so",
+           "Iteration count     =  3" in p.stdout and "Time step: host-stepped" in p.stdout
+           and "the node loops as four kernels (--no-fused-nodes)" in p.stdout)
     seq = launches(streams)
-    expect(f"--host-step: 13 launches and a status copy per cycle, on the legacy stream, got {seq}",
+    expect(f"--host-step, kernels apart: 13 launches and a status copy per cycle, on the legacy stream, got {seq}",
            [k for k, _ in seq] == (HOST_CYCLE + ["copy"]) * 3 and all(s == "stream=legacy" for _, s in seq))
     expect("--host-step: no advance_time", "advance_time" not in report)
-    expect("--host-step: no fused kernel without the options",
+    expect("--host-step, kernels apart: no fused kernel",
            "advance_nodes" not in report and "monotonic_q_material_eos" not in report)
     expect(f"--host-step: dt passed by value (the first cycle's > 0), got {dts}",
            len(dts) == 6 and all(v != DT_FROM_STATUS for _, v in dts)

@@ -3,7 +3,7 @@
 //
 //   lulesh [-s size] [-i iterations] [-r regions] [-b balance] [-c cost] [-p] [-q]
 //          [--timing] [--fp-fusion] [--require-gpu] [--reference-progress FILE]
-//          [--host-step] [--status-every K] [--no-graph] [--fused-nodes] [--fused-q-eos]
+//          [--host-step] [--status-every K] [--no-graph] [--no-fused-nodes] [--no-fused-q-eos]
 //          [--dump-cycle K [--dump-dir DIR]]
 //
 // The host (this file and the headers beside it) builds the mesh, regions and initial state as
@@ -65,8 +65,10 @@ void print_gpu(const options& o, const device_state& d) {
   std::printf("Device memory for the problem: %.1f MiB; kernels: %s%s%s\n", double(d.bytes()) / 1048576.0,
               o.fp_fusion ? "FP contraction on in volume_force, kinematics_q_gradient, material_eos (--fp-fusion)"
                           : "no FP contraction (as the reference's x86 build)",
-              o.fused_nodes ? "; the node loops in one kernel, advance_nodes (--fused-nodes)" : "",
-              o.fused_q_eos ? "; monotonic Q and EOS in one kernel, monotonic_q_material_eos (--fused-q-eos)" : "");
+              o.fused_nodes ? "; the node loops in one kernel, advance_nodes (--no-fused-nodes: four)"
+                            : "; the node loops as four kernels (--no-fused-nodes)",
+              o.fused_q_eos ? "; monotonic Q and EOS in one kernel, monotonic_q_material_eos (--no-fused-q-eos: two)"
+                            : "; monotonic Q and EOS as two kernels (--no-fused-q-eos)");
   const tp::device_target dev = tp::load_target(props);  // the device as a launch selects for it
   const tp::container_info& c = lulesh_kernels::library().info();
   const tp::kernel_info& k = c.kernels.front();

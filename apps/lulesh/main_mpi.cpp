@@ -240,6 +240,15 @@ int main(int argc, char** argv) {
       status = 2;
     }
   }
+  // The fused kernels are lulesh's (one domain): between the node loops the node forces cross the
+  // domains' faces, so lulesh-mpi runs every kernel apart, whatever lulesh's default.
+  if (status == 0 && (o.fused_nodes_given || o.fused_q_eos_given)) {
+    if (world_rank == 0)
+      std::fprintf(stderr, "lulesh-mpi: --fused-nodes and --fused-q-eos are single-domain options of lulesh; "
+                           "lulesh-mpi runs its kernels apart (the node forces are exchanged between the node "
+                           "loops): leave them out\n");
+    status = 2;
+  }
   if (status == 0 && o.help) {
     if (world_rank == 0)
       std::printf(

@@ -128,7 +128,11 @@ def main():
     samples = {key: [] for key, _, _ in firsts}
     for _ in range(a.runs):
         for key, binary, mode in firsts:
-            samples[key].append(run_json([binary, mode], nocache)["us"])
+            try:
+                samples[key].append(run_json([binary, mode], nocache)["us"])
+            except subprocess.CalledProcessError as e:
+                print("first_launch %s (%s) failed: %s" % (mode, binary, e.stderr.strip()), file=sys.stderr)
+                samples[key].append(float("nan"))
     m = {key: statistics.median(v) for key, v in samples.items()}
     rows.append(("first kernel of a process", "raw cuModuleLoadData (uncompressed cubin)", m["raw"], 1.0))
     rows.append(("first kernel of a process", "tritonpack (decompress + load)", m["tp"], m["tp"] / m["raw"]))
