@@ -39,8 +39,15 @@ long minor_faults() {
 }
 
 // The image tritonpack's own selection gives this device for variant 0 of kernel `k`, decoded
-// (untimed by the callers): raw modes load the same cubin the library does.
-std::pair<std::vector<std::uint8_t>, std::string> cubin_of(std::uint32_t k) {
+// (untimed by the callers), with its entry point and the dynamic shared memory its launch needs (a
+// reduction across warps, as softmax's, reads it): raw modes load and launch the same cubin the
+// library does, as it does.
+struct raw_cubin {
+  std::vector<std::uint8_t> bytes;
+  std::string entry;
+  unsigned shared = 0;
+};
+raw_cubin cubin_of(std::uint32_t k) {
   const auto c = tritonpack::container::parse(reinterpret_cast<const std::uint8_t*>(gpu_kernels::detail::container_data),
                                               gpu_kernels::detail::container_size);
   const auto& info = c.info();
@@ -50,7 +57,8 @@ std::pair<std::vector<std::uint8_t>, std::string> cubin_of(std::uint32_t k) {
   t.driver_version = dev.driver_version;
   const auto choice = tritonpack::select_image(info, info.kernels[k].variants[0], t);
   if (!choice.image || choice.jit) throw std::runtime_error("no cubin for this device: " + choice.reason);
-  return {c.decode_image(*choice.image), info.images[*choice.image].launch.entry};
+  const auto& launch = info.images[*choice.image].launch;
+  return {c.decode_image(*choice.image), launch.entry, launch.shared};
 }
 
 }  // namespace first_launch_bench
@@ -92,13 +100,13 @@ int main(int argc, char** argv) {
       const auto t0 = std::chrono::steady_clock::now();
       tritonpack::cuda::CUmodule m = nullptr;
       tritonpack::cuda::CUfunction f = nullptr;
-      tpgpu::check(fn.cuModuleLoadData(&m, cubin.first.data()), "cuModuleLoadData");
-      tpgpu::check(fn.cuModuleGetFunction(&f, m, cubin.second.c_str()), "cuModuleGetFunction");
+      tpgpu::check(fn.cuModuleLoadData(&m, cubin.bytes.data()), "cuModuleLoadData");
+      tpgpu::check(fn.cuModuleGetFunction(&f, m, cubin.entry.c_str()), "cuModuleGetFunction");
       std::int32_t nn = n;
       float alpha = 2.0f;
       void* scratch = nullptr;
       void* params[] = {&px, &py, &po, &nn, &alpha, &scratch, &scratch};
-      tpgpu::check(fn.cuLaunchKernel(f, n / 1024, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr), "cuLaunchKernel");
+      tpgpu::check(fn.cuLaunchKernel(f, n / 1024, 1, 1, 128, 1, 1, cubin.shared, nullptr, params, nullptr), "cuLaunchKernel");
       tpgpu::check(fn.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
       us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
     } else if (mode == "second") {
@@ -114,16 +122,16 @@ int main(int argc, char** argv) {
       const auto first = first_launch_bench::cubin_of(0);
       const auto cubin = first_launch_bench::cubin_of(1);
       tritonpack::cuda::CUmodule m0 = nullptr;
-      tpgpu::check(fn.cuModuleLoadData(&m0, first.first.data()), "cuModuleLoadData");
+      tpgpu::check(fn.cuModuleLoadData(&m0, first.bytes.data()), "cuModuleLoadData");
       const auto t0 = std::chrono::steady_clock::now();
       tritonpack::cuda::CUmodule m = nullptr;
       tritonpack::cuda::CUfunction f = nullptr;
-      tpgpu::check(fn.cuModuleLoadData(&m, cubin.first.data()), "cuModuleLoadData");
-      tpgpu::check(fn.cuModuleGetFunction(&f, m, cubin.second.c_str()), "cuModuleGetFunction");
+      tpgpu::check(fn.cuModuleLoadData(&m, cubin.bytes.data()), "cuModuleLoadData");
+      tpgpu::check(fn.cuModuleGetFunction(&f, m, cubin.entry.c_str()), "cuModuleGetFunction");
       std::int32_t stride = 1024, cols = 1024;
       void* scratch = nullptr;
       void* params[] = {&po, &px, &stride, &stride, &cols, &scratch, &scratch};
-      tpgpu::check(fn.cuLaunchKernel(f, 4, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr), "cuLaunchKernel");
+      tpgpu::check(fn.cuLaunchKernel(f, 4, 1, 1, 128, 1, 1, cubin.shared, nullptr, params, nullptr), "cuLaunchKernel");
       tpgpu::check(fn.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
       us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
     } else if (mode == "cpu-steps") {
