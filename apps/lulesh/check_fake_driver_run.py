@@ -32,13 +32,23 @@ FUSED_CYCLE = CYCLE[:2] + ["advance_nodes"] + CYCLE[8:]
 # material_eos (13 launches); both (the default) 8.
 Q_EOS_CYCLE = CYCLE[:9] + ["monotonic_q_material_eos"] + CYCLE[11:]
 BOTH_CYCLE = FUSED_CYCLE[:4] + ["monotonic_q_material_eos"] + FUSED_CYCLE[6:]
-ALL_KERNELS = set(CYCLE + FUSED_CYCLE + Q_EOS_CYCLE)
 # Where each kernel that moves by dt takes it (its parameter index) and the value meaning "the
 # cycle's dt from status[]" (kernels.py's DT_FROM_STATUS = -1.0, little-endian fp64).
-DT_PARAM = {"position_velocity": 11, "kinematics_q_gradient": 22, "advance_nodes": 15}
+DT_PARAM = {"position_velocity": 11, "kinematics_q_gradient": 22, "kinematics_q_gradient_fma": 22, "advance_nodes": 15}
 DT_FROM_STATUS = struct.pack("<d", -1.0).hex()
-# The reference's kernels, every one apart.
+# The reference's kernels, every one apart. The runs below name --no-fp-fusion (NO_FMA) so that the
+# kernels keep their plain names; one run checks the default's FMA builds (`_fma`).
 APART = ["--no-fused-nodes", "--no-fused-q-eos"]
+NO_FMA = ["--no-fp-fusion"]
+# The kernels with an FMA build (kernels.toml: the three heavy kernels and the fused Q + EOS).
+FMA_BUILDS = {"volume_force", "kinematics_q_gradient", "material_eos", "monotonic_q_material_eos"}
+
+
+def fma_names(cycle):
+    return [k + "_fma" if k in FMA_BUILDS else k for k in cycle]
+
+
+ALL_KERNELS = set(CYCLE + FUSED_CYCLE + Q_EOS_CYCLE + fma_names(CYCLE + Q_EOS_CYCLE))
 
 failures = []
 
@@ -49,16 +59,20 @@ def expect(what, ok):
         print(f"FAIL: {what}")
 
 
-def run(lulesh, fake, args, fail=None):
+def run(lulesh, fake, args, fail=None, fma=False, log=False):
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, TRITONPACK_CUDA_LIBRARY=fake, TRITONPACK_FAKE_DEVICES="sm_90",
                    TRITONPACK_FAKE_STREAM_LOG=os.path.join(tmp, "streams"),
                    TRITONPACK_FAKE_LAUNCH_LOG=os.path.join(tmp, "launches"),
                    TRITONPACK_FAKE_REPORT=os.path.join(tmp, "report"))
         env.pop("TRITONPACK_FAKE_FAIL", None)
+        env.pop("TRITONPACK_LOG", None)
+        if log:  # the run time names each kernel it loads (the FMA builds share their entry points)
+            env["TRITONPACK_LOG"] = "1"
         if fail:
             env["TRITONPACK_FAKE_FAIL"] = fail
-        p = subprocess.run([lulesh, "-s", "4"] + args, env=env, capture_output=True, text=True, timeout=300)
+        p = subprocess.run([lulesh, "-s", "4"] + args + ([] if fma else NO_FMA), env=env, capture_output=True,
+                           text=True, timeout=300)
         streams = open(env["TRITONPACK_FAKE_STREAM_LOG"]).read().splitlines() if os.path.exists(
             env["TRITONPACK_FAKE_STREAM_LOG"]) else []
         dts = []  # (kernel, dt parameter's hex) of every logged launch that takes dt
@@ -73,7 +87,7 @@ def run(lulesh, fake, args, fail=None):
                 parts = line.split()
                 if parts and parts[0] == "launch":
                     report[parts[1]] = int(parts[2])
-        print(f"--- lulesh -s 4 {' '.join(args)}{'  [' + fail + ']' if fail else ''}: exit {p.returncode}")
+        print(f"--- lulesh -s 4 {' '.join(args + ([] if fma else NO_FMA))}{'  [' + fail + ']' if fail else ''}: exit {p.returncode}")
         return p, streams, report, dts
 
 
@@ -168,8 +182,22 @@ def main():
     expect(f"--host-step --no-fused-q-eos: dt by value to advance_nodes and kinematics_q_gradient, got {dts}",
            len(dts) == 6 and all(v != DT_FROM_STATUS for _, v in dts) and dts[0][0] == "advance_nodes")
     p, streams, report, dts = run(lulesh, fake, ["-i", "2", "--host-step"])
-    expect(f"--host-step (default): both fused kernels, 7 launches and a status copy per cycle, got {launches(streams)}",
+    expect(f"--host-step --no-fp-fusion: both fused kernels, 7 launches and a status copy per cycle, got {launches(streams)}",
            [k for k, _ in launches(streams)] == (BOTH_CYCLE[1:] + ["copy"]) * 2)
+    # The default as it comes: both fused kernels, the heavy ones and the Q + EOS as their FMA builds
+    # (the fake logs entry points, which the FMA builds share: the run time's log names the kernel).
+    loaded = lambda p, k: f"tritonpack: kernel {k} variant" in p.stderr
+    p, streams, report, dts = run(lulesh, fake, ["-i", "2", "--host-step"], fma=True, log=True)
+    expect(f"--host-step (the default): the fused cycle, got {launches(streams)}",
+           [k for k, _ in launches(streams)] == (BOTH_CYCLE[1:] + ["copy"]) * 2
+           and "FP contraction on in volume_force" in p.stdout)
+    expect("--host-step (the default): the FMA builds loaded, and only they",
+           all(loaded(p, k) for k in fma_names(sorted(FMA_BUILDS - {"material_eos"})))
+           and not any(loaded(p, k) for k in FMA_BUILDS))
+    p, streams, report, dts = run(lulesh, fake, ["-i", "2", "--host-step"], log=True)
+    expect("--host-step --no-fp-fusion: the plain builds loaded, and only they",
+           all(loaded(p, k) for k in FMA_BUILDS - {"material_eos"})
+           and not any(loaded(p, k) for k in fma_names(sorted(FMA_BUILDS))))
 
     p, streams, report, dts = run(lulesh, fake, ["-i", "3", "--host-step"] + APART)
     expect("--host-step, kernels apart: runs its 3 cycles, says so",

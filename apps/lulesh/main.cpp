@@ -2,7 +2,7 @@
 // domain, with every loop of the time step a Triton kernel (kernels.py) packed by tritonpack.
 //
 //   lulesh [-s size] [-i iterations] [-r regions] [-b balance] [-c cost] [-p] [-q]
-//          [--timing] [--fp-fusion] [--require-gpu] [--reference-progress FILE]
+//          [--timing] [--no-fp-fusion] [--require-gpu] [--reference-progress FILE]
 //          [--host-step] [--status-every K] [--no-graph] [--no-fused-nodes] [--no-fused-q-eos]
 //          [--dump-cycle K [--dump-dir DIR]]
 //
@@ -63,8 +63,8 @@ void print_gpu(const options& o, const device_state& d) {
   const tp::device_props& props = lulesh_kernels::library().current_device();
   std::printf("GPU: %s\n", props.describe().c_str());
   std::printf("Device memory for the problem: %.1f MiB; kernels: %s%s%s\n", double(d.bytes()) / 1048576.0,
-              o.fp_fusion ? "FP contraction on in volume_force, kinematics_q_gradient, material_eos (--fp-fusion)"
-                          : "no FP contraction (as the reference's x86 build)",
+              o.fp_fusion ? "FP contraction on in volume_force, kinematics_q_gradient, material_eos (--no-fp-fusion: off)"
+                          : "no FP contraction, as the reference's x86 build (--no-fp-fusion)",
               o.fused_nodes ? "; the node loops in one kernel, advance_nodes (--no-fused-nodes: four)"
                             : "; the node loops as four kernels (--no-fused-nodes)",
               o.fused_q_eos ? "; monotonic Q and EOS in one kernel, monotonic_q_material_eos (--no-fused-q-eos: two)"

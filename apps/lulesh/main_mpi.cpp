@@ -249,6 +249,10 @@ int main(int argc, char** argv) {
                            "loops): leave them out\n");
     status = 2;
   }
+  // Across ranks the kernels round as the reference's x86 build unless asked: lulesh-mpi is verified
+  // against LLNL's MPI build without FMA (scripts/lulesh-mpi-check.sh), lulesh's FMA default on one
+  // domain only.
+  if (status == 0 && !o.fp_fusion_given) o.fp_fusion = false;
   if (status == 0 && o.help) {
     if (world_rank == 0)
       std::printf(

@@ -405,14 +405,20 @@ TEST_CASE("options: the time loop's (--host-step, --status-every, --no-graph)") 
                        usage_error);
 }
 
-TEST_CASE("options: the fused kernels by default, --no-fused-* apart, and apart for --dump-cycle") {
+TEST_CASE("options: the fused kernels and FMA by default, --no-* each apart, and apart for --dump-cycle") {
   const char* none[] = {"lulesh"};
   const options d = parse_options(1, const_cast<char**>(none));
   CHECK(d.fused_nodes);
   CHECK(d.fused_q_eos);
   CHECK_FALSE(d.fused_nodes_given);
   CHECK_FALSE(d.fused_q_eos_given);
-  CHECK_FALSE(d.fp_fusion);  // FMA stays an option (issue 32: its pairing with the fused kernels is unverified)
+  CHECK(d.fp_fusion);  // FMA contraction by default too (verified with the fused kernels: issue 32)
+  CHECK_FALSE(d.fp_fusion_given);
+  const char* no_fma[] = {"lulesh", "--no-fp-fusion"};
+  const options n = parse_options(2, const_cast<char**>(no_fma));
+  CHECK_FALSE(n.fp_fusion);
+  CHECK(n.fp_fusion_given);
+  CHECK(n.fused_nodes);
   const char* argv[] = {"lulesh", "-s", "45", "--fused-nodes", "--fp-fusion"};
   const options o = parse_options(5, const_cast<char**>(argv));
   CHECK(o.fused_nodes);

@@ -39,14 +39,14 @@ def test_lulesh_every_program_every_size_every_round_rotating(tmp_path):
     # s, program, rep, exit, wall, log: 2 rounds x 2 sizes x 3 programs, each run once per round.
     assert len(got) == 12
     assert sorted((g[0], g[1], g[2]) for g in got) == sorted(
-        (s, p, rep) for s in ("10", "30") for p in ("tritonpack", "tritonpack-fp-fusion", "port")
+        (s, p, rep) for s in ("10", "30") for p in ("tritonpack", "tritonpack-no-fp-fusion", "port")
         for rep in ("1", "2"))
     assert all(g[3] == "0" for g in got)
     for g in got:
         assert (logs / g[5]).is_file() and g[5] == f"lulesh_s{g[0]}_{g[1]}_r{g[2]}.log"
     # The order rotates: round 1 starts each size with the first program, round 2 with the second.
     first = {(g[0], g[2]): g[1] for g in reversed(got)}
-    assert first[("10", "1")] == "tritonpack" and first[("10", "2")] == "tritonpack-fp-fusion"
+    assert first[("10", "1")] == "tritonpack" and first[("10", "2")] == "tritonpack-no-fp-fusion"
     # The fake port ends s = 30 after 922 cycles, as issue 32 saw the real one do.
     assert "FLAG: s = 30, port: 922 cycles, LLNL's reference 932" in r.stdout
 

@@ -9,10 +9,10 @@
 #     OURS: our lulesh program, or a build folder / prebuilt folder holding it (apps/lulesh/lulesh)
 #     PORT: the port's program, or build-public-port.sh's output folder (lulesh-port); `-`: none
 #     (our modes only, no ratios to the port)
-#   SIZES="10 30 45 90 150" REPS=3 OURS_MODES="plain fp-fusion" ITERS= BUDGET_S=540 RUN_TIMEOUT_S=150
-#   (plain: lulesh as it comes, fp-fusion: with --fp-fusion; also apart, apart-fp-fusion: every kernel
-#   apart (--no-fused-nodes --no-fused-q-eos); fused-nodes, fused-nodes-fp-fusion: the node kernel
-#   fused alone; fused, fused-fp-fusion: both fused kernels by name)
+#   SIZES="10 30 45 90 150" REPS=3 OURS_MODES="plain no-fp-fusion" ITERS= BUDGET_S=540 RUN_TIMEOUT_S=150
+#   (plain: lulesh as it comes, fp-fusion / no-fp-fusion: with that option; apart, apart-fp-fusion:
+#   every kernel apart (--no-fused-nodes --no-fused-q-eos), without / with FMA; fused-nodes,
+#   fused-nodes-fp-fusion: the node kernel fused alone; fused, fused-fp-fusion: both fused kernels)
 #   EXTRA_OURS="LABEL=PROGRAM ..." (other builds of our lulesh, plain mode, labelled tritonpack-LABEL)
 #   EXTRA_PORT=build-ext/lulesh-port-syncwarp (another build of the port in each round, labelled
 #   EXTRA_PORT_LABEL, default port-syncwarp: build-public-port.sh's PORT_SYNCWARP=1 experiment)
@@ -45,7 +45,7 @@ LOGS=${LOGS:-$PWD/lulesh-vs-port-logs}
 mkdir -p "$LOGS"
 SIZES=${SIZES:-10 30 45 90 150}
 REPS=${REPS:-3}
-OURS_MODES=${OURS_MODES:-plain fp-fusion}
+OURS_MODES=${OURS_MODES:-plain no-fp-fusion}
 BUDGET_S=${BUDGET_S:-540}
 RUN_TIMEOUT_S=${RUN_TIMEOUT_S:-150}
 PY=${PYTHON:-$(command -v python3 || echo python3-not-found)}
@@ -63,20 +63,22 @@ echo "sizes: $SIZES; rounds: $REPS; our modes: $OURS_MODES; $([ -n "${ITERS:-}" 
 
 # The programs of one round, as "label|command" (our modes, then the port).
 declare -a PROGRAMS=()
-# Each mode names its kernels in full, so that it means the same whatever the program's default (the
-# fused kernels since issue 32's session 14; before, the kernels apart).
+# Each mode names its kernels and FMA choice in full, so that it means the same whatever the program's
+# default (since session 14: the fused kernels with FMA; before, the kernels apart without FMA). A
+# program older than session 14 knows none of the --no-* options: give it plain only.
 APART="--no-fused-nodes --no-fused-q-eos"
 for m in $OURS_MODES; do
   case $m in
     plain) PROGRAMS+=("tritonpack|$OURS --require-gpu") ;;
     fp-fusion) PROGRAMS+=("tritonpack-fp-fusion|$OURS --require-gpu --fp-fusion") ;;
-    apart) PROGRAMS+=("tritonpack-apart|$OURS --require-gpu $APART") ;;
+    no-fp-fusion) PROGRAMS+=("tritonpack-no-fp-fusion|$OURS --require-gpu --no-fp-fusion") ;;
+    apart) PROGRAMS+=("tritonpack-apart|$OURS --require-gpu $APART --no-fp-fusion") ;;
     apart-fp-fusion) PROGRAMS+=("tritonpack-apart-fp-fusion|$OURS --require-gpu $APART --fp-fusion") ;;
-    fused-nodes) PROGRAMS+=("tritonpack-fused-nodes|$OURS --require-gpu --fused-nodes --no-fused-q-eos") ;;
+    fused-nodes) PROGRAMS+=("tritonpack-fused-nodes|$OURS --require-gpu --fused-nodes --no-fused-q-eos --no-fp-fusion") ;;
     fused-nodes-fp-fusion) PROGRAMS+=("tritonpack-fused-nodes-fp-fusion|$OURS --require-gpu --fused-nodes --no-fused-q-eos --fp-fusion") ;;
-    fused) PROGRAMS+=("tritonpack-fused|$OURS --require-gpu --fused-nodes --fused-q-eos") ;;
+    fused) PROGRAMS+=("tritonpack-fused|$OURS --require-gpu --fused-nodes --fused-q-eos --no-fp-fusion") ;;
     fused-fp-fusion) PROGRAMS+=("tritonpack-fused-fp-fusion|$OURS --require-gpu --fused-nodes --fused-q-eos --fp-fusion") ;;
-    *) die "OURS_MODES: '$m' is none of plain, fp-fusion, apart, apart-fp-fusion, fused-nodes, fused-nodes-fp-fusion, fused, fused-fp-fusion" ;;
+    *) die "OURS_MODES: '$m' is none of plain, fp-fusion, no-fp-fusion, apart, apart-fp-fusion, fused-nodes, fused-nodes-fp-fusion, fused, fused-fp-fusion" ;;
   esac
 done
 # Other builds of our lulesh, each in its plain mode (EXTRA_OURS="LABEL=PROGRAM ...": e.g. kernels
