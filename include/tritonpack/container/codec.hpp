@@ -311,9 +311,9 @@ inline constexpr std::size_t warm_up_frame_raw_size = 987;
 // first execution of libzstd's decoding code (its pages mapped, its branches learnt). Measured on
 // the first launch of a kernel, those cost more than decoding the cubin itself (bench/launch
 // RESULTS.md: decode 156 us cold, 53 us after a decode of another image, on the H200). The
-// backend calls it once, when it starts (backends.hpp get_backend), where it is a few
-// hundredths of the driver's own start. Never throws: a failure here is left for the real
-// decode to report.
+// backend calls it once, when it starts (backends.hpp get_backend): 73 us there, beside the
+// driver's ~200 ms start, for 39 us less on the first kernel's load (H200, pinned medians).
+// Never throws: a failure here is left for the real decode to report.
 inline void warm_up() noexcept {
   try {
     std::uint8_t out[warm_up_frame_raw_size];
