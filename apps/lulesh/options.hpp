@@ -83,7 +83,8 @@ inline const char* usage_text() {
          "                   (default for -s 5, 10, 30, 45: the copy in the source tree, if present)\n"
          " --dump-cycle <k> : write the GPU state before and after cycle k to --dump-dir (default\n"
          "                   lulesh-dump), for interpret_check.py --replay to compare field by field\n"
-         "                   (runs the host-stepped loop and the kernels apart)\n";
+         "                   (runs the host-stepped loop, the kernels apart and, unless --fp-fusion is\n"
+         "                   given, without FMA)\n";
 }
 
 // Thrown for a command line that cannot be run; the message says what to change.
@@ -153,8 +154,10 @@ inline options parse_options(int argc, char** argv) {
   if (o.fused_q_eos_given && o.dump_cycle > 0)
     throw usage_error("--fused-q-eos keeps the Q terms in registers, so a --dump-cycle state has no ql or qq for "
                       "interpret_check.py --replay to compare: leave one of them out");
-  // A state dump compares the fields the unfused kernels write: the fused defaults step aside.
+  // A state dump compares the fields the unfused kernels write, with the interpreter's rounding: the
+  // fused and FMA defaults step aside (FMA stays if asked for by name).
   if (o.dump_cycle > 0) o.fused_nodes = o.fused_q_eos = false;
+  if (o.dump_cycle > 0 && !o.fp_fusion_given) o.fp_fusion = false;
   return o;
 }
 

@@ -437,6 +437,9 @@ TEST_CASE("options: the fused kernels and FMA by default, --no-* each apart, and
   const options dd = parse_options(3, const_cast<char**>(dump_default));
   CHECK_FALSE(dd.fused_nodes);
   CHECK_FALSE(dd.fused_q_eos);
+  CHECK_FALSE(dd.fp_fusion);  // the interpreter it is replayed in does not contract
+  const char* dump_fma[] = {"lulesh", "--dump-cycle", "3", "--fp-fusion"};
+  CHECK(parse_options(4, const_cast<char**>(dump_fma)).fp_fusion);
   const char* q_dump[] = {"lulesh", "--dump-cycle", "3", "--fused-q-eos"};
   CHECK_THROWS_WITH_AS(parse_options(4, const_cast<char**>(q_dump)),
                        "--fused-q-eos keeps the Q terms in registers, so a --dump-cycle state has no ql or qq for "
