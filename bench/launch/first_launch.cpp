@@ -207,7 +207,10 @@ int main(int argc, char** argv) {
       return 0;
     } else if (mode == "steps" || mode == "steps-warm-zstd") {
       // Where the first launch's time goes: the run time's load sequence replayed step by step
-      // with the same calls (cuda/context.hpp context::context, cuda/loading.hpp context::load), each timed.
+      // with the same functions and driver calls (runtime/load_plan.hpp plan_load, the plan's decode,
+      // cuda/loading.hpp load_function's module load), each timed. Before session 14 this mode also
+      // timed the device's name and limits, the whole model (info()) and two function queries the
+      // run time no longer makes on a first load of a verified cubin.
       // steps-warm-zstd decodes another image first (untimed) to separate zstd's first-touch cost
       // from the decode itself.
       using clk = std::chrono::steady_clock;
@@ -235,40 +238,30 @@ int main(int argc, char** argv) {
       tpgpu::check(fn.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent");
       tritonpack::cuda::CUdevice dev = 0;
       tpgpu::check(fn.cuCtxGetDevice(&dev), "cuCtxGetDevice");
-      int major = 0, minor = 0, v = 0;
+      int major = 0, minor = 0;
       tpgpu::check(fn.cuDeviceGetAttribute(&major, tritonpack::cuda::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev), "attr");
       tpgpu::check(fn.cuDeviceGetAttribute(&minor, tritonpack::cuda::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev), "attr");
       lap("device_cc");
-      for (int a : {tritonpack::cuda::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
-                    tritonpack::cuda::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                    tritonpack::cuda::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, tritonpack::cuda::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH})
-        tpgpu::check(fn.cuDeviceGetAttribute(&v, a, dev), "attr");
-      char name[256] = {};
-      tpgpu::check(fn.cuDeviceGetName(name, 255, dev), "cuDeviceGetName");
-      lap("device_rest");
-      const auto& info = c.info();
-      tritonpack::device_target target;
-      target.arch = "sm_" + std::to_string(major * 10 + minor);
-      target.driver_version = tpgpu::drv().version;
-      const auto choice = tritonpack::select_image(info, info.kernels[0].variants[0], target);
-      if (!choice.image || choice.jit) throw std::runtime_error("no cubin for this device: " + choice.reason);
+      // As the run time: the device's name and limits are not read on a first load, the kernel's
+      // model is built for this kernel alone (container::kernel), selection and the parameter plan
+      // are plan_load's, the decode is the plan's.
+      tritonpack::device_props props;
+      props.ordinal = dev;
+      props.arch = "sm_" + std::to_string(major * 10 + minor);
+      props.driver_version = tpgpu::drv().version;
+      if (tritonpack::kernel_signature(c.kernel(0)).empty()) return 1;
+      lap("kernel");
+      const tritonpack::load_plan plan = tritonpack::plan_load(c, 0, 0, props);
       lap("select");
-      const auto bytes = c.decode_image(*choice.image);
+      std::string took;
+      const auto bytes = plan.decode(took);
       lap("decode");
       tritonpack::cuda::CUmodule m = nullptr;
       tritonpack::cuda::CUfunction f = nullptr;
       tpgpu::check(fn.cuModuleLoadData(&m, bytes.data()), "cuModuleLoadData");
       lap("module_load");
-      tpgpu::check(fn.cuModuleGetFunction(&f, m, info.images[*choice.image].launch.entry.c_str()), "cuModuleGetFunction");
+      tpgpu::check(fn.cuModuleGetFunction(&f, m, plan.launch().entry.c_str()), "cuModuleGetFunction");
       lap("get_function");
-      tpgpu::check(fn.cuFuncGetAttribute(&v, tritonpack::cuda::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f), "cuFuncGetAttribute");
-      lap("func_attr");
-      if (fn.cuFuncGetParamInfo)
-        for (std::size_t i = 0; i < 64; ++i) {
-          std::size_t off = 0, size = 0;
-          if (fn.cuFuncGetParamInfo(f, i, &off, &size) != tritonpack::cuda::CUDA_SUCCESS) break;
-        }
-      lap("param_info");
       std::int32_t nn = n;
       float alpha = 2.0f;
       void* scratch = nullptr;
