@@ -13,10 +13,10 @@
 #   c. whole-step FOM at s = 45, 90, 150, interleaved rounds, medians (apps/lulesh/bench/vs-public-port.sh):
 #      kernels apart, the node kernel fused, both fused, both with --fp-fusion, and the public CUDA
 #      port when PORT is given;
-#   d. --fp-fusion (with lulesh's default kernels: both fused; that is lulesh's default) against the references: s = 5, 10, 30,
-#      45 from cubins and from PTX (TRITONPACK_FORCE_IR=1) against the published table; s = 50, 70,
-#      90, 150 beside the kernels-apart run without FMA and LLNL's CPU reference where the repository
-#      records it (REFERENCE below).
+#   d. --fp-fusion with lulesh's default kernels (both fused: lulesh's default as a whole) against the
+#      references: s = 5, 10, 30, 45 from cubins and from PTX (TRITONPACK_FORCE_IR=1) against the
+#      published table; s = 50, 70, 90, 150 beside the kernels-apart run without FMA and LLNL's CPU
+#      reference where the repository records it (REFERENCE below).
 # Then one summary. Logs go to $OUT/lulesh-fusion (else ./lulesh-fusion-logs).
 #
 #   bash scripts/lulesh-fusion-check.sh OURS [PORT]
@@ -67,10 +67,9 @@ declare -A REFERENCE=([50]="1662 5.124778e+05" [70]="2402 9.417145e+05" [90]="31
 # The fused paths of step a: label and options.
 # "default" below is the kernels apart, as the reference's loops are (lulesh's own default has been
 # both fused kernels since session 14): each option is named, whatever the program's default.
-APART="--no-fused-nodes --no-fused-q-eos --no-fp-fusion"
-FUSED_PATHS=("fused-nodes|--fused-nodes --no-fused-q-eos --no-fp-fusion"
-             "fused-q-eos|--no-fused-nodes --fused-q-eos --no-fp-fusion"
-             "both|--fused-nodes --fused-q-eos --no-fp-fusion")
+APART=$(lulesh_mode_options apart)
+FUSED_PATHS=("fused-nodes|$(lulesh_mode_options fused-nodes)" "fused-q-eos|$(lulesh_mode_options fused-q-eos)"
+             "both|$(lulesh_mode_options fused)")
 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo "(no nvidia-smi)"
 date -u
@@ -127,7 +126,7 @@ TIMING_TABLE=""
 for spec in "45:" "150:-i $TIMING_ITERS_150"; do
   s=${spec%%:*}; extra=${spec#*:}
   run "b-s$s-default.log" "$OURS" -s "$s" --require-gpu --timing $APART $extra || FAILED=1
-  run "b-s$s-fused.log" "$OURS" -s "$s" --require-gpu --timing --fused-nodes --fused-q-eos --no-fp-fusion $extra || FAILED=1
+  run "b-s$s-fused.log" "$OURS" -s "$s" --require-gpu --timing $(lulesh_mode_options fused) $extra || FAILED=1
   TIMING_TABLE+=$'\n'"s = $s${extra:+ ($extra)}: µs per step (host clock, synchronised after each launch)"$'\n'
   # Kernels in launch order (the default's, then those only the fused run has); each fusion's
   # kernels summed against its fused kernel.

@@ -12,7 +12,8 @@
 #   SIZES="10 30 45 90 150" REPS=3 OURS_MODES="plain no-fp-fusion" ITERS= BUDGET_S=540 RUN_TIMEOUT_S=150
 #   (plain: lulesh as it comes, fp-fusion / no-fp-fusion: with that option; apart, apart-fp-fusion:
 #   every kernel apart (--no-fused-nodes --no-fused-q-eos), without / with FMA; fused-nodes,
-#   fused-nodes-fp-fusion: the node kernel fused alone; fused, fused-fp-fusion: both fused kernels)
+#   fused-nodes-fp-fusion: the node kernel fused alone; fused-q-eos: the Q + EOS kernel alone; fused,
+#   fused-fp-fusion: both fused kernels; scripts/lulesh-log.sh lulesh_mode_options)
 #   EXTRA_OURS="LABEL=PROGRAM ..." (other builds of our lulesh, plain mode, labelled tritonpack-LABEL)
 #   EXTRA_PORT=build-ext/lulesh-port-syncwarp (another build of the port in each round, labelled
 #   EXTRA_PORT_LABEL, default port-syncwarp: build-public-port.sh's PORT_SYNCWARP=1 experiment)
@@ -26,6 +27,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 HERE=$ROOT/apps/lulesh/bench
 # shellcheck source=scripts/ext-common.sh
 source "$ROOT/scripts/ext-common.sh"
+# shellcheck source=scripts/lulesh-log.sh
+source "$ROOT/scripts/lulesh-log.sh"
 die() { echo "vs-public-port.sh: $*" >&2; exit 2; }
 [ $# -eq 2 ] || die "usage: vs-public-port.sh OURS PORT (our lulesh program or its build folder; the port's program or build-public-port.sh's folder)"
 OURS=$(ext_find_program "$1" lulesh apps/lulesh/lulesh) || die "no lulesh program at '$1' (give the program or a build folder with apps/lulesh/lulesh)"
@@ -63,23 +66,12 @@ echo "sizes: $SIZES; rounds: $REPS; our modes: $OURS_MODES; $([ -n "${ITERS:-}" 
 
 # The programs of one round, as "label|command" (our modes, then the port).
 declare -a PROGRAMS=()
-# Each mode names its kernels and FMA choice in full, so that it means the same whatever the program's
-# default (since session 14: the fused kernels with FMA; before, the kernels apart without FMA). A
-# program older than session 14 knows none of the --no-* options: give it plain only.
-APART="--no-fused-nodes --no-fused-q-eos"
+# Each mode's options name the kernels and the FMA choice in full (scripts/lulesh-log.sh).
 for m in $OURS_MODES; do
-  case $m in
-    plain) PROGRAMS+=("tritonpack|$OURS --require-gpu") ;;
-    fp-fusion) PROGRAMS+=("tritonpack-fp-fusion|$OURS --require-gpu --fp-fusion") ;;
-    no-fp-fusion) PROGRAMS+=("tritonpack-no-fp-fusion|$OURS --require-gpu --no-fp-fusion") ;;
-    apart) PROGRAMS+=("tritonpack-apart|$OURS --require-gpu $APART --no-fp-fusion") ;;
-    apart-fp-fusion) PROGRAMS+=("tritonpack-apart-fp-fusion|$OURS --require-gpu $APART --fp-fusion") ;;
-    fused-nodes) PROGRAMS+=("tritonpack-fused-nodes|$OURS --require-gpu --fused-nodes --no-fused-q-eos --no-fp-fusion") ;;
-    fused-nodes-fp-fusion) PROGRAMS+=("tritonpack-fused-nodes-fp-fusion|$OURS --require-gpu --fused-nodes --no-fused-q-eos --fp-fusion") ;;
-    fused) PROGRAMS+=("tritonpack-fused|$OURS --require-gpu --fused-nodes --fused-q-eos --no-fp-fusion") ;;
-    fused-fp-fusion) PROGRAMS+=("tritonpack-fused-fp-fusion|$OURS --require-gpu --fused-nodes --fused-q-eos --fp-fusion") ;;
-    *) die "OURS_MODES: '$m' is none of plain, fp-fusion, no-fp-fusion, apart, apart-fp-fusion, fused-nodes, fused-nodes-fp-fusion, fused, fused-fp-fusion" ;;
-  esac
+  opts=$(lulesh_mode_options "$m") || die "OURS_MODES: '$m' is none of $LULESH_MODES"
+  label=tritonpack
+  [ "$m" != plain ] && label=tritonpack-$m
+  PROGRAMS+=("$label|$OURS --require-gpu${opts:+ $opts}")
 done
 # Other builds of our lulesh, each in its plain mode (EXTRA_OURS="LABEL=PROGRAM ...": e.g. kernels
 # compiled with other register limits), labelled tritonpack-LABEL.
