@@ -104,25 +104,30 @@ def element_tile(BLOCK: tl.constexpr, count):
 
 
 @triton.jit
-def corner_nodes(nodelist, corner_stride, elem, valid):
-    """The element's eight node ids (corner-major nodelist)."""
-    return (tl.load(nodelist + elem, mask=valid, other=0),
-            tl.load(nodelist + corner_stride + elem, mask=valid, other=0),
-            tl.load(nodelist + 2 * corner_stride + elem, mask=valid, other=0),
-            tl.load(nodelist + 3 * corner_stride + elem, mask=valid, other=0),
-            tl.load(nodelist + 4 * corner_stride + elem, mask=valid, other=0),
-            tl.load(nodelist + 5 * corner_stride + elem, mask=valid, other=0),
-            tl.load(nodelist + 6 * corner_stride + elem, mask=valid, other=0),
-            tl.load(nodelist + 7 * corner_stride + elem, mask=valid, other=0))
+def gather_tile(BLOCK: tl.constexpr, count):
+    """element_tile for the gathering kernels (volume_force, kinematics_q_gradient): the lanes past
+    the end take the last element's index, so that every load is in bounds and needs no mask (a
+    masked load costs a predicate and a zeroing move per value: 4 % of volume_force's instructions);
+    the second value, the lanes in range, masks the stores and the flags. count >= 1 whenever a
+    program runs: the grid is cdiv(count, BLOCK)."""
+    idx = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    return tl.minimum(idx, count - 1), idx < count
 
 
 @triton.jit
-def gather(field, N, valid):
+def corner_nodes(nodelist, corner_stride, elem):
+    """The element's eight node ids (corner-major nodelist); elem in range (gather_tile)."""
+    return (tl.load(nodelist + elem), tl.load(nodelist + corner_stride + elem),
+            tl.load(nodelist + 2 * corner_stride + elem), tl.load(nodelist + 3 * corner_stride + elem),
+            tl.load(nodelist + 4 * corner_stride + elem), tl.load(nodelist + 5 * corner_stride + elem),
+            tl.load(nodelist + 6 * corner_stride + elem), tl.load(nodelist + 7 * corner_stride + elem))
+
+
+@triton.jit
+def gather(field, N):
     """field at the eight corner nodes N."""
-    return (tl.load(field + N[0], mask=valid, other=0.0), tl.load(field + N[1], mask=valid, other=0.0),
-            tl.load(field + N[2], mask=valid, other=0.0), tl.load(field + N[3], mask=valid, other=0.0),
-            tl.load(field + N[4], mask=valid, other=0.0), tl.load(field + N[5], mask=valid, other=0.0),
-            tl.load(field + N[6], mask=valid, other=0.0), tl.load(field + N[7], mask=valid, other=0.0))
+    return (tl.load(field + N[0]), tl.load(field + N[1]), tl.load(field + N[2]), tl.load(field + N[3]),
+            tl.load(field + N[4]), tl.load(field + N[5]), tl.load(field + N[6]), tl.load(field + N[7]))
 
 
 @triton.jit
@@ -215,33 +220,41 @@ def volume_force(x, y, z, xd, yd, zd, p, q, v, volo, ss, elem_mass, nodelist,
     over the element, plus the hourglass control force. Writes f*_corner[c * corner_stride + i]."""
     if stopped(status):
         return
-    elem, valid = element_tile(BLOCK, num_elem)
-    N = corner_nodes(nodelist, corner_stride, elem, valid)
-    X = gather(x, N, valid)
-    Y = gather(y, N, valid)
-    Z = gather(z, N, valid)
-
-    # Stress integration (IntegrateStressForElems): sigma_xx = sigma_yy = sigma_zz = -p - q.
-    sigma = -tl.load(p + elem, mask=valid, other=0.0) - tl.load(q + elem, mask=valid, other=0.0)
-    stress_volume = jacobian_volume(X, Y, Z)
-    NX, NY, NZ = corner_normals(X, Y, Z)
+    elem, valid = gather_tile(BLOCK, num_elem)
+    N = corner_nodes(nodelist, corner_stride, elem)
+    X = gather(x, N)
+    Y = gather(y, N)
+    Z = gather(z, N)
+    # The element's own values, the hourglass modes, then the nodal velocities' loads, issued
+    # before the stress normals so that the normals' arithmetic hides the gathers' latency (in the
+    # reference's order the loads came last, with little work left to hide them: 6 % slower).
+    # Only the order differs: every value is computed by the same operations.
+    sigma = -tl.load(p + elem) - tl.load(q + elem)
+    relative_volume = tl.load(v + elem)
+    determ = tl.load(volo + elem) * relative_volume
+    sound_speed = tl.load(ss + elem)
+    mass = tl.load(elem_mass + elem)
 
     # Hourglass control (CalcHourglassControlForElems, CalcFBHourglassForceForElems).
-    relative_volume = tl.load(v + elem, mask=valid, other=1.0)
-    determ = tl.load(volo + elem, mask=valid, other=1.0) * relative_volume
-    raise_flag(status, STATUS_VOLUME_ERROR, valid & ((stress_volume <= 0.0) | (relative_volume <= 0.0)), elem)
     DX, DY, DZ = volume_derivatives(X, Y, Z)
     volinv = 1.0 / determ
     H0 = hourglass_mode(X, Y, Z, DX, DY, DZ, volinv, 1.0, 1.0, -1.0, -1.0, -1.0, -1.0, 1.0, 1.0)
     H1 = hourglass_mode(X, Y, Z, DX, DY, DZ, volinv, 1.0, -1.0, -1.0, 1.0, -1.0, 1.0, 1.0, -1.0)
     H2 = hourglass_mode(X, Y, Z, DX, DY, DZ, volinv, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0)
     H3 = hourglass_mode(X, Y, Z, DX, DY, DZ, volinv, -1.0, 1.0, -1.0, 1.0, 1.0, -1.0, 1.0, -1.0)
-    sound_speed = tl.load(ss + elem, mask=valid, other=0.0)
-    mass = tl.load(elem_mass + elem, mask=valid, other=0.0)
+    XD = gather(xd, N)
+    YD = gather(yd, N)
+    ZD = gather(zd, N)
+
+    # Stress integration (IntegrateStressForElems): sigma_xx = sigma_yy = sigma_zz = -p - q.
+    stress_volume = jacobian_volume(X, Y, Z)
+    NX, NY, NZ = corner_normals(X, Y, Z)
+    raise_flag(status, STATUS_VOLUME_ERROR, valid & ((stress_volume <= 0.0) | (relative_volume <= 0.0)), elem)
+
     coefficient = -hgcoef * 0.01 * sound_speed * mass / cbrt(determ)
-    HX = hourglass_force(H0, H1, H2, H3, gather(xd, N, valid), coefficient)
-    HY = hourglass_force(H0, H1, H2, H3, gather(yd, N, valid), coefficient)
-    HZ = hourglass_force(H0, H1, H2, H3, gather(zd, N, valid), coefficient)
+    HX = hourglass_force(H0, H1, H2, H3, XD, coefficient)
+    HY = hourglass_force(H0, H1, H2, H3, YD, coefficient)
+    HZ = hourglass_force(H0, H1, H2, H3, ZD, coefficient)
 
     for c in tl.static_range(8):
         at = c * corner_stride + elem
@@ -406,20 +419,20 @@ def kinematics_q_gradient(x, y, z, xd, yd, zd, volo, v, nodelist,
     if stopped(status):
         return
     dt = step_dt(status, dt)
-    elem, valid = element_tile(BLOCK, num_elem)
-    N = corner_nodes(nodelist, corner_stride, elem, valid)
-    X = gather(x, N, valid)
-    Y = gather(y, N, valid)
-    Z = gather(z, N, valid)
-    XD = gather(xd, N, valid)
-    YD = gather(yd, N, valid)
-    ZD = gather(zd, N, valid)
+    elem, valid = gather_tile(BLOCK, num_elem)
+    N = corner_nodes(nodelist, corner_stride, elem)
+    X = gather(x, N)
+    Y = gather(y, N)
+    Z = gather(z, N)
+    XD = gather(xd, N)
+    YD = gather(yd, N)
+    ZD = gather(zd, N)
 
-    reference_volume = tl.load(volo + elem, mask=valid, other=1.0)
+    reference_volume = tl.load(volo + elem)
     volume = element_volume(X, Y, Z)
     relative_volume = volume / reference_volume
     tl.store(vnew + elem, relative_volume, mask=valid)
-    tl.store(delv + elem, relative_volume - tl.load(v + elem, mask=valid, other=1.0), mask=valid)
+    tl.store(delv + elem, relative_volume - tl.load(v + elem), mask=valid)
     tl.store(arealg + elem, characteristic_length(X, Y, Z, volume), mask=valid)
     raise_flag(status, STATUS_VOLUME_ERROR, valid & (relative_volume <= 0.0), elem)
 
