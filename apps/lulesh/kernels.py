@@ -616,26 +616,80 @@ def material_eos(eos_elems, eos_reps, count, e, p, q, ql, qq, delv, vnew, v, ss,
     i, in_range = element_tile(BLOCK, count)
     elem = tl.load(eos_elems + i, mask=in_range, other=-1)
     rep = tl.max(tl.load(eos_reps + i, mask=in_range, other=0), axis=0)
-    evaluate_eos(elem, rep, count, e, p, q, ql, qq, delv, vnew, v, ss, status,
-                 e_cut, p_cut, q_cut, eosvmin, eosvmax, pmin, emin, rho0, BLOCK, False)
+    valid = elem >= 0
+    evaluate_eos(elem, valid, eos_state(elem, valid, e, delv, p, q), rep, count, e, p, q, ql, qq, delv, vnew, v,
+                 ss, status, e_cut, p_cut, q_cut, eosvmin, eosvmax, pmin, emin, rho0, BLOCK, False)
 
 
 @triton.jit
-def evaluate_eos(elem, rep, count, e, p, q, ql, qq, delv, vnew, v, ss, status,
+def eos_state(elem, valid, e, delv, p, q):
+    """The stored state each EOS repetition starts from: e, delv, p, q of the elements."""
+    return (tl.load(e + elem, mask=valid, other=0.0), tl.load(delv + elem, mask=valid, other=0.0),
+            tl.load(p + elem, mask=valid, other=0.0), tl.load(q + elem, mask=valid, other=0.0))
+
+
+@triton.jit
+def eos_repetition(e_old, delvc, p_old, q_old, ql_old, qq_old, vnewc,
+                   e_cut, p_cut, q_cut, eosvmin, eosvmax, pmin, emin, rho0, BLOCK: tl.constexpr):
+    """One evaluation of the EOS (EvalEOSForElems' loop body, CalcEnergyForElems): the new energy,
+    pressure and q, and bvc, from the stored state."""
+    compression = 1.0 / vnewc - 1.0
+    vchalf = vnewc - delvc * 0.5
+    comp_half_step = 1.0 / vchalf - 1.0
+    if eosvmin != 0.0:
+        comp_half_step = tl.where(vnewc <= eosvmin, compression, comp_half_step)
+    if eosvmax != 0.0:
+        too_large = vnewc >= eosvmax
+        p_old = tl.where(too_large, 0.0, p_old)
+        compression = tl.where(too_large, 0.0, compression)
+        comp_half_step = tl.where(too_large, 0.0, comp_half_step)
+    work = tl.zeros([BLOCK], tl.float64)
+
+    # CalcEnergyForElems: predictor at the half step, corrector, then the final pressure.
+    e_new = e_old - 0.5 * delvc * (p_old + q_old) + 0.5 * work
+    e_new = tl.where(e_new < emin, emin, e_new)
+    bvc, p_half_step = pressure(e_new, comp_half_step, vnewc, pmin, p_cut, eosvmax)
+    vhalf = 1.0 / (1.0 + comp_half_step)
+    q_new = tl.where(delvc > 0.0, 0.0,
+                     sound_speed(e_new, vhalf * vhalf, bvc, p_half_step, rho0) * ql_old + qq_old)
+    e_new = e_new + 0.5 * delvc * (3.0 * (p_old + q_old) - 4.0 * (p_half_step + q_new))
+    e_new = e_new + 0.5 * work
+    e_new = cut_energy(e_new, e_cut, emin)
+    bvc, p_new = pressure(e_new, compression, vnewc, pmin, p_cut, eosvmax)
+    q_tilde = tl.where(delvc > 0.0, 0.0,
+                       sound_speed(e_new, vnewc * vnewc, bvc, p_new, rho0) * ql_old + qq_old)
+    e_new = e_new - (7.0 * (p_old + q_old) - 8.0 * (p_half_step + q_new) + (p_new + q_tilde)) * delvc * (1.0 / 6.0)
+    e_new = cut_energy(e_new, e_cut, emin)
+    bvc, p_new = pressure(e_new, compression, vnewc, pmin, p_cut, eosvmax)
+    q_final = sound_speed(e_new, vnewc * vnewc, bvc, p_new, rho0) * ql_old + qq_old
+    q_final = tl.where(tl.abs(q_final) < q_cut, 0.0, q_final)
+    q_new = tl.where(delvc <= 0.0, q_final, q_new)
+    return e_new, p_new, q_new, bvc
+
+
+@triton.jit
+def evaluate_eos(elem, valid, first_state, rep, count, e, p, q, ql, qq, delv, vnew, v, ss, status,
                  e_cut, p_cut, q_cut, eosvmin, eosvmax, pmin, emin, rho0, BLOCK: tl.constexpr,
                  Q_TERMS_GIVEN: tl.constexpr):
-    """material_eos's work on one tile of its slots (elem: -1 on padding; rep repetitions).
+    """material_eos's work on one tile of its slots (valid: not padding; rep >= 1 repetitions).
+    first_state: eos_state(), loaded by the caller as early as it can (monotonic_q_material_eos
+    before its Q terms, so that the loads' latency hides behind them); the first repetition starts
+    from it, each further one loads the state again, as the reference does.
     Q_TERMS_GIVEN: ql and qq are the Q terms themselves (monotonic_q_material_eos: in registers),
     else the arrays monotonic_q wrote, read in every repetition as the reference does."""
-    valid = elem >= 0
     vnewc = clamp_volume(tl.load(vnew + elem, mask=valid, other=1.0), eosvmin, eosvmax)
     vc = clamp_volume(tl.load(v + elem, mask=valid, other=1.0), eosvmin, eosvmax)
     raise_flag(status, STATUS_VOLUME_ERROR, valid & (vc <= 0.0), elem)
 
-    p_new = tl.zeros([BLOCK], tl.float64)
-    e_new = tl.zeros([BLOCK], tl.float64)
-    q_new = tl.zeros([BLOCK], tl.float64)
-    bvc = tl.zeros([BLOCK], tl.float64)
+    if Q_TERMS_GIVEN:
+        qq_old = qq
+        ql_old = ql
+    else:
+        qq_old = tl.load(qq + elem, mask=valid, other=0.0)
+        ql_old = tl.load(ql + elem, mask=valid, other=0.0)
+    e_old, delvc, p_old, q_old = first_state
+    e_new, p_new, q_new, bvc = eos_repetition(e_old, delvc, p_old, q_old, ql_old, qq_old, vnewc,
+                                              e_cut, p_cut, q_cut, eosvmin, eosvmax, pmin, emin, rho0, BLOCK)
     # The repetitions recompute the same values from the same inputs, so a compiler drops all
     # but one (LLVM does). To keep the reference's work, each repetition's energy input goes
     # through a select on a condition that is never true (count < 0: there would be no slot) but
@@ -643,48 +697,14 @@ def evaluate_eos(elem, rep, count, e, p, q, ql, qq, delv, vnew, v, ss, status,
     # the results are the reference's. Not `rep < 0`: inside the loop rep > 0 is known, and LLVM
     # then folds the repetitions into one again.
     never = count < 0
-    for _ in range(rep):
-        e_old = tl.where(never, e_new, tl.load(e + elem, mask=valid, other=0.0))
-        delvc = tl.load(delv + elem, mask=valid, other=0.0)
-        p_old = tl.load(p + elem, mask=valid, other=0.0)
-        q_old = tl.load(q + elem, mask=valid, other=0.0)
-        if Q_TERMS_GIVEN:
-            qq_old = qq
-            ql_old = ql
-        else:
+    for _ in range(1, rep):
+        e_old, delvc, p_old, q_old = eos_state(elem, valid, e, delv, p, q)
+        e_old = tl.where(never, e_new, e_old)
+        if not Q_TERMS_GIVEN:
             qq_old = tl.load(qq + elem, mask=valid, other=0.0)
             ql_old = tl.load(ql + elem, mask=valid, other=0.0)
-        compression = 1.0 / vnewc - 1.0
-        vchalf = vnewc - delvc * 0.5
-        comp_half_step = 1.0 / vchalf - 1.0
-        if eosvmin != 0.0:
-            comp_half_step = tl.where(vnewc <= eosvmin, compression, comp_half_step)
-        if eosvmax != 0.0:
-            too_large = vnewc >= eosvmax
-            p_old = tl.where(too_large, 0.0, p_old)
-            compression = tl.where(too_large, 0.0, compression)
-            comp_half_step = tl.where(too_large, 0.0, comp_half_step)
-        work = tl.zeros([BLOCK], tl.float64)
-
-        # CalcEnergyForElems: predictor at the half step, corrector, then the final pressure.
-        e_new = e_old - 0.5 * delvc * (p_old + q_old) + 0.5 * work
-        e_new = tl.where(e_new < emin, emin, e_new)
-        bvc, p_half_step = pressure(e_new, comp_half_step, vnewc, pmin, p_cut, eosvmax)
-        vhalf = 1.0 / (1.0 + comp_half_step)
-        q_new = tl.where(delvc > 0.0, 0.0,
-                         sound_speed(e_new, vhalf * vhalf, bvc, p_half_step, rho0) * ql_old + qq_old)
-        e_new = e_new + 0.5 * delvc * (3.0 * (p_old + q_old) - 4.0 * (p_half_step + q_new))
-        e_new = e_new + 0.5 * work
-        e_new = cut_energy(e_new, e_cut, emin)
-        bvc, p_new = pressure(e_new, compression, vnewc, pmin, p_cut, eosvmax)
-        q_tilde = tl.where(delvc > 0.0, 0.0,
-                           sound_speed(e_new, vnewc * vnewc, bvc, p_new, rho0) * ql_old + qq_old)
-        e_new = e_new - (7.0 * (p_old + q_old) - 8.0 * (p_half_step + q_new) + (p_new + q_tilde)) * delvc * (1.0 / 6.0)
-        e_new = cut_energy(e_new, e_cut, emin)
-        bvc, p_new = pressure(e_new, compression, vnewc, pmin, p_cut, eosvmax)
-        q_final = sound_speed(e_new, vnewc * vnewc, bvc, p_new, rho0) * ql_old + qq_old
-        q_final = tl.where(tl.abs(q_final) < q_cut, 0.0, q_final)
-        q_new = tl.where(delvc <= 0.0, q_final, q_new)
+        e_new, p_new, q_new, bvc = eos_repetition(e_old, delvc, p_old, q_old, ql_old, qq_old, vnewc,
+                                                  e_cut, p_cut, q_cut, eosvmin, eosvmax, pmin, emin, rho0, BLOCK)
 
     tl.store(p + elem, p_new, mask=valid)
     tl.store(e + elem, e_new, mask=valid)
@@ -707,10 +727,13 @@ def monotonic_q_material_eos(eos_elems, eos_reps, count, elem_bc, lxim, lxip, le
     i, in_range = element_tile(BLOCK, count)
     elem = tl.load(eos_elems + i, mask=in_range, other=-1)
     rep = tl.max(tl.load(eos_reps + i, mask=in_range, other=0), axis=0)
-    q_lin, q_quad = monotonic_q_terms(elem, elem >= 0, elem_bc, lxim, lxip, letam, letap, lzetam, lzetap,
+    valid = elem >= 0
+    # The EOS's state loaded first: its loads' latency overlaps the Q terms' neighbour gathers.
+    first_state = eos_state(elem, valid, e, delv, p, q)
+    q_lin, q_quad = monotonic_q_terms(elem, valid, elem_bc, lxim, lxip, letam, letap, lzetam, lzetap,
                                       delv_xi, delv_eta, delv_zeta, delx_xi, delx_eta, delx_zeta, vdov, volo, vnew,
                                       elem_mass, q, status, limiter_mult, max_slope, qlc_monoq, qqc_monoq, qstop)
-    evaluate_eos(elem, rep, count, e, p, q, q_lin, q_quad, delv, vnew, v, ss, status,
+    evaluate_eos(elem, valid, first_state, rep, count, e, p, q, q_lin, q_quad, delv, vnew, v, ss, status,
                  e_cut, p_cut, q_cut, eosvmin, eosvmax, pmin, emin, rho0, BLOCK, True)
 
 
