@@ -33,7 +33,7 @@ run_step configure configure.log cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_B
 if [ -n "${GPU_CHECK_QUICK:-}" ]; then
   # Only the targets this tree defines (some exist only where their toolchain was found).
   targets=()
-  for t in tritonpack_gpu_tests tritonpack_gpu_jit_contention tritonpack_gpu_autotune tritonpack_gpu_autotune_tma \
+  for t in tritonpack_gpu_tests tritonpack_gpu_jit_contention tritonpack_gpu_multi_device tritonpack_gpu_autotune tritonpack_gpu_autotune_tma \
            tritonpack_gpu_triton37_tests tritonpack_gpu_gluon_tests quickstart quickstart_c lulesh lulesh-mpi mpi_example \
            tritonpack_bench_launch tritonpack_bench_launch_separate tritonpack_first_launch tritonpack_first_launch_stored; do
     ninja -C "$BUILD" -t query "$t" >/dev/null 2>&1 && targets+=("$t")
