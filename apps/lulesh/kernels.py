@@ -227,7 +227,8 @@ def volume_force(x, y, z, xd, yd, zd, p, q, v, volo, ss, elem_mass, nodelist,
     Z = gather(z, N)
     # The element's own values, the hourglass modes, then the nodal velocities' loads, issued
     # before the stress normals so that the normals' arithmetic hides the gathers' latency (in the
-    # reference's order the loads came last, with little work left to hide them: 6 % slower).
+    # reference's order the loads came last, with a third less work left to hide them: 10 % slower
+    # on an H100, bench/RESULTS.md "Session 15").
     # Only the order differs: every value is computed by the same operations.
     sigma = -tl.load(p + elem) - tl.load(q + elem)
     relative_volume = tl.load(v + elem)
