@@ -238,20 +238,33 @@ TEST_CASE("every constrained field, damaged, is refused with a message naming it
   }
 }
 
-TEST_CASE("image_tools must hold one record per image (v3)") {
+TEST_CASE("image_tools must hold one record per image (v3 and later)") {
   // Drop the last image_tools record and move the sections after it up by its 8 bytes: a layout
-  // that is valid in every other respect.
-  auto b = sample_blob();
-  const std::uint64_t end = section_offset(b, F::sec_image_tools) + section_size(b, F::sec_image_tools);
-  b.erase(b.begin() + static_cast<std::ptrdiff_t>(end - 8), b.begin() + static_cast<std::ptrdiff_t>(end));
-  auto entry = [&](std::uint32_t s) { return b.data() + F::header::sections + s * F::header::section_entry_size; };
-  store_u64(entry(F::sec_image_tools) + 8, section_size(b, F::sec_image_tools) - 8);
-  for (std::uint32_t s = F::sec_image_tools + 1; s < F::section_count; ++s) store_u64(entry(s), section_offset(b, s) - 8);
-  store_u64(b.data() + F::header::total_size, b.size());
-  fix_checksum(b);
-  const std::string m = parse_error(b);
-  CHECK_MESSAGE(m.find("sections.image_tools") != std::string::npos, m);
-  CHECK_MESSAGE(m.find("one per image") != std::string::npos, m);
+  // that is valid in every other respect. Both in a container of today's format and in the v3
+  // golden one, the first version with the section (a check keyed to today's version alone would
+  // let the v3 file through with its provenance "not recorded").
+  auto drop_last_record = [](std::vector<std::uint8_t> b) {
+    const std::uint64_t end = section_offset(b, F::sec_image_tools) + section_size(b, F::sec_image_tools);
+    b.erase(b.begin() + static_cast<std::ptrdiff_t>(end - 8), b.begin() + static_cast<std::ptrdiff_t>(end));
+    auto entry = [&](std::uint32_t s) { return b.data() + F::header::sections + s * F::header::section_entry_size; };
+    store_u64(entry(F::sec_image_tools) + 8, section_size(b, F::sec_image_tools) - 8);
+    for (std::uint32_t s = F::sec_image_tools + 1; s < F::section_count; ++s) store_u64(entry(s), section_offset(b, s) - 8);
+    store_u64(b.data() + F::header::total_size, b.size());
+    fix_checksum(b);
+    return b;
+  };
+  std::ifstream in(std::string(TP_GOLDEN_DIR) + "/v3/sample.tpk", std::ios::binary);
+  const std::vector<std::uint8_t> v3((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(v3.size() > F::header::size);
+  REQUIRE(load_u32(v3.data() + F::header::version) == 3);
+  REQUIRE(parse_error(v3).empty());
+  for (const auto& [what, good] : {std::pair<std::string, std::vector<std::uint8_t>>{"today's format", sample_blob()},
+                                   {"v3 golden", v3}}) {
+    CAPTURE(what);
+    const std::string m = parse_error(drop_last_record(good));
+    CHECK_MESSAGE(m.find("sections.image_tools") != std::string::npos, m);
+    CHECK_MESSAGE(m.find("one per image") != std::string::npos, m);
+  }
 }
 
 TEST_CASE("a v2 container still has header bytes 56-63 reserved (v3 made them triton_commit)") {
