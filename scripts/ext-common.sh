@@ -26,14 +26,18 @@ ext_copy_source() {
 }
 
 # ext_find_program PATH NAME...: PATH itself when it is a file, else the first NAME inside the folder
-# PATH (a program, a staged folder, or a build folder); fails when there is none.
+# PATH (a program, a staged folder, or a build folder), as an absolute path (the scripts run programs
+# from scratch folders); fails when there is none.
 ext_find_program() {
   local p=$1 n
   shift
-  [ -f "$p" ] && { echo "$p"; return 0; }
-  [ -d "$p" ] || return 1
-  for n in "$@"; do [ -f "$p/$n" ] && { echo "$p/$n"; return 0; }; done
-  return 1
+  if [ ! -f "$p" ]; then
+    [ -d "$p" ] || return 1
+    for n in "$@"; do [ -f "$p/$n" ] && break; n=; done
+    [ -n "$n" ] || return 1
+    p=$p/$n
+  fi
+  echo "$(cd "$(dirname "$p")" && pwd)/$(basename "$p")"
 }
 
 # ext_cuobjdump: prints a cuobjdump (CUOBJDUMP, next to nvcc, on PATH, or the one Triton's wheel carries).

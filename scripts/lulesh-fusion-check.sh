@@ -16,7 +16,7 @@
 #   d. --fp-fusion with lulesh's default kernels (both fused: lulesh's default as a whole) against the
 #      references: s = 5, 10, 30, 45 from cubins and from PTX (TRITONPACK_FORCE_IR=1) against the
 #      published table; s = 50, 70, 90, 150 beside the kernels-apart run without FMA and LLNL's CPU
-#      reference where the repository records it (REFERENCE below).
+#      reference where the repository records it (scripts/lulesh-log.sh).
 # Then one summary. Logs go to $OUT/lulesh-fusion (else ./lulesh-fusion-logs).
 #
 #   bash scripts/lulesh-fusion-check.sh OURS [PORT]
@@ -36,7 +36,6 @@ source "$ROOT/scripts/ext-common.sh"
 source "$ROOT/scripts/lulesh-log.sh"
 # A folder stands for the program inside it (a staged folder, or a build folder).
 OURS=$(ext_find_program "$1" lulesh apps/lulesh/lulesh) || die "no lulesh program at '$1'"
-OURS=$(cd "$(dirname "$OURS")" && pwd)/$(basename "$OURS")
 for opt in --no-fused-nodes --no-fused-q-eos --no-fp-fusion; do
   "$OURS" -h 2>&1 | grep -q -- "$opt" || die "$OURS does not know $opt: build lulesh from a tree that has it (session 14 on)"
 done
@@ -58,12 +57,6 @@ FOM_SIZES=${FOM_SIZES:-45 90 150}
 REFDIR=$ROOT/apps/lulesh/reference
 T0=$SECONDS
 FAILED=0
-# LLNL's CPU build (g++ -DUSE_MPI=0 -O3, LLNL/LULESH 3e01c40) to completion where the repository
-# records it, "cycles energy" ("-" where not known). s = 5-45 are the published table (the program
-# verifies those itself). s = 50, 70 and 90 from serial runs (session 13). Not recorded: s = 150
-# (hours serially)
-# (apps/lulesh/bench/RESULTS.md, "Fusion (issue 32)", says how to get them).
-declare -A REFERENCE=([50]="1662 5.124778e+05" [70]="2402 9.417145e+05" [90]="3145 1.482403e+06" [150]="- -")
 # The fused paths of step a: label and options.
 # "default" below is the kernels apart, as the reference's loops are (lulesh's own default has been
 # both fused kernels since session 14): each option is named, whatever the program's default.
@@ -108,7 +101,7 @@ for s in 5 10 30 45 90; do
     same=$([ -n "$(report "$log")" ] && [ "$(report "$log")" = "$(report "a-s$s-default.log")" ] && echo yes || echo NO)
     v=$(verdict "$log")
     if [ "$s" = 90 ]; then
-      read -r want want_e <<<"${REFERENCE[90]}"
+      read -r want want_e <<<"${LULESH_LLNL_REFERENCE[90]}"
       v=$([ "$(iters "$log")" = "$want" ] && [ "$(energy "$log")" = "$want_e" ] && echo "PASS ($want cycles, $want_e, LLNL CPU)" ||
         echo "FAIL (LLNL CPU: $want cycles, $want_e)")
     fi
@@ -162,7 +155,8 @@ for s in 50 70 90 150; do
   run "d-s$s-fma.log" "$OURS" -s "$s" --require-gpu --fp-fusion || FAILED=1
 done
 for s in 50 70 90 150; do
-  read -r ref_c ref_e <<<"${REFERENCE[$s]}"
+  # LLNL's CPU result where scripts/lulesh-log.sh records it, "- -" where not (s = 150)
+  read -r ref_c ref_e <<<"${LULESH_LLNL_REFERENCE[$s]:-- -}"
   for kind in default fma; do
     log="d-s$s-$kind.log"
     c=$(iters $log); e=$(energy $log)

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # scripts/lulesh-log.sh — LULESH runs for the GPU scripts (lulesh-fusion-check.sh, multi-gpu-check.sh,
-# apps/lulesh/bench/vs-public-port.sh): the options of each named mode, and what a run printed
-# (apps/lulesh's lulesh and lulesh-mpi, in the reference's words). Sourced, not run.
+# lulesh-same-results.sh, apps/lulesh/bench/vs-public-port.sh and kernel-profile.sh): the options of
+# each named mode, the programs of a side-by-side run, LLNL's reference results, and what a run
+# printed (apps/lulesh's lulesh and lulesh-mpi, in the reference's words). Sourced, not run.
 
 # lulesh_mode_options MODE: lulesh's options for a named choice of kernels and rounding, each named in
 # full so that a mode means the same whatever the program's default (since session 14 both fused
@@ -24,6 +25,36 @@ lulesh_mode_options() {
     *) return 1 ;;
   esac
 }
+
+# lulesh_our_programs OURS [OPTION...]: appends to the caller's PROGRAMS array one "label|command" per
+# mode of OURS_MODES (default plain; labelled tritonpack, or tritonpack-MODE) and per "LABEL=PROGRAM"
+# of EXTRA_OURS (other builds of our lulesh in their plain mode, labelled tritonpack-LABEL, each
+# described on stdout); every command runs with --require-gpu and the OPTIONs. For the side-by-side
+# scripts (vs-public-port.sh, kernel-profile.sh); needs scripts/ext-common.sh. Fails, saying why on
+# stderr, for an unknown mode or a bad EXTRA_OURS entry.
+lulesh_our_programs() {
+  local ours=$1 m opts label e prog
+  shift
+  for m in ${OURS_MODES:-plain}; do
+    opts=$(lulesh_mode_options "$m") || { echo "${0##*/}: OURS_MODES: '$m' is none of $LULESH_MODES" >&2; return 1; }
+    label=tritonpack
+    [ "$m" != plain ] && label=tritonpack-$m
+    PROGRAMS+=("$label|$ours --require-gpu${opts:+ $opts}${*:+ $*}")
+  done
+  for e in ${EXTRA_OURS:-}; do
+    [[ $e == *=* ]] || { echo "${0##*/}: EXTRA_OURS: '$e' is not LABEL=PROGRAM" >&2; return 1; }
+    prog=$(ext_find_program "${e#*=}" lulesh apps/lulesh/lulesh) ||
+      { echo "${0##*/}: EXTRA_OURS: no lulesh program at '${e#*=}'" >&2; return 1; }
+    PROGRAMS+=("tritonpack-${e%%=*}|$prog --require-gpu${*:+ $*}")
+    echo "ours (${e%%=*}): $prog ($(stat -c %s "$prog") bytes, sha256 $(sha256sum "$prog" | cut -c1-16))"
+  done
+}
+
+# LLNL's CPU build (g++ -DUSE_MPI=0 -O3, LLNL/LULESH 3e01c40, serial, session 13) run to completion:
+# "cycles energy" by size. s = 5-45 are the published table (lulesh verifies those itself); s = 150
+# is not here (3.7 h on the 2-core build machine; its first 500 cycles: apps/lulesh/bench/RESULTS.md).
+# shellcheck disable=SC2034  # read by the scripts that source this file
+declare -A LULESH_LLNL_REFERENCE=([50]="1662 5.124778e+05" [70]="2402 9.417145e+05" [90]="3145 1.482403e+06")
 
 # What a run printed; each prints nothing when the run did not get that far.
 

@@ -22,8 +22,6 @@ source "$ROOT/scripts/ext-common.sh"
 source "$ROOT/scripts/lulesh-log.sh"
 NEW=$(ext_find_program "$1" lulesh apps/lulesh/lulesh) || die "no lulesh program at '$1'"
 OLD=$(ext_find_program "$2" lulesh apps/lulesh/lulesh) || die "no lulesh program at '$2'"
-NEW=$(cd "$(dirname "$NEW")" && pwd)/$(basename "$NEW")
-OLD=$(cd "$(dirname "$OLD")" && pwd)/$(basename "$OLD")
 SIZES=${SIZES:-5 10 30 45 50 70 90}
 MODES=${MODES:-plain no-fp-fusion}
 PTX_SIZES=${PTX_SIZES:-10 45}
@@ -31,8 +29,6 @@ RUN_TIMEOUT_S=${RUN_TIMEOUT_S:-120}
 LOGS=${OUT:+$OUT/lulesh-same-results}
 LOGS=${LOGS:-$PWD/lulesh-same-results-logs}
 mkdir -p "$LOGS"
-# LLNL's CPU build (g++ -DUSE_MPI=0 -O3, LLNL/LULESH 3e01c40) to completion, as lulesh-fusion-check.sh.
-declare -A LLNL=([50]="1662 5.124778e+05" [70]="2402 9.417145e+05" [90]="3145 1.482403e+06")
 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo "(no nvidia-smi)"
 for p in "$NEW" "$OLD"; do echo "$(basename "$(dirname "$p")")/$(basename "$p"): $(stat -c %s "$p") bytes, sha256 $(sha256sum "$p" | cut -c1-16)"; done
@@ -53,8 +49,8 @@ reference_verdict() { # LOG SIZE: the run against its reference
     if grep -q 'Trajectory vs .*: PASS' "$log"; then echo "published table: $v; every cycle: PASS"
     elif grep -q 'Trajectory vs' "$log"; then echo "published table: $v; every cycle: FAIL"
     else echo "published table: $v; every cycle: not compared"; fi
-  elif [ -n "${LLNL[$s]:-}" ]; then
-    read -r c e <<<"${LLNL[$s]}"
+  elif [ -n "${LULESH_LLNL_REFERENCE[$s]:-}" ]; then
+    read -r c e <<<"${LULESH_LLNL_REFERENCE[$s]}"
     [ "$(lulesh_iters "$log")" = "$c" ] && [ "$(lulesh_energy "$log")" = "$e" ] && echo "LLNL CPU: PASS" || echo "LLNL CPU: FAIL ($c, $e)"
   else echo "no reference"; fi
 }

@@ -20,11 +20,9 @@ source "$ROOT/scripts/lulesh-log.sh"
 die() { echo "kernel-profile.sh: $*" >&2; exit 2; }
 [ $# -eq 2 ] || die "usage: kernel-profile.sh OURS PORT (our lulesh program or its build folder; the port's program or build-public-port.sh's folder, or -)"
 OURS=$(ext_find_program "$1" lulesh apps/lulesh/lulesh) || die "no lulesh program at '$1'"
-OURS=$(cd "$(dirname "$OURS")" && pwd)/$(basename "$OURS")
 PORT=""
 if [ "$2" != - ]; then
   PORT=$(ext_find_program "$2" lulesh-port) || die "no lulesh-port at '$2' (run apps/lulesh/bench/build-public-port.sh first)"
-  PORT=$(cd "$(dirname "$PORT")" && pwd)/$(basename "$PORT")
 fi
 NCU=${NCU:-$(command -v ncu || ls -d /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | tail -1)}
 [ -n "$NCU" ] && [ -x "$NCU" ] || die "no Nsight Compute (ncu) here: set NCU"
@@ -42,19 +40,9 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || 
 echo "ncu: $NCU ($("$NCU" --version 2>/dev/null | tail -1)); s = $SIZE, $CYCLES cycles"
 
 declare -a PROGRAMS=()
-for m in ${OURS_MODES:-plain}; do
-  opts=$(lulesh_mode_options "$m") || die "OURS_MODES: '$m' is none of $LULESH_MODES"
-  # --no-graph: each kernel launched by itself, so that every launch is profiled whatever ncu does
-  # with graph nodes (the kernels are the same).
-  label=tritonpack
-  [ "$m" != plain ] && label=tritonpack-$m
-  PROGRAMS+=("$label|$OURS --require-gpu --no-graph${opts:+ $opts}")
-done
-for e in ${EXTRA_OURS:-}; do
-  [[ $e == *=* ]] || die "EXTRA_OURS: '$e' is not LABEL=PROGRAM"
-  prog=$(ext_find_program "${e#*=}" lulesh apps/lulesh/lulesh) || die "EXTRA_OURS: no lulesh program at '${e#*=}'"
-  PROGRAMS+=("tritonpack-${e%%=*}|$(cd "$(dirname "$prog")" && pwd)/$(basename "$prog") --require-gpu --no-graph")
-done
+# --no-graph: each kernel launched by itself, so that every launch is profiled whatever ncu does
+# with graph nodes (the kernels are the same).
+lulesh_our_programs "$OURS" --no-graph || exit 2
 [ -n "$PORT" ] && PROGRAMS+=("port|$PORT")
 
 SCRATCH=$(mktemp -d)

@@ -32,10 +32,8 @@ source "$ROOT/scripts/lulesh-log.sh"
 die() { echo "vs-public-port.sh: $*" >&2; exit 2; }
 [ $# -eq 2 ] || die "usage: vs-public-port.sh OURS PORT (our lulesh program or its build folder; the port's program or build-public-port.sh's folder)"
 OURS=$(ext_find_program "$1" lulesh apps/lulesh/lulesh) || die "no lulesh program at '$1' (give the program or a build folder with apps/lulesh/lulesh)"
-OURS=$(cd "$(dirname "$OURS")" && pwd)/$(basename "$OURS")
 if [ "$2" != - ]; then
   PORT=$(ext_find_program "$2" lulesh-port) || die "no lulesh-port at '$2' (run apps/lulesh/bench/build-public-port.sh first)"
-  PORT=$(cd "$(dirname "$PORT")" && pwd)/$(basename "$PORT")
 else
   PORT=""
 fi
@@ -66,25 +64,13 @@ echo "sizes: $SIZES; rounds: $REPS; our modes: $OURS_MODES; $([ -n "${ITERS:-}" 
 
 # The programs of one round, as "label|command" (our modes, then the port).
 declare -a PROGRAMS=()
-# Each mode's options name the kernels and the FMA choice in full (scripts/lulesh-log.sh).
-for m in $OURS_MODES; do
-  opts=$(lulesh_mode_options "$m") || die "OURS_MODES: '$m' is none of $LULESH_MODES"
-  label=tritonpack
-  [ "$m" != plain ] && label=tritonpack-$m
-  PROGRAMS+=("$label|$OURS --require-gpu${opts:+ $opts}")
-done
-# Other builds of our lulesh, each in its plain mode (EXTRA_OURS="LABEL=PROGRAM ...": e.g. kernels
-# compiled with other register limits), labelled tritonpack-LABEL.
-for e in ${EXTRA_OURS:-}; do
-  [[ $e == *=* ]] || die "EXTRA_OURS: '$e' is not LABEL=PROGRAM"
-  prog=$(ext_find_program "${e#*=}" lulesh apps/lulesh/lulesh) || die "EXTRA_OURS: no lulesh program at '${e#*=}'"
-  PROGRAMS+=("tritonpack-${e%%=*}|$(cd "$(dirname "$prog")" && pwd)/$(basename "$prog") --require-gpu")
-  echo "ours (${e%%=*}): $prog ($(stat -c %s "$prog") bytes, sha256 $(sha256sum "$prog" | cut -c1-16))"
-done
+# Our modes (each option named in full: scripts/lulesh-log.sh) and the other builds of our lulesh
+# (EXTRA_OURS="LABEL=PROGRAM ...": e.g. kernels compiled with other register limits).
+lulesh_our_programs "$OURS" || exit 2
 [ -n "$PORT" ] && PROGRAMS+=("port|$PORT")
 if [ -n "${EXTRA_PORT:-}" ]; then
   extra=$(ext_find_program "$EXTRA_PORT" lulesh-port) || die "EXTRA_PORT: no lulesh-port at '$EXTRA_PORT'"
-  PROGRAMS+=("${EXTRA_PORT_LABEL:-port-syncwarp}|$(cd "$(dirname "$extra")" && pwd)/$(basename "$extra")")
+  PROGRAMS+=("${EXTRA_PORT_LABEL:-port-syncwarp}|$extra")
   [ -f "$(dirname "$extra")/build-info.txt" ] && grep '^patch' "$(dirname "$extra")/build-info.txt" | sed "s/^/  ${EXTRA_PORT_LABEL:-port-syncwarp} /"
 fi
 

@@ -25,8 +25,6 @@ die() { echo "vs-anl.sh: $*" >&2; exit 2; }
 [ $# -eq 2 ] || die "usage: vs-anl.sh OURS ANL (our xsbench program or its build folder; ANL's XSBench or build-anl.sh's folder)"
 OURS=$(ext_find_program "$1" xsbench apps/xsbench/xsbench) || die "no xsbench program at '$1' (give the program or a build folder with apps/xsbench/xsbench)"
 ANL=$(ext_find_program "$2" XSBench) || die "no XSBench at '$2' (run apps/xsbench/bench/build-anl.sh first)"
-OURS=$(cd "$(dirname "$OURS")" && pwd)/$(basename "$OURS")
-ANL=$(cd "$(dirname "$ANL")" && pwd)/$(basename "$ANL")
 # A prebuilt folder may carry the libraries our program links besides libc and libstdc++ (libzstd).
 LD_LIBRARY_PATH=$(dirname "$OURS"):$(dirname "$OURS")/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export LD_LIBRARY_PATH
