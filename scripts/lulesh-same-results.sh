@@ -33,10 +33,10 @@ mkdir -p "$LOGS"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo "(no nvidia-smi)"
 for p in "$NEW" "$OLD"; do echo "$(basename "$(dirname "$p")")/$(basename "$p"): $(stat -c %s "$p") bytes, sha256 $(sha256sum "$p" | cut -c1-16)"; done
 # A staged folder may carry libzstd beside the program.
-run() { # LOG PROGRAM ARGS...: one run, its report kept
-  local log=$1 prog=$2
-  shift 2
-  LD_LIBRARY_PATH=$(dirname "$prog"):$(dirname "$prog")/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+run() { # LOG PROGRAM ENV ARGS...: one run (ENV: an environment assignment, or ""), its report kept
+  local log=$1 prog=$2 env=$3
+  shift 3
+  env ${env:+"$env"} LD_LIBRARY_PATH="$(dirname "$prog"):$(dirname "$prog")/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     timeout "$RUN_TIMEOUT_S" "$prog" --require-gpu "$@" >"$log" 2>&1
 }
 # The lines that must agree: what the reference prints of the result (not times, not the image line).
@@ -55,39 +55,37 @@ reference_verdict() { # LOG SIZE: the run against its reference
   else echo "no reference"; fi
 }
 
+# compare S NAME LABEL ENV OPTION...: NEW and OLD at size S with the OPTIONs (and ENV), their reports
+# compared line by line and each against its reference; one row of the table, labelled LABEL; FAILED
+# set when they differ, a run fails or NEW's reference does not hold.
+compare() {
+  local s=$1 name=$2 label=$3 env=$4 rn ro same vn vo
+  shift 4
+  local new=$LOGS/s${s}_${name}_new.log old=$LOGS/s${s}_${name}_old.log
+  run "$new" "$NEW" "$env" -s "$s" "$@"; rn=$?
+  run "$old" "$OLD" "$env" -s "$s" "$@"; ro=$?
+  if [ $rn -ne 0 ] || [ $ro -ne 0 ]; then same="run failed (exit new $rn, old $ro)"; FAILED=1
+  elif [ -z "$(report "$new")" ]; then same="no report"; FAILED=1
+  elif diff <(report "$new") <(report "$old") >"$LOGS/s${s}_${name}.diff"; then same="identical"
+  else same="DIFFERS (s${s}_${name}.diff)"; FAILED=1; fi
+  vn=$(reference_verdict "$new" "$s")
+  vo=$(reference_verdict "$old" "$s")
+  [[ $vn == *FAIL* ]] && FAILED=1
+  TABLE+=$'\n'"| $s | $label | $(lulesh_iters "$new") | $(lulesh_energy "$new") | $same | $vn | $vo |"
+}
+
 FAILED=0
 TABLE="| s | mode | cycles | energy | NEW vs OLD report | NEW's reference | OLD's reference |"$'\n'"|---|---|---|---|---|---|---|"
 for s in $SIZES; do
   for m in $MODES; do
     opts=$(lulesh_mode_options "$m") || die "MODES: '$m' is none of $LULESH_MODES"
     # shellcheck disable=SC2086  # opts are options
-    run "$LOGS/s${s}_${m}_new.log" "$NEW" -s "$s" $opts; rn=$?
-    # shellcheck disable=SC2086
-    run "$LOGS/s${s}_${m}_old.log" "$OLD" -s "$s" $opts; ro=$?
-    if [ $rn -ne 0 ] || [ $ro -ne 0 ]; then same="run failed (exit new $rn, old $ro)"; FAILED=1
-    elif [ -z "$(report "$LOGS/s${s}_${m}_new.log")" ]; then same="no report"; FAILED=1
-    elif diff <(report "$LOGS/s${s}_${m}_new.log") <(report "$LOGS/s${s}_${m}_old.log") >"$LOGS/s${s}_${m}.diff"; then same="identical"
-    else same="DIFFERS (s${s}_${m}.diff)"; FAILED=1; fi
-    vn=$(reference_verdict "$LOGS/s${s}_${m}_new.log" "$s")
-    vo=$(reference_verdict "$LOGS/s${s}_${m}_old.log" "$s")
-    [[ $vn == *FAIL* ]] && FAILED=1
-    TABLE+=$'\n'"| $s | $m | $(lulesh_iters "$LOGS/s${s}_${m}_new.log") | $(lulesh_energy "$LOGS/s${s}_${m}_new.log") | $same | $vn | $vo |"
+    compare "$s" "$m" "$m" "" $opts
   done
 done
 # From PTX (the driver JIT-compiles sm_80's PTX: an image of its own, whose FMA contraction may differ
 # from the sm_90a cubin's), NEW against OLD on the same path.
-for s in $PTX_SIZES; do
-  TRITONPACK_FORCE_IR=1 run "$LOGS/s${s}_ptx_new.log" "$NEW" -s "$s"; rn=$?
-  TRITONPACK_FORCE_IR=1 run "$LOGS/s${s}_ptx_old.log" "$OLD" -s "$s"; ro=$?
-  if [ $rn -ne 0 ] || [ $ro -ne 0 ]; then same="run failed (exit new $rn, old $ro)"; FAILED=1
-  elif [ -z "$(report "$LOGS/s${s}_ptx_new.log")" ]; then same="no report"; FAILED=1
-  elif diff <(report "$LOGS/s${s}_ptx_new.log") <(report "$LOGS/s${s}_ptx_old.log") >"$LOGS/s${s}_ptx.diff"; then same="identical"
-  else same="DIFFERS (s${s}_ptx.diff)"; FAILED=1; fi
-  vn=$(reference_verdict "$LOGS/s${s}_ptx_new.log" "$s")
-  vo=$(reference_verdict "$LOGS/s${s}_ptx_old.log" "$s")
-  [[ $vn == *FAIL* ]] && FAILED=1
-  TABLE+=$'\n'"| $s | plain, PTX JIT | $(lulesh_iters "$LOGS/s${s}_ptx_new.log") | $(lulesh_energy "$LOGS/s${s}_ptx_new.log") | $same | $vn | $vo |"
-done
+for s in $PTX_SIZES; do compare "$s" ptx "plain, PTX JIT" TRITONPACK_FORCE_IR=1; done
 echo "$TABLE" | tee "$LOGS/summary.md"
 [ $FAILED -eq 0 ] && echo "every pair identical, every reference held" || echo "SOMETHING DIFFERS OR FAILED: see the table and $LOGS"
 exit $FAILED
