@@ -72,6 +72,10 @@ def test_a_profile_that_did_not_run_is_refused(tmp_path):
                            '"0","volume_force","254"\n')
     r = run("--cycles", 6, f"ours={no_duration}")
     assert r.returncode != 0 and "gpu__time_duration.sum" in r.stderr
+    no_names = tmp_path / "no_names.csv"  # another page of ncu's, not the raw one: a message, no traceback
+    no_names.write_text('"ID","gpu__time_duration.sum"\n"","nsecond"\n"0","1000"\n')
+    r = run("--cycles", 6, f"ours={no_names}")
+    assert r.returncode != 0 and "no kernel rows" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_label_without_file_is_a_usage_error(tmp_path):

@@ -43,13 +43,15 @@ def read_raw_page(path):
     if len(rows) < 2:
         return [], []
     header = rows[0]
+    if "Kernel Name" not in header:
+        return header, []
     body = rows[2:] if rows[1] and rows[1][header.index("Kernel Name")] == "" else rows[1:]
     return header, [dict(zip(header, r)) for r in body]
 
 
 def summarise(path, cycles):
     header, rows = read_raw_page(path)
-    if not rows or "Kernel Name" not in header or DURATION not in header:
+    if not rows or DURATION not in header:
         raise SystemExit(f"kernel_profile.py: {path}: no kernel rows with {DURATION} "
                          "(did ncu run? see its log next to the CSV)")
     kernels = {}
