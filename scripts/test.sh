@@ -22,7 +22,9 @@
 #              the tests must catch; the full list is run by hand (tests/MUTATION.md)
 #
 # Environment: BUILD_ROOT (default <repo>/build-ci), JOBS (default: nproc), FUZZ_SECONDS (default
-# 60 per target), TP_STEPS (default: all, e.g. "cmake ctest pytest"), plus scripts/setup.sh's.
+# 60 per target), TP_STEPS (default: all, e.g. "cmake ctest pytest"), TP_PRUNE_BUILDS (1: remove each
+# step's build tree once no later step needs it; .ci/run sets it, since the whole run otherwise holds
+# about 5 GB at its end and a CI run once failed on a full disk), plus scripts/setup.sh's.
 set -uo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh" --lib
@@ -31,6 +33,7 @@ cd "$TP_ROOT"
 : "${JOBS:=$(nproc)}"
 : "${FUZZ_SECONDS:=60}"
 : "${TP_STEPS:=cmake ctest pytest pytest-oldest meson sanitize tsan fuzz mutation}"
+: "${TP_PRUNE_BUILDS:=0}"
 export CMAKE_BUILD_PARALLEL_LEVEL="$JOBS"
 export CTEST_PARALLEL_LEVEL="$JOBS"
 export PYTHONDONTWRITEBYTECODE=1
@@ -53,6 +56,15 @@ step() {
     FAILED=1
   fi
   return $rc
+}
+# prune PATH... — with TP_PRUNE_BUILDS=1, removes build trees (or a virtual environment) that no
+# later step reads; a local run keeps them for the next, incremental one.
+prune() {
+  [ "$TP_PRUNE_BUILDS" = 1 ] || return 0
+  local p
+  for p in "$@"; do
+    case "$p" in "$BUILD_ROOT"/*|"$TP_ROOT"/.venv-oldest) rm -rf -- "$p" ;; esac
+  done
 }
 skip() { RESULTS+=("$(printf '%-13s skipped        %s' "$1" "$2")"); tp_log "[$1] skipped: $2"; }
 want() { [[ " $TP_STEPS " == *" $1 "* ]]; }
@@ -187,21 +199,28 @@ cmake_ok=$?
 if want ctest; then
   if [ $cmake_ok -eq 0 ]; then step ctest do_ctest; else skip ctest "the CMake build failed"; fi
 fi
+prune "$BUILD_ROOT/cmake"
 if want pytest; then
   if [ -d tests/python ]; then step pytest do_pytest; else skip pytest "no tests/python yet"; fi
 fi
 if want pytest-oldest; then
   if [ -d tests/python ]; then step pytest-oldest do_pytest_oldest; else skip pytest-oldest "no tests/python yet"; fi
 fi
+prune "$TP_ROOT/.venv-oldest"
 if want meson; then
   if [ -f meson.build ]; then step meson do_meson; else skip meson "no meson.build yet"; fi
 fi
+prune "$BUILD_ROOT/meson" "$BUILD_ROOT/meson-subproject"
 want sanitize && step sanitize do_sanitize
+prune "$BUILD_ROOT/sanitize"
 want tsan && step tsan do_tsan
+prune "$BUILD_ROOT/tsan"
 if want fuzz; then
   if [ -f fuzz/CMakeLists.txt ]; then step fuzz do_fuzz; else skip fuzz "no fuzz/ targets yet"; fi
 fi
+prune "$BUILD_ROOT/fuzz"
 want mutation && step mutation do_mutation
+prune "$BUILD_ROOT/mutation"
 
 echo
 tp_log "Summary ($((SECONDS - T_ALL))s in all)"

@@ -311,12 +311,24 @@ def test_cgroup_limit_counts(tmp_path, layout):
 
 
 def test_group_usage_sees_a_whole_process_group():
-    p = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    # A leader that has written 64 MiB and started a child in its group. The leader must have
+    # touched its memory: a freshly exec'd `sleep` may still show 0 resident pages in
+    # /proc/PID/stat (Linux updates those counters lazily), which made a bare `sleep` flaky.
+    leader = ("import subprocess, sys, time\n"
+              "block = bytes(range(256)) * (1 << 18)\n"
+              "child = subprocess.Popen(['sleep', '30'])\n"
+              "print('ready', flush=True)\n"
+              "time.sleep(30)\n")
+    p = subprocess.Popen([sys.executable, "-c", leader], start_new_session=True,
+                         stdout=subprocess.PIPE, text=True)
     try:
+        assert p.stdout.readline().strip() == "ready"
         rss, names = resources.group_usage(p.pid)
-        assert names == {"sleep": 1} and rss > 0
+        assert names.pop("sleep", 0) == 1, names
+        assert sum(names.values()) == 1, names  # the leader, whatever its command name
+        assert rss >= 64 << 20
     finally:
-        p.kill()
+        os.killpg(p.pid, signal.SIGKILL)
         p.wait()
 
 
