@@ -31,15 +31,14 @@ run_step configure configure.log cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_B
   -DTRITONPACK_PYTHON="$PY" -DTRITONPACK_FUZZ=OFF
 # GPU_CHECK_QUICK=1 builds only what the GPU steps run and skips the CPU suite (for a short lease).
 if [ -n "${GPU_CHECK_QUICK:-}" ]; then
-  # Only the targets this tree defines (some exist only where their toolchain was found).
-  targets=()
-  for t in tritonpack_gpu_tests tritonpack_gpu_jit_contention tritonpack_gpu_multi_device tritonpack_gpu_autotune tritonpack_gpu_autotune_tma \
-           tritonpack_gpu_triton37_tests tritonpack_gpu_gluon_tests quickstart quickstart_c lulesh lulesh-mpi mpi_example \
-           tritonpack_bench_launch tritonpack_bench_launch_separate tritonpack_first_launch tritonpack_first_launch_stored; do
+  # What `ctest -L gpu` runs (scripts/ctest_targets.py reads it from the configured tests, so a new
+  # GPU test is built without being listed here), and the benchmarks' programs, which no test runs.
+  mapfile -t targets < <(python3 "$ROOT/scripts/ctest_targets.py" "$BUILD" --label gpu)
+  for t in tritonpack_bench_launch tritonpack_bench_launch_separate tritonpack_first_launch tritonpack_first_launch_stored; do
     ninja -C "$BUILD" -t query "$t" >/dev/null 2>&1 && targets+=("$t")
   done
-  # GPU_CHECK_EXTRA_TARGETS: more targets whose `gpu`-labelled tests the quick run should build too
-  # (an example's GPU program, say); a name this tree does not define fails the build step.
+  # GPU_CHECK_EXTRA_TARGETS: more targets to build (a program a later step runs that no GPU test
+  # names); a name this tree does not define fails the build step.
   read -r -a extra <<<"${GPU_CHECK_EXTRA_TARGETS:-}"
   targets+=("${extra[@]}")
   run_step build build.log cmake --build "$BUILD" -j "$(nproc)" --target "${targets[@]}"

@@ -26,7 +26,6 @@ are comments.
 """
 import argparse
 import filecmp
-import json
 import os
 import re
 import shutil
@@ -34,6 +33,9 @@ import signal
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # scripts/, also when loaded by path
+from ctest_targets import ctest_targets  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -186,33 +188,6 @@ def selected_nothing(output):
     """True when a run's output says it ran no test: doctest's "test cases: 0", pytest's "no tests
     ran", ctest's "No tests were found"."""
     return bool(re.search(r"\[doctest\] test cases:\s+0 \||^no tests ran|No tests were found", output, re.M))
-
-
-def ctest_targets(build, regex):
-    """What the ctest tests matching `regex` run: every path under `build` named in their
-    commands or environment (-DPROGRAM=..., TRITONPACK_CUDA_LIBRARY=..., K=V@@K=V lists) that
-    ninja can make, relative to `build`; empty when ctest lists none."""
-    shown = subprocess.run(["ctest", "--show-only=json-v1", "-R", regex], cwd=build, capture_output=True, text=True)
-    try:
-        tests = json.loads(shown.stdout).get("tests", [])
-    except ValueError:
-        return []
-    words = []
-    for t in tests:
-        words += t.get("command", [])
-        for prop in t.get("properties", []):
-            if prop.get("name") == "ENVIRONMENT":
-                words += prop.get("value", [])
-    targets = []
-    for w in words:
-        for part in re.split(r"[=;@\s]", w):
-            if not part.startswith(build + os.sep):
-                continue
-            rel = os.path.relpath(part, build)
-            known = subprocess.run(["ninja", "-C", build, "-t", "query", rel], capture_output=True).returncode == 0
-            if known and rel not in targets:
-                targets.append(rel)
-    return targets
 
 
 def fortran_compile_failure(build_output):

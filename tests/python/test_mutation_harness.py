@@ -64,3 +64,42 @@ def test_a_filter_that_selects_no_test_is_noticed():
     assert h.selected_nothing("[doctest] test cases: 0 | 0 passed | 0 failed | 150 skipped\n")
     assert h.selected_nothing("No tests were found!!!\n")
     assert not h.selected_nothing("[doctest] test cases: 1 | 1 passed | 0 failed | 149 skipped\n")
+
+
+def test_ctest_targets_are_what_the_selected_tests_run(tmp_path):
+    """scripts/ctest_targets.py (the `ctest:REGEX` suites' build, and gpu-check.sh's quick build):
+    the programs a label's tests run, whether named as the command, as an argument or in the
+    environment; nothing of another label's tests; and a selection of no test refused."""
+    import shutil
+    import subprocess
+    import sys
+    import pytest
+    if not (shutil.which("cmake") and shutil.which("ninja") and shutil.which("ctest")):
+        pytest.skip("cmake, ninja and ctest are needed to configure a project")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "main.c").write_text("int main(void) { return 0; }\n")
+    (src / "CMakeLists.txt").write_text("""cmake_minimum_required(VERSION 3.25)
+project(t C)
+foreach(p direct argument library other)
+  add_executable(${p} main.c)
+endforeach()
+enable_testing()
+add_test(NAME [[gpu.direct test]] COMMAND direct)
+add_test(NAME g2 COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:argument> -P nothing.cmake)
+set_tests_properties([[gpu.direct test]] g2 PROPERTIES LABELS gpu)
+set_tests_properties(g2 PROPERTIES ENVIRONMENT "DRIVER_LIBRARY=$<TARGET_FILE:library>")
+add_test(NAME c1 COMMAND other)
+set_tests_properties(c1 PROPERTIES LABELS cpu)
+""")
+    build = tmp_path / "build"
+    subprocess.run(["cmake", "-S", str(src), "-B", str(build), "-G", "Ninja"], check=True, capture_output=True)
+    script = REPO / "scripts" / "ctest_targets.py"
+    run = lambda *a: subprocess.run([sys.executable, str(script), str(build), *a], capture_output=True, text=True)
+    gpu = run("--label", "gpu")
+    assert gpu.returncode == 0, gpu.stderr
+    assert sorted(gpu.stdout.split()) == ["argument", "direct", "library"]
+    assert run("--regex", "^c1$").stdout.split() == ["other"]
+    none = run("--label", "nothing")
+    assert none.returncode == 1 and "selects no test" in none.stderr and none.stdout == ""
+    assert harness().ctest_targets(str(build), "^gpu.direct test$") == ["direct"]
