@@ -50,11 +50,14 @@ lulesh_our_programs() {
   done
 }
 
-# LLNL's CPU build (g++ -DUSE_MPI=0 -O3, LLNL/LULESH 3e01c40, serial, session 13) run to completion:
-# "cycles energy" by size. s = 5-45 are the published table (lulesh verifies those itself); s = 150
-# is not here (3.7 h on the 2-core build machine; its first 500 cycles: apps/lulesh/bench/RESULTS.md).
+# LLNL's results to completion, "cycles energy" by size: apps/lulesh/reference/final_results.txt
+# (the published table's sizes and LLNL's CPU build of larger ones; vs_public_port.py reads it too).
 # shellcheck disable=SC2034  # read by the scripts that source this file
-declare -A LULESH_LLNL_REFERENCE=([50]="1662 5.124778e+05" [70]="2402 9.417145e+05" [90]="3145 1.482403e+06")
+declare -A LULESH_LLNL_REFERENCE=()
+while read -r _s _c _e _; do
+  [[ $_s =~ ^[0-9]+$ ]] && LULESH_LLNL_REFERENCE[$_s]="$_c $_e"
+done <"$(dirname "${BASH_SOURCE[0]}")/../apps/lulesh/reference/final_results.txt"
+unset _s _c _e
 
 # What a run printed; each prints nothing when the run did not get that far.
 
