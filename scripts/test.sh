@@ -199,14 +199,14 @@ cmake_ok=$?
 if want ctest; then
   if [ $cmake_ok -eq 0 ]; then step ctest do_ctest; else skip ctest "the CMake build failed"; fi
 fi
-prune "$BUILD_ROOT/cmake"
 if want pytest; then
   if [ -d tests/python ]; then step pytest do_pytest; else skip pytest "no tests/python yet"; fi
 fi
 if want pytest-oldest; then
   if [ -d tests/python ]; then step pytest-oldest do_pytest_oldest; else skip pytest-oldest "no tests/python yet"; fi
 fi
-prune "$TP_ROOT/.venv-oldest"
+# pytest and pytest-oldest run the CMake build's packer (test_container_reader.py finds it there).
+prune "$TP_ROOT/.venv-oldest" "$BUILD_ROOT/cmake"
 if want meson; then
   if [ -f meson.build ]; then step meson do_meson; else skip meson "no meson.build yet"; fi
 fi
