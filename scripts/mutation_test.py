@@ -57,8 +57,10 @@ SUITES = {
     "separate": (["tritonpack_separate_test", "tritonpack_fake_cuda"],
                  ["ctest", "--output-on-failure", "-R", "^generated_header_separate_mode$"]),
     # Python front end: the packer only (the container-reader cross-checks run it through
-    # TRITONPACK_PACKER); {filter} is a pytest path (and -k expression). -rs: each skip says why.
-    "python": (["tritonpack_cli"], ["{python}", "-m", "pytest", "-q", "-x", "-rs", "-p", "no:cacheprovider",
+    # TRITONPACK_PACKER); {filter} is a pytest path (and -k expression). -rfEs: the summary names each
+    # failure and error (the kill's "killed by"; -rs alone would replace pytest's default -rfE and
+    # leave them unnamed) and says why each skip skipped.
+    "python": (["tritonpack_cli"], ["{python}", "-m", "pytest", "-q", "-x", "-rfEs", "-p", "no:cacheprovider",
                                     "{pytest_filter}"]),
     # ctest-only checks; {filter} is ctest's -R regex; the targets come from the tests (ctest_targets).
     "ctest": (None, ["ctest", "--output-on-failure", "-R", "{ctest_filter}"]),

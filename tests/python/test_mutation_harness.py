@@ -103,3 +103,26 @@ set_tests_properties(c1 PROPERTIES LABELS cpu)
     none = run("--label", "nothing")
     assert none.returncode == 1 and "selects no test" in none.stderr and none.stdout == ""
     assert harness().ctest_targets(str(build), "^gpu.direct test$") == ["direct"]
+
+
+def test_a_python_suite_kill_names_its_test(tmp_path):
+    """The python suite's own pytest arguments, run on a failing test and on one whose fixture
+    errors: the harness must name both (a kill recorded with no test cannot be traced)."""
+    import subprocess
+    import sys
+    h = harness()
+    (tmp_path / "test_planted.py").write_text(
+        "import pytest\n"
+        "@pytest.fixture\n"
+        "def broken():\n"
+        "    raise RuntimeError('fixture broke')\n"
+        "def test_fails():\n"
+        "    assert 1 == 2\n"
+        "def test_errors(broken):\n"
+        "    pass\n")
+    _, command = h.SUITES["python"]
+    for test, named in [("test_fails", "::test_fails"), ("test_errors", "::test_errors (error)")]:
+        cmd = [sys.executable if part == "{python}" else part for part in command if part != "{pytest_filter}"]
+        out = subprocess.run(cmd + [f"test_planted.py::{test}"], cwd=tmp_path, capture_output=True, text=True)
+        assert out.returncode == 1, out.stdout
+        assert [n for n in h.failing_tests(out.stdout) if n.endswith(named)], out.stdout
