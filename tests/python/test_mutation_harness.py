@@ -2,7 +2,12 @@
 blocks, pytest FAILED and ERROR lines (a fixture error is a kill too, and must be named), ctest's
 list of failed tests; in a ctest suite a Fortran source that no longer compiles is a kill."""
 import importlib.util
+import shutil
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -70,10 +75,6 @@ def test_ctest_targets_are_what_the_selected_tests_run(tmp_path):
     """scripts/ctest_targets.py (the `ctest:REGEX` suites' build, and gpu-check.sh's quick build):
     the programs a label's tests run, whether named as the command, as an argument or in the
     environment; nothing of another label's tests; and a selection of no test refused."""
-    import shutil
-    import subprocess
-    import sys
-    import pytest
     if not (shutil.which("cmake") and shutil.which("ninja") and shutil.which("ctest")):
         pytest.skip("cmake, ninja and ctest are needed to configure a project")
     src = tmp_path / "src"
@@ -108,8 +109,6 @@ set_tests_properties(c1 PROPERTIES LABELS cpu)
 def test_a_python_suite_kill_names_its_test(tmp_path):
     """The python suite's own pytest arguments, run on a failing test and on one whose fixture
     errors: the harness must name both (a kill recorded with no test cannot be traced)."""
-    import subprocess
-    import sys
     h = harness()
     (tmp_path / "test_planted.py").write_text(
         "import pytest\n"

@@ -314,7 +314,7 @@ def test_group_usage_sees_a_whole_process_group():
     # A leader that has written 64 MiB and started a child in its group. The leader must have
     # touched its memory: a freshly exec'd `sleep` may still show 0 resident pages in
     # /proc/PID/stat (Linux updates those counters lazily), which made a bare `sleep` flaky.
-    leader = ("import subprocess, sys, time\n"
+    leader = ("import subprocess, time\n"
               "block = bytes(range(256)) * (1 << 18)\n"
               "child = subprocess.Popen(['sleep', '30'])\n"
               "print('ready', flush=True)\n"
