@@ -16,7 +16,7 @@
 #   d. --fp-fusion with lulesh's default kernels (both fused: lulesh's default as a whole) against the
 #      references: s = 5, 10, 30, 45 from cubins and from PTX (TRITONPACK_FORCE_IR=1) against the
 #      published table; s = 50, 70, 90, 150 beside the kernels-apart run without FMA and LLNL's CPU
-#      reference where the repository records it (scripts/lulesh-log.sh).
+#      reference where the repository records it (apps/lulesh/reference/final_results.txt).
 # Then one summary. Logs go to $OUT/lulesh-fusion (else ./lulesh-fusion-logs).
 #
 #   bash scripts/lulesh-fusion-check.sh OURS [PORT]
@@ -155,7 +155,7 @@ for s in 50 70 90 150; do
   run "d-s$s-fma.log" "$OURS" -s "$s" --require-gpu --fp-fusion || FAILED=1
 done
 for s in 50 70 90 150; do
-  # LLNL's CPU result where scripts/lulesh-log.sh records it, "- -" where not (s = 150)
+  # LLNL's CPU result where apps/lulesh/reference/final_results.txt records it, "- -" where not (s = 150)
   read -r ref_c ref_e <<<"${LULESH_LLNL_REFERENCE[$s]:-- -}"
   for kind in default fma; do
     log="d-s$s-$kind.log"
