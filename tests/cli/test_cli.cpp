@@ -2,6 +2,7 @@
 // pack → inspect → extract path on the committed fixtures.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "test_util.hpp"
@@ -237,7 +238,7 @@ TEST_CASE("inspect --device shows the image the run time would choose, and why")
   CHECK(s90.code == 0);
   CHECK(s90.out.find("on sm_90: image 1 (cuda cubin sm_90a) — exact cubin sm_90a") != std::string::npos);
   const auto s86 = run_cli("inspect --device sm_86 \"" + (packed() / "fixtures.tpk").string() + "\"");
-  CHECK(s86.out.find("on sm_86: image 0 (cuda cubin sm_80)") != std::string::npos);
+  CHECK(s86.out.find("on sm_86: image 2 (cuda cubin sm_80)") != std::string::npos);
   const auto g = run_cli("inspect --device gfx942 --json \"" + (packed() / "fixtures.hpp").string() + "\"");
   CHECK(g.code == 0);
   const auto doc = nlohmann::json::parse(g.out);
@@ -246,6 +247,44 @@ TEST_CASE("inspect --device shows the image the run time would choose, and why")
   CHECK(img["arch"] == "gfx942");
   CHECK(img["kind"] == "hsaco");
   CHECK(!sel["refused"].empty());
+}
+
+TEST_CASE("pack lays each kernel's frame out for loading: binaries first, by variant, the newest target first") {
+  // A load decodes its frame up to the image it needs: the first variant's cubin for the newest
+  // target decodes alone. --image-order manifest keeps the manifest's order (sm_80 first here).
+  auto layout = [](const path& tpk) {
+    const auto bytes = tp_test::slurp(tpk);
+    const auto c = tritonpack::container::parse(bytes.data(), bytes.size());
+    std::vector<std::string> seq;  // vector_add's images in container order: "V kind arch"
+    const auto& k = c.info().kernels[0];
+    REQUIRE(k.name == "vector_add");
+    for (std::uint32_t i = 0; i < c.info().images.size(); ++i)
+      for (std::size_t v = 0; v < k.variants.size(); ++v)
+        for (std::uint32_t im : k.variants[v].images)
+          if (im == i)
+            seq.push_back(std::to_string(v) + " " + tritonpack::image_kind_name(c.info().images[i].kind) + " " +
+                          c.info().images[i].arch);
+    return seq;
+  };
+  const std::vector<std::string> newest_first = {
+      "0 cubin sm_100a", "0 cubin sm_90a", "0 cubin sm_80", "1 cubin sm_100a", "1 cubin sm_90a", "1 cubin sm_80",
+      "0 ptx sm_100a",   "0 ptx sm_90a",   "0 ptx sm_80",   "1 ptx sm_100a",   "1 ptx sm_90a",   "1 ptx sm_80",
+      "0 hsaco gfx942",  "0 hsaco gfx90a",  "1 hsaco gfx942", "1 hsaco gfx90a",  "0 llir gfx942",   "0 llir gfx90a",
+      "1 llir gfx942",   "1 llir gfx90a"};
+  CHECK(layout(packed() / "fixtures.tpk") == newest_first);
+  const path d = work / "image_order";
+  const std::string manifest = "\"" + std::string(TP_ARTIFACTS) + "/manifest.json\"";
+  const auto kept = run_cli("pack " + manifest + " -o \"" + d.string() + "\" --image-order manifest");
+  REQUIRE_MESSAGE(kept.code == 0, kept.out);
+  const auto as_listed = layout(d / "fixtures.tpk");
+  CHECK(as_listed != newest_first);
+  REQUIRE(!as_listed.empty());
+  CHECK(as_listed.front() == "0 cubin sm_80");
+  // The same images either way, only in another order.
+  CHECK(std::is_permutation(as_listed.begin(), as_listed.end(), newest_first.begin(), newest_first.end()));
+  const auto bad = run_cli("pack " + manifest + " -o \"" + d.string() + "\" --image-order oldest-first");
+  CHECK(bad.code == 2);
+  CHECK(bad.out.find("--image-order must be newest-first or manifest, got \"oldest-first\"") != std::string::npos);
 }
 
 TEST_CASE("pack --mode binary / ir keeps only binaries / only IR") {
@@ -349,8 +388,9 @@ TEST_CASE("inspect decodes every frame and checks every image: damage exits 1 na
       const auto r = run_cli("inspect " + f);
       CHECK(r.code == 1);
       CHECK(r.out.find("DAMAGED: ") != std::string::npos);
-      // The first cubin is damaged whichever byte was hit; the report names it and its kernel.
-      CHECK_MESSAGE(r.out.find("\n  image 0 (cuda cubin sm_80) of kernel vector_add ") != std::string::npos, r.out);
+      // The first cubin (the newest target's: pack's --image-order newest-first) is damaged
+      // whichever byte was hit; the report names it and its kernel.
+      CHECK_MESSAGE(r.out.find("\n  image 0 (cuda cubin sm_100a) of kernel vector_add ") != std::string::npos, r.out);
       CHECK(r.out.find("0  DAMAGED\n") != std::string::npos);  // its row in the variant's table
       CHECK(r.out.find(" is damaged: ") != std::string::npos);  // the one line on stderr
       if (at == 4) CHECK(r.out.find("does not decode (frames[0]: stored bytes do not start with a zstd frame header)") != std::string::npos);
@@ -364,7 +404,7 @@ TEST_CASE("inspect decodes every frame and checks every image: damage exits 1 na
       CHECK(integrity["damaged"][0]["image"] == 0);
       CHECK(integrity["damaged"][0]["kernel"] == "vector_add");
       CHECK(integrity["damaged"][0]["kind"] == "cubin");
-      CHECK(integrity["damaged"][0]["arch"] == "sm_80");
+      CHECK(integrity["damaged"][0]["arch"] == "sm_100a");
 
       const auto q = run_cli("inspect --quick " + f);
       CHECK(q.code == 0);
@@ -376,7 +416,7 @@ TEST_CASE("inspect decodes every frame and checks every image: damage exits 1 na
     // extract decodes every image: the damaged one stops it, named.
     const auto x = run_cli("extract \"" + (work / "damaged.tpk").string() + "\" -o \"" + (work / "ex_damaged").string() + "\"");
     CHECK(x.code == 1);
-    CHECK(x.out.find("container \"fixtures\" is damaged: image 0 (cuda cubin sm_80) of kernel vector_add") != std::string::npos);
+    CHECK(x.out.find("container \"fixtures\" is damaged: image 0 (cuda cubin sm_100a) of kernel vector_add") != std::string::npos);
   }
 }
 

@@ -23,6 +23,7 @@
 #include "tritonpack/container/reader.hpp"
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/identify.hpp"
+#include "tritonpack/select/arch.hpp"
 
 namespace tritonpack::pack {
 namespace {
@@ -270,6 +271,58 @@ std::vector<std::uint32_t> per_target_order(const container_info& info) {
   auto key = [&](std::uint32_t i) {
     return std::make_tuple(owner[i], static_cast<int>(info.images[i].backend), target[i],
                            is_binary(info.images[i].kind) ? 0 : 1);
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
+  return order;
+}
+
+// How new an image's target is, for load_order (larger: newer). NVIDIA: the compute capability,
+// an arch-specific (`a`) or family (`f`) build just above the plain one; AMD: the gfx number read
+// as major (decimal), minor and stepping (a hex digit each), so gfx90a (9.0.10) < gfx942 < gfx950 <
+// gfx1100. A name neither reads: 0, the oldest.
+std::uint64_t target_newness(const image_info& im) {
+  if (im.backend == backend_kind::cuda) {
+    const auto a = parse_cuda_arch(im.arch);
+    return a ? std::uint64_t{a->number()} * 4 + (a->suffix == 'a' ? 2 : a->suffix == 'f' ? 1 : 0)
+             : 0;
+  }
+  const auto a = parse_amd_arch(im.arch);
+  if (!a) return 0;
+  const std::string p = a->base_processor();
+  if (p.size() < 6 || p.compare(0, 3, "gfx") != 0) return 0;
+  auto hex = [](char c) -> int {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+  };
+  const int minor = hex(p[p.size() - 2]), stepping = hex(p[p.size() - 1]);
+  std::uint64_t major = 0;
+  for (std::size_t i = 3; i + 2 < p.size(); ++i) {
+    if (p[i] < '0' || p[i] > '9') return 0;
+    major = major * 10 + static_cast<std::uint64_t>(p[i] - '0');
+  }
+  if (minor < 0 || stepping < 0) return 0;
+  return (major << 8) + static_cast<std::uint64_t>(minor << 4) + static_cast<std::uint64_t>(stepping);
+}
+
+// write_options::newest_first's image order (every grouping but per_target): a kernel's images (for the kernel that first
+// refers to them) by backend, binaries before IR (a PTX is held as lines of a cubin before it),
+// then by variant, and within a variant the newest target first. Why: a load decodes its frame
+// only up to the image it needs, so the image first in its frame costs least — the first variant
+// (the one a call takes when its pointers are aligned) on the newest GPU the kernels were built for,
+// which is where a container built today mostly runs; older targets decode what lies before them,
+// as the newest did when the images kept the manifest's order (oldest first). The frames' stored
+// size moves by under 1 % with the order (bench/size). Images no kernel refers to stay at the end,
+// in their order. Returns old indices in new order.
+std::vector<std::uint32_t> load_order(const container_info& info) {
+  const std::size_t n = info.images.size();
+  const std::vector<std::uint64_t> kernel = first_referrer(info, /*per_variant=*/false);
+  const std::vector<std::uint64_t> variant = first_referrer(info, /*per_variant=*/true);
+  std::vector<std::uint32_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);
+  auto key = [&](std::uint32_t i) {
+    const image_info& im = info.images[i];
+    return std::make_tuple(kernel[i], static_cast<int>(im.backend), is_binary(im.kind) ? 0 : 1,
+                           variant[i], ~target_newness(im));
   };
   std::stable_sort(order.begin(), order.end(),
                    [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
@@ -578,10 +631,11 @@ std::vector<std::uint8_t> write_container(const container_info& info,
   if (options.dictionary_size > F::max_dictionary_size)
     bad(fmt::format("a dictionary of {} bytes is above the reader's {}-byte limit",
                     options.dictionary_size, F::max_dictionary_size));
-  if (options.grouping != frame_grouping::per_target)
-    return write_in_order(info, image_bytes, options);
-  // Reorder the images (per_target_order), and the variants' references to them with them.
-  const std::vector<std::uint32_t> order = per_target_order(info);
+  const bool per_target = options.grouping == frame_grouping::per_target;
+  if (!per_target && !options.newest_first) return write_in_order(info, image_bytes, options);
+  // Reorder the images (per_target_order or load_order), and the variants' references to them
+  // with them.
+  const std::vector<std::uint32_t> order = per_target ? per_target_order(info) : load_order(info);
   std::vector<std::uint32_t> new_index(order.size());
   for (std::size_t i = 0; i < order.size(); ++i)
     new_index[order[i]] = static_cast<std::uint32_t>(i);

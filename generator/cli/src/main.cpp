@@ -46,6 +46,7 @@ constexpr const char* usage_text =
     "                 [--frames per-kernel-backend|per-kernel-backend-kind|per-kernel|\n"
     "                           per-target|binaries-alone|per-image]\n"
     "                 [--dict-size BYTES] [--store-binaries] [--ptx-as-is]\n"
+    "                 [--image-order newest-first|manifest]\n"
     "                 [--languages c,fortran] [--tuning TABLE.json]\n"
     "                 [--allow-outside-manifest-dir]\n"
     "                 [--keep-targets T1,T2,... [--keep-ir targets|generic|none|all]]\n"
@@ -59,7 +60,9 @@ constexpr const char* usage_text =
     "      --store-binaries keeps cubins / code objects uncompressed (a bigger file, a first\n"
     "      launch without decompression). A PTX is held as what it adds to the PTX text its\n"
     "      cubin carries (the same bytes once decoded, a smaller container); --ptx-as-is holds\n"
-    "      every PTX as it is.\n"
+    "      every PTX as it is. --image-order newest-first (the default) lays each kernel's\n"
+    "      frame out binaries first, by variant, the newest target first (a load decodes its\n"
+    "      frame up to the image it needs); manifest keeps the manifest's order.\n"
     "      The files MANIFEST names must lie under its directory and be regular files;\n"
     "      --allow-outside-manifest-dir lets a manifest you trust name files elsewhere.\n"
     "      --tuning embeds a tuning table measured on GPUs (rows of GPU or arch, key bucket,\n"
@@ -84,7 +87,8 @@ constexpr const char* usage_text =
     "      rounds; --arch-rows: also rows for the GPU's arch (used by other GPUs of it).\n"
     "  tritonpack strip FILE --keep-targets T1,T2,... -o OUTDIR\n"
     "                  [--keep-ir targets|generic|none|all] [--name NAME] [--level N]\n"
-    "                  [--frames ...] [--store-binaries] [--ptx-as-is] [--languages c,fortran]\n"
+    "                  [--frames ...] [--store-binaries] [--ptx-as-is] [--image-order ...]\n"
+    "                  [--languages c,fortran]\n"
     "      A smaller container for a site's GPUs: FILE's container (a .tpk, a generated .hpp or a\n"
     "      program) with only the images of the targets listed (sm_90a; sm_90 = sm_90 and sm_90a;\n"
     "      gfx942), written to OUTDIR/NAME.tpk and OUTDIR/NAME.hpp; the kept images are the same\n"
@@ -178,7 +182,8 @@ std::uint64_t parse_size(const std::string& s, const char* what) {
 // What to do when an output cannot be written.
 constexpr const char* output_remedy = "choose another output directory with -o";
 
-// --level, --frames, --dict-size, --store-binaries and --ptx-as-is, as pack and strip take them.
+// --level, --frames, --dict-size, --store-binaries, --ptx-as-is and --image-order, as pack and
+// strip take them.
 pack::write_options write_options_of(const args& a) {
   pack::write_options wo;
   if (auto l = a.get("--level")) wo.level = parse_int(*l, "--level", 1, 22);
@@ -201,6 +206,11 @@ pack::write_options write_options_of(const args& a) {
         parse_int(*d, "--dict-size", 0, static_cast<int>(format::max_dictionary_size)));
   wo.store_binaries = a.flags.count("--store-binaries") != 0;
   wo.ptx_lines = a.flags.count("--ptx-as-is") == 0;
+  const std::string order = a.get("--image-order").value_or("newest-first");
+  if (order != "newest-first" && order != "manifest")
+    throw usage_error(
+        fmt::format("--image-order must be newest-first or manifest, got \"{}\"", order));
+  wo.newest_first = order == "newest-first";
   return wo;
 }
 
@@ -264,7 +274,7 @@ std::vector<fs::path> write_foreign(const std::string& out_dir, const container_
 int cmd_pack(int argc, char** argv) {
   const args a(argc, argv, 2,
                {"-o", "--output", "--name", "--mode", "--level", "--frames", "--dict-size",
-                "--languages", "--tuning", "--keep-targets", "--keep-ir"},
+                "--languages", "--tuning", "--keep-targets", "--keep-ir", "--image-order"},
                {"--store-binaries", "--ptx-as-is", "--allow-outside-manifest-dir"});
   if (a.positional.size() != 1) throw usage_error("pack takes one MANIFEST");
   auto out_dir = a.get("-o");
@@ -450,7 +460,7 @@ int cmd_extract(int argc, char** argv) {
 int cmd_strip(int argc, char** argv) {
   const args a(argc, argv, 2,
                {"-o", "--output", "--name", "--level", "--frames", "--keep-targets", "--keep-ir",
-                "--languages"},
+                "--languages", "--image-order"},
                {"--store-binaries", "--ptx-as-is"});
   if (a.positional.size() != 1)
     throw usage_error("strip takes one FILE (a .tpk, a generated .hpp or a program)");

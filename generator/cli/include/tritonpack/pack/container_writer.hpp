@@ -47,11 +47,17 @@ struct write_options {
   // held as what it adds to that text (format::coding_ptx_lines): the same bytes once decoded,
   // 20-25 % less for a kernel's images (bench/size). false: every PTX as is.
   bool ptx_lines = true;
+  // Lays each kernel's images out for loading (binaries before IR, by variant, the newest target
+  // first: a load decodes its frame up to the image it needs, so the first variant's binary for
+  // the newest GPU decodes alone), the variants' references following them; false keeps the order
+  // of `info.images`. `tritonpack pack` and `strip` set it (`--image-order newest-first`, their
+  // default). per_target has an order of its own and ignores it.
+  bool newest_first = false;
 };
 
 // Writes `info` (kernels, variants, images' descriptions) with `image_bytes[i]` as the content of
-// `info.images[i]`, in that order (frame_grouping::per_target reorders the images: the
-// container's image table then differs from `info.images` in order only). The images' raw_size,
+// `info.images[i]`, in that order (frame_grouping::per_target and `newest_first` reorder the
+// images: the container's image table then differs from `info.images` in order only). The images' raw_size,
 // checksum and stored_size are computed here (the values in `info` are ignored). The output is
 // parsed back with the run-time reader before it is returned, so a model the reader would refuse
 // throws error(bad_argument) here.
