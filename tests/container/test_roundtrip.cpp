@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <string>
 #include <thread>
 #include <vector>
@@ -111,6 +112,10 @@ void round_trip(const pack::write_options& opt) {
     CHECK(c.info().images[i].raw_size == bytes[i].size());
     CHECK(c.info().images[i].checksum == xxh64(bytes[i].data(), bytes[i].size()));
     CHECK(c.decode_image(i) == bytes[i]);
+    image_view v = c.decode_view(i);  // what a load hands the driver: the same bytes
+    CHECK(std::vector<std::uint8_t>(v.data(), v.data() + v.size()) == bytes[i]);
+    CHECK(reinterpret_cast<std::uintptr_t>(v.data()) % 8 == 0);
+    CHECK(v.take() == bytes[i]);
     stored_total += c.info().images[i].stored_size;
   }
   for (const frame_view& f : c.frames()) frames_total += f.stored_size;
@@ -228,6 +233,48 @@ TEST_CASE("store_binaries: each binary alone in a stored frame, the IR still com
     CHECK(c.decode_image(i) == bytes[i]);
   }
   CHECK(binaries > 0);
+}
+
+TEST_CASE("decode_view: a binary is viewed where it lies when 8-aligned, copied when not, checked either way") {
+  const auto in = tp_test::sample_info();
+  const auto bytes = tp_test::sample_images();
+  pack::write_options opt;
+  opt.store_binaries = true;  // each binary alone in a stored frame: its bytes lie in the container
+  const auto blob = pack::write_container(in, bytes, opt);
+  const container c = container::parse(blob.data(), blob.size());
+  int in_place = 0, copied = 0;
+  std::uint32_t a_binary = 0;
+  for (std::uint32_t i = 0; i < c.info().images.size(); ++i) {
+    const frame_view& f = c.frames()[c.frame_of(i)];
+    if (f.codec != F::codec_stored || bytes[i].empty()) continue;
+    CAPTURE(i);
+    a_binary = i;
+    const std::uint8_t* held = blob.data() + f.offset;
+    image_view v = c.decode_view(i);
+    CHECK(std::vector<std::uint8_t>(v.data(), v.data() + v.size()) == bytes[i]);
+    if (reinterpret_cast<std::uintptr_t>(held) % 8 == 0) {
+      CHECK(v.data() == held);  // no copy: the driver reads the container's own bytes
+      ++in_place;
+    } else {
+      CHECK(v.data() != held);  // realigned for the driver's ELF reader
+      CHECK(reinterpret_cast<std::uintptr_t>(v.data()) % 8 == 0);
+      ++copied;
+    }
+  }
+  // The sample's binaries lie both ways (their sizes are not all multiples of 8).
+  CHECK(in_place > 0);
+  CHECK(copied > 0);
+  // A view is checked like decode_image: a changed byte of a stored binary is damage, named.
+  auto damaged = blob;
+  damaged[static_cast<std::size_t>(c.frames()[c.frame_of(a_binary)].offset) + bytes[a_binary].size() / 2] ^= 0x40;
+  const container d = container::parse(damaged.data(), damaged.size());
+  try {
+    d.decode_view(a_binary);
+    FAIL("a damaged stored binary was handed out");
+  } catch (const error& e) {
+    CHECK(e.code() == errc::bad_container);
+    CHECK(std::string(e.what()).find("is damaged: image " + std::to_string(a_binary)) != std::string::npos);
+  }
 }
 
 TEST_CASE("round trip: levels 1 and 22") {

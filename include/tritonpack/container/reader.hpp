@@ -52,6 +52,33 @@ struct image_damage {
   bool checked = true;  // false: not decoded (its frame is above find_damage's limit), so unknown
 };
 
+// One image's bytes as a load hands them to the driver, checked like decode_image's but not
+// copied out: a view of the frame prefix decoded for it (held here), of the container's own bytes
+// (a stored frame), or of the buffer a coded image was put back into. A first load thus skips an
+// allocation and a copy of the image, and their page faults. The container's bytes must outlive
+// it, as they must outlive the container.
+class image_view {
+ public:
+  const std::uint8_t* data() const noexcept { return data_; }
+  std::size_t size() const noexcept { return size_; }
+  // The bytes in a vector of their own (moved out when they were put back into one), with room
+  // for the NUL a PTX gets before the driver JIT-compiles it.
+  std::vector<std::uint8_t> take() {
+    if (!restored_.empty() && data_ == restored_.data()) return std::move(restored_);
+    std::vector<std::uint8_t> out;
+    out.reserve(size_ + 1);
+    out.assign(data_, data_ + size_);
+    return out;
+  }
+
+ private:
+  friend class container;
+  std::unique_ptr<std::uint8_t[]> frame_;  // the decoded frame prefix, when the frame is coded
+  std::vector<std::uint8_t> restored_;     // the image put back together, or realigned
+  const std::uint8_t* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
 class container {
  public:
   // Validates `size` bytes at `data` as a complete container: no byte may be left over. Throws
@@ -119,20 +146,21 @@ class container {
   // that do not decode, or decode to something else, throw error(errc::bad_container) saying the
   // container is damaged, naming the image and its kernel (describe_image) and what to do.
   std::vector<std::uint8_t> decode_image(std::uint32_t image_index) const {
+    return decode_view(image_index).take();
+  }
+  // The same bytes, checked the same way, as a view for a load (image_view): no copy. Thread-safe.
+  image_view decode_view(std::uint32_t image_index) const {
     if (image_index >= layout_.images.size())
       codec::fail(errc::bad_argument, "", "image index %u out of range (%zu images)", image_index,
                   layout_.images.size());
-    std::vector<std::uint8_t> out;
+    image_view v;
     std::string reason;
     try {
-      // + 1: room for the NUL a PTX gets before the driver JIT-compiles it (cuda/loading.hpp),
-      // which would otherwise copy the image into a second buffer.
-      out.reserve(static_cast<std::size_t>(layout_.images[image_index].raw_size) + 1);
-      if (!decode_into(image_index, out, reason)) damaged(image_index, reason);
+      if (!view_into(image_index, v, reason)) damaged(image_index, reason);
     } catch (const std::bad_alloc&) {
       out_of_memory(image_index);
     }
-    return out;
+    return v;
   }
 
   // "image 3 (cuda cubin sm_90a) of kernel vector_add": how messages name image `i`. Reads the
@@ -220,8 +248,9 @@ class container {
                                    layout_.dict_id, f.uses_dictionary, why);
   }
 
-  // Decodes image `i` into `out`; false, with `reason` saying why, when its bytes are damaged.
-  bool decode_into(std::uint32_t i, std::vector<std::uint8_t>& out, std::string& reason) const;
+  // Image `i` checked, as a view (image_view): false, with `reason`, when it does not decode to
+  // the recorded bytes.
+  bool view_into(std::uint32_t i, image_view& v, std::string& reason) const;
   // Image `i`'s raw bytes into `out` from its decoded frame (at least up to the image's end):
   // copied, or put back together from their coding (v4); false, with `reason`, when they cannot be.
   bool restore(std::uint32_t i, const std::uint8_t* frame_bytes, std::vector<std::uint8_t>& out,
@@ -259,15 +288,14 @@ class container {
   }
 };
 
-inline bool container::decode_into(std::uint32_t i, std::vector<std::uint8_t>& out,
-                                   std::string& reason) const {
+inline bool container::view_into(std::uint32_t i, image_view& v, std::string& reason) const {
   const detail::image_location& im = layout_.images[i];
   const frame_view& f = layout_.frames[im.frame];
   const std::uint8_t* const stored = layout_.data + f.offset;
   const std::uint64_t begin = im.offset;
   const std::uint64_t end = begin + im.frame_size;  // validated: end <= f.raw_size
   const std::uint8_t* frame_bytes = stored;         // the decoded frame, at least up to `end`
-  std::unique_ptr<std::uint8_t[]> buf;
+  std::unique_ptr<std::uint8_t[]>& buf = v.frame_;
   if (f.codec != format::codec_stored && end != 0) {
     // (a zero-byte image first in its frame has nothing to decode)
     char why[256];
@@ -297,8 +325,20 @@ inline bool container::decode_into(std::uint32_t i, std::vector<std::uint8_t>& o
     }
     frame_bytes = buf.get();
   }
-  if (!restore(i, frame_bytes, out, reason)) return false;
-  return checksum_matches(i, out.data(), reason);
+  const std::uint8_t* const held = frame_bytes + im.offset;
+  // An image held as is is viewed where it lies, if 8-aligned: the driver's and comgr's ELF
+  // readers may read its 8-byte fields in place. (A frame decoded here starts aligned, and the
+  // packer puts the binary a GPU most likely loads first in it.) Else it is copied, or put back
+  // together.
+  if (im.coding == format::coding_raw && reinterpret_cast<std::uintptr_t>(held) % 8 == 0) {
+    v.data_ = held;
+  } else {
+    v.restored_.reserve(static_cast<std::size_t>(im.raw_size) + 1);  // + 1: image_view::take
+    if (!restore(i, frame_bytes, v.restored_, reason)) return false;
+    v.data_ = v.restored_.data();
+  }
+  v.size_ = static_cast<std::size_t>(im.raw_size);
+  return checksum_matches(i, v.data_, reason);
 }
 
 inline bool container::restore(std::uint32_t i, const std::uint8_t* frame_bytes,
@@ -325,14 +365,14 @@ inline std::vector<image_damage> container::find_damage(std::uint64_t max_frame_
   std::vector<image_damage> found;
   std::uint32_t current = 0;  // the image being checked, for the out-of-memory message
   try {
-    std::unique_ptr<std::uint8_t[]> buf;  // not zero-filled (decode_into says why)
+    std::unique_ptr<std::uint8_t[]> buf;  // not zero-filled (view_into says why)
     std::size_t buf_size = 0;
     std::string reason;
     std::vector<std::uint8_t> image;  // one image's bytes (put back together when coded)
     for (std::uint32_t fi = 0; fi < layout_.frames.size(); ++fi) {
       const frame_view& f = layout_.frames[fi];
       current = f.first_image;
-      // What decode_into would conclude, worked out once per frame: the decoded bytes (whole, or
+      // What view_into would conclude, worked out once per frame: the decoded bytes (whole, or
       // the first `produced` of them), or why the frame cannot be decoded at all.
       const std::uint8_t* decoded = nullptr;
       std::size_t produced = 0;
@@ -378,7 +418,7 @@ inline std::vector<image_damage> container::find_damage(std::uint64_t max_frame_
         const detail::image_location& im = layout_.images[i];
         const std::uint64_t end = im.offset + im.frame_size;
         bool intact = false;
-        if (end == 0)  // nothing to decode (decode_into): only its checksum to compare
+        if (end == 0)  // nothing to decode (view_into): only its checksum to compare
           intact = checksum_matches(i, layout_.data, reason);
         else if (!frame_reason.empty()) reason = frame_reason;
         else if (!whole_reason.empty() && end == f.raw_size)

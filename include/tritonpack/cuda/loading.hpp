@@ -121,12 +121,13 @@ inline CUmodule jit_ptx(const driver& d, const device_props& props, std::vector<
   return m;
 }
 
-// The module of image `im` (`bytes`, moved from): a cubin loaded, or PTX JIT-compiled (`jit`).
-// The device of `state` is described (its name read) only for the JIT or an error.
-inline CUmodule load_module(const driver& d, const context_state& state,
-                            std::vector<std::uint8_t>& bytes, const image_info& im,
-                            const kernel_info& k, bool jit, std::string& how) {
-  if (jit) return jit_ptx(d, state.props(), std::move(bytes), im, k, how);
+// The module of image `im` (`bytes`, taken from for the JIT): a cubin loaded where it lies, or
+// PTX JIT-compiled (`jit`). The device of `state` is described (its name read) only for the JIT
+// or an error.
+inline CUmodule load_module(const driver& d, const context_state& state, image_view& bytes,
+                            const image_info& im, const kernel_info& k, bool jit,
+                            std::string& how) {
+  if (jit) return jit_ptx(d, state.props(), bytes.take(), im, k, how);
   CUmodule m = nullptr;
   const CUresult r = d.fn.cuModuleLoadData(&m, bytes.data());
   if (r != CUDA_SUCCESS) {
@@ -232,7 +233,7 @@ inline std::unique_ptr<function> load_function(const driver& d, const context_st
                                        " threads per block; CUDA allows at most 1024");
 
   std::string decode_time, how;
-  std::vector<std::uint8_t> bytes = p.decode(decode_time);
+  image_view bytes = p.decode(decode_time);
   const auto t2 = std::chrono::steady_clock::now();
   f->module = load_module(d, state, bytes, *f->image, k, f->jit, how);
   struct module_guard {  // unload on any failure below

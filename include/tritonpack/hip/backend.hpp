@@ -160,13 +160,19 @@ inline std::unique_ptr<loaded_function> context::load(const container& c,
 
   std::string decode_time, jit_how;
   const auto t1 = std::chrono::steady_clock::now();
-  const std::vector<std::uint8_t> bytes =
-      f->jit ? compile_llir(p, props(), d_.version, jit_how) : p.decode(decode_time);
-  if (f->jit) decode_time = log::enabled() ? log::ms_since(t1) : std::string();
+  std::vector<std::uint8_t> compiled;  // the JIT's code object
+  image_view decoded;                   // or the container's, as it lies
+  if (f->jit) {
+    compiled = compile_llir(p, props(), d_.version, jit_how);
+    decode_time = log::enabled() ? log::ms_since(t1) : std::string();
+  } else {
+    decoded = p.decode(decode_time);
+  }
+  const std::uint8_t* const code = f->jit ? compiled.data() : decoded.data();
   // Modules bind to the thread's current device at load (hip-abi.md §2.5).
   scoped_device on_device(d_, dev_);
   const auto t2 = std::chrono::steady_clock::now();
-  hipError_t r = d_.fn.hipModuleLoadData(&f->module, bytes.data());
+  hipError_t r = d_.fn.hipModuleLoadData(&f->module, code);
   if (r != hipSuccess) {
     errc code = r == hipErrorOutOfMemory ? errc::out_of_memory : errc::driver_error;
     if (r == hipErrorNoBinaryForGpu || r == hipErrorInvalidImage || r == hipErrorInvalidKernelFile)

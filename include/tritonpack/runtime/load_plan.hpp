@@ -60,10 +60,11 @@ struct load_plan {
   std::uint32_t image_index() const noexcept { return *choice.image; }
   const launch_info& launch() const noexcept { return image->launch; }
 
-  // The chosen image's bytes (decodes only up to it). `took` is the time it took, for the log.
-  std::vector<std::uint8_t> decode(std::string& took) const {
+  // The chosen image's bytes (decodes only up to it; a view, not a copy: image_view). `took` is
+  // the time it took, for the log.
+  image_view decode(std::string& took) const {
     const auto t = std::chrono::steady_clock::now();
-    std::vector<std::uint8_t> bytes = source->decode_image(image_index());
+    image_view bytes = source->decode_view(image_index());
     took = log::enabled() ? log::ms_since(t) : std::string();
     return bytes;
   }
