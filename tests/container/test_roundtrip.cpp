@@ -277,6 +277,45 @@ TEST_CASE("decode_view: a binary is viewed where it lies when 8-aligned, copied 
   }
 }
 
+TEST_CASE("decode_identity: what an image's decode is a function of; none with a dictionary or above the limit") {
+  constexpr std::uint64_t limit = std::uint64_t{1} << 20;
+  const auto blob = pack::write_container(tp_test::sample_info(), tp_test::sample_images());
+  const container c = container::parse(blob.data(), blob.size());
+  // Two images of one compressed frame: the same frame bytes, other places in it.
+  std::uint32_t a = 0, b = 0;
+  bool found = false;
+  for (std::uint32_t i = 0; i + 1 < c.info().images.size() && !found; ++i)
+    if (c.frame_of(i) == c.frame_of(i + 1) && c.frames()[c.frame_of(i)].codec == F::codec_zstd)
+      a = i, b = i + 1, found = true;
+  REQUIRE(found);
+  const frame_view& f = c.frames()[c.frame_of(a)];
+  const auto id = c.decode_identity(a, limit);
+  REQUIRE(!id.empty());
+  CHECK(id == c.decode_identity(a, limit));
+  CHECK(id != c.decode_identity(b, limit));
+  // One stored byte of the frame changed (parse does not read frames): another identity.
+  auto changed = blob;
+  changed[static_cast<std::size_t>(f.offset + f.stored_size / 2)] ^= 1;
+  const container d = container::parse(changed.data(), changed.size());
+  CHECK(d.decode_identity(a, limit).size() == id.size());
+  CHECK(d.decode_identity(a, limit) != id);
+  // Above the limit, or with the dictionary (its bytes are not in it): none.
+  CHECK(c.decode_identity(a, f.stored_size - 1).empty());
+  CHECK(!c.decode_identity(a, f.stored_size).empty());
+  const tp_test::dictionary_sample sample = tp_test::make_dictionary_sample("many");
+  pack::write_options opt;
+  opt.dictionary_size = 4096;
+  const auto with_dict = pack::write_container(sample.info, sample.images, opt);
+  const container e = container::parse(with_dict.data(), with_dict.size());
+  bool checked = false;
+  for (std::uint32_t i = 0; i < e.info().images.size(); ++i)
+    if (e.frames()[e.frame_of(i)].uses_dictionary) {
+      CHECK(e.decode_identity(i, limit).empty());
+      checked = true;
+    }
+  CHECK(checked);
+}
+
 TEST_CASE("round trip: levels 1 and 22") {
   for (int level : {1, 22}) {
     pack::write_options opt;

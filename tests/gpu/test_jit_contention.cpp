@@ -148,7 +148,7 @@ int main() {
   }
   const std::vector<std::string> files = list_dir(cache);
   std::size_t entries = 0;
-  for (const auto& f : files) entries += f.compare(0, 3, "v3-") == 0 && f.size() > 4 && f.compare(f.size() - 4, 4, ".bin") == 0;
+  for (const auto& f : files) entries += f.compare(0, 3, "v4-") == 0 && f.size() > 4 && f.compare(f.size() - 4, 4, ".bin") == 0;
   if (entries != 1 || files.size() != 1) {
     ++failures;
     std::printf("the cache %s holds %zu files, %zu entries; expected exactly one entry and no temporary file\n", cache.c_str(),

@@ -89,7 +89,7 @@ void launch_vector_add(library& lib) {
 
 TEST_CASE("jit_cache: file names, round trip, damaged files ignored") {
   cache_dir_guard g;
-  CHECK(jit_cache::file_name(0xabcull, "gfx90a:xnack-", 13000) == "v3-0000000000000abc-gfx90a_xnack_-13000.bin");
+  CHECK(jit_cache::file_name(0xabcull, "gfx90a:xnack-", 13000) == "v4-0000000000000abc-gfx90a_xnack_-13000.bin");
   const std::string path = g.path() + "/x.bin";
   std::vector<std::uint8_t> payload(1000);
   for (size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<std::uint8_t>(i * 7);
@@ -639,14 +639,26 @@ TEST_CASE("a forged JIT cache entry under this image's name is a miss: compiled 
   const std::uint64_t source_size = byte_io::load_u64(reinterpret_cast<const std::uint8_t*>(good.data()) + 16);
   const std::string source = good.substr(jit_cache::header_size, source_size);
   const std::string cubin = good.substr(jit_cache::header_size + source_size);
-  REQUIRE(contains(source, ".entry vector_add"));
-  std::string other = source;  // the attacker's IR: same size, other bytes
-  other[other.find(".entry")] = '/';
+  // The source is the PTX's decode identity in its container (container::decode_identity).
+  const container c = container::parse(bytes.data(), bytes.size());
+  bool identity_of_a_ptx = false;
+  for (std::uint32_t i = 0; i < c.info().images.size(); ++i) {
+    const auto id = c.decode_identity(i, std::uint64_t{1} << 20);
+    if (c.info().images[i].kind == image_kind::ptx && std::string(id.begin(), id.end()) == source)
+      identity_of_a_ptx = true;
+  }
+  REQUIRE(identity_of_a_ptx);
+  std::string other = source;  // the attacker's: same size, other bytes (its frame's, say)
+  other[other.size() - 1] = static_cast<char>(other.back() ^ 1);
   // A module that loads: without the binding it would be used, and no compile would happen.
   forge_entry(path, other, cubin);
   CHECK(load() == 1);
   CHECK(read_file(path) == good);  // rewritten from this image's own PTX
+  // A warm load compiles nothing and decodes nothing: the identity is compared, not the PTX.
+  const image_load_counts before = image_loads();
   CHECK(load() == 0);
+  CHECK(image_loads().jit_cache_hits == before.jit_cache_hits + 1);
+  CHECK(image_loads().decoded == before.decoded);
   unsetenv("TRITONPACK_FORCE_IR");
 }
 

@@ -40,6 +40,7 @@
 #include "tritonpack/container/records.hpp"
 #include "tritonpack/container/validation.hpp"
 #include "tritonpack/core/error.hpp"
+#include "tritonpack/core/load_stats.hpp"
 #include "tritonpack/core/model.hpp"
 #include "tritonpack/version.hpp"
 
@@ -155,12 +156,36 @@ class container {
                   layout_.images.size());
     image_view v;
     std::string reason;
+    detail::count_load(&detail::image_load_counters::decoded);
     try {
       if (!view_into(image_index, v, reason)) damaged(image_index, reason);
     } catch (const std::bad_alloc&) {
       out_of_memory(image_index);
     }
     return v;
+  }
+
+  // What decoding image `i` is a function of, as bytes: its place in its frame and how it is held
+  // (offset, sizes, coding, its base image's place), its XXH64, and the frame's codec, sizes and
+  // stored bytes. Images with equal identities decode to equal bytes, so a JIT cache entry can be
+  // matched to an IR without decoding it (cuda/loading.hpp). Empty where that does not hold as
+  // stated or costs more than it saves: a frame that uses the dictionary, or one of more than
+  // `max_stored` stored bytes.
+  std::vector<std::uint8_t> decode_identity(std::uint32_t i, std::uint64_t max_stored) const {
+    const detail::image_location& im = layout_.images.at(i);
+    const frame_view& f = layout_.frames[im.frame];
+    if (f.uses_dictionary || f.stored_size > max_stored) return {};
+    const detail::image_location& base = layout_.images[im.base_image];
+    const bool coded = im.coding != format::coding_raw;
+    const std::uint64_t fields[] = {f.codec,       f.raw_size,        f.stored_size,
+                                    im.coding,     im.offset,         im.frame_size,
+                                    im.raw_size,   im.checksum,       coded ? base.offset : 0,
+                                    coded ? base.raw_size : 0};
+    std::vector<std::uint8_t> id(sizeof fields + static_cast<std::size_t>(f.stored_size));
+    for (std::size_t k = 0; k < sizeof fields / 8; ++k) byte_io::store_u64(&id[k * 8], fields[k]);
+    std::memcpy(id.data() + sizeof fields, layout_.data + f.offset,
+                static_cast<std::size_t>(f.stored_size));
+    return id;
   }
 
   // "image 3 (cuda cubin sm_90a) of kernel vector_add": how messages name image `i`. Reads the

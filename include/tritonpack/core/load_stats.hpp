@@ -22,13 +22,16 @@ struct image_load_counts {
   std::uint64_t jit_compiled =
       0;  // IR images this process compiled (PTX JIT, AMD IR via comgr), cached or not
   std::uint64_t jit_cache_hits = 0;  // JIT results read from the disk cache instead of compiling
+  // Images decoded from a container, for any use (a load, `inspect`, decode_image): not a load,
+  // so not in total(). A load from the JIT cache decodes none (cuda/loading.hpp).
+  std::uint64_t decoded = 0;
 
   std::uint64_t total() const { return binaries + jit_compiled + jit_cache_hits; }
 };
 
 namespace detail {
 struct image_load_counters {
-  std::atomic<std::uint64_t> binaries{0}, jit_compiled{0}, jit_cache_hits{0};
+  std::atomic<std::uint64_t> binaries{0}, jit_compiled{0}, jit_cache_hits{0}, decoded{0};
 };
 
 inline image_load_counters& load_counters() {
@@ -48,6 +51,7 @@ inline image_load_counts image_loads() {
   r.binaries = c.binaries.load(std::memory_order_relaxed);
   r.jit_compiled = c.jit_compiled.load(std::memory_order_relaxed);
   r.jit_cache_hits = c.jit_cache_hits.load(std::memory_order_relaxed);
+  r.decoded = c.decoded.load(std::memory_order_relaxed);
   return r;
 }
 

@@ -39,12 +39,27 @@ class function final : public loaded_function {
   CUlaunchAttribute attrs[4] = {};
 };
 
-// `ptx` JIT-compiled for the device of `props` (its arch keys the cache), through the cache when
-// the driver has the linker API and a cache directory is set.
-inline CUmodule jit_ptx(const driver& d, const device_props& props, std::vector<std::uint8_t> ptx,
-                        const image_info& im, const kernel_info& k, std::string& how) {
-  // The driver reads PTX as a NUL-terminated string.
-  if (ptx.empty() || ptx.back() != 0) ptx.push_back(0);
+// A frame of at most this many stored bytes identifies a cached JIT's PTX by its bytes
+// (container::decode_identity): the entry then holds them, and a warm load compares them instead
+// of decoding the PTX. Above it (a kernel with very many variants in one frame) the entry holds the
+// PTX, as before.
+inline constexpr std::uint64_t jit_identity_max_frame = std::uint64_t{1} << 20;
+
+// The PTX image of plan `p` JIT-compiled for the device of `props` (its arch keys the cache),
+// through the cache when the driver has the linker API and a cache directory is set. The PTX is
+// decoded (`decode_time`) only to be compiled: a cache entry is matched to it by what its decode is
+// a function of (container::decode_identity: the frame's stored bytes and the image's place in it),
+// compared byte for byte, so a warm load decodes nothing.
+inline CUmodule jit_ptx(const driver& d, const device_props& props, const load_plan& p,
+                        std::string& decode_time, const image_info& im, const kernel_info& k,
+                        std::string& how) {
+  std::vector<std::uint8_t> ptx;
+  auto decode_ptx = [&] {
+    if (!ptx.empty()) return;
+    ptx = p.decode(decode_time).take();
+    // The driver reads PTX as a NUL-terminated string.
+    if (ptx.empty() || ptx.back() != 0) ptx.push_back(0);
+  };
   char info_log[8192] = {}, error_log[8192] = {};
   auto too_new = [&](CUresult r) {
     return error(errc::ptx_too_new,
@@ -86,6 +101,7 @@ inline CUmodule jit_ptx(const driver& d, const device_props& props, std::vector<
     };
     // Compiled through the linker: unlike cuModuleLoadDataEx it hands back the cubin to cache.
     auto link_ptx = [&] {
+      decode_ptx();
       CUlinkState link = nullptr;
       CUresult r = d.fn.cuLinkCreate(5, opts, vals, &link);
       if (r != CUDA_SUCCESS) throw failed(r, "cuLinkCreate");
@@ -104,14 +120,19 @@ inline CUmodule jit_ptx(const driver& d, const device_props& props, std::vector<
       return std::vector<std::uint8_t>(static_cast<std::uint8_t*>(cubin),
                                        static_cast<std::uint8_t*>(cubin) + cubin_size);
     };
-    const std::vector<std::uint8_t> cubin =
-        jit_cache::get_or_compile(jit_cache::file_name(im.checksum, props.arch, d.version), ptx,
-                                  "the CUDA driver's linker", link_ptx, loads, how);
+    // What the entry is matched by: the PTX's decode identity, or the PTX itself where it has none.
+    const std::vector<std::uint8_t> identity =
+        p.source->decode_identity(p.image_index(), jit_identity_max_frame);
+    if (identity.empty()) decode_ptx();
+    const std::vector<std::uint8_t> cubin = jit_cache::get_or_compile(
+        jit_cache::file_name(im.checksum, props.arch, d.version), identity.empty() ? ptx : identity,
+        "the CUDA driver's linker", link_ptx, loads, how);
     if (!m)
       d.check(d.fn.cuModuleLoadData(&m, cubin.data()),
               identify(k) + ": cuModuleLoadData of the JIT-compiled cubin");
     return m;
   }
+  decode_ptx();
   CUmodule m = nullptr;
   const CUresult r = d.fn.cuModuleLoadDataEx(&m, ptx.data(), 5, opts, vals);
   if (r != CUDA_SUCCESS) throw failed(r, "cuModuleLoadDataEx");
@@ -121,13 +142,17 @@ inline CUmodule jit_ptx(const driver& d, const device_props& props, std::vector<
   return m;
 }
 
-// The module of image `im` (`bytes`, taken from for the JIT): a cubin loaded where it lies, or
-// PTX JIT-compiled (`jit`). The device of `state` is described (its name read) only for the JIT
-// or an error.
-inline CUmodule load_module(const driver& d, const context_state& state, image_view& bytes,
-                            const image_info& im, const kernel_info& k, bool jit,
-                            std::string& how) {
-  if (jit) return jit_ptx(d, state.props(), bytes.take(), im, k, how);
+// The module of plan `p`'s image `im`: a cubin decoded and loaded where it lies, or PTX
+// JIT-compiled (`jit`). The device of `state` is described (its name read) only for the JIT or an
+// error. `loading` is when the load began, after the cubin's decode (for the log).
+inline CUmodule load_module(const driver& d, const context_state& state, const load_plan& p,
+                            std::string& decode_time, const image_info& im, const kernel_info& k,
+                            bool jit, std::string& how,
+                            std::chrono::steady_clock::time_point& loading) {
+  loading = std::chrono::steady_clock::now();
+  if (jit) return jit_ptx(d, state.props(), p, decode_time, im, k, how);
+  const image_view bytes = p.decode(decode_time);
+  loading = std::chrono::steady_clock::now();
   CUmodule m = nullptr;
   const CUresult r = d.fn.cuModuleLoadData(&m, bytes.data());
   if (r != CUDA_SUCCESS) {
@@ -233,9 +258,8 @@ inline std::unique_ptr<function> load_function(const driver& d, const context_st
                                        " threads per block; CUDA allows at most 1024");
 
   std::string decode_time, how;
-  image_view bytes = p.decode(decode_time);
-  const auto t2 = std::chrono::steady_clock::now();
-  f->module = load_module(d, state, bytes, *f->image, k, f->jit, how);
+  std::chrono::steady_clock::time_point t2;
+  f->module = load_module(d, state, p, decode_time, *f->image, k, f->jit, how, t2);
   struct module_guard {  // unload on any failure below
     const driver& d;
     function* f;

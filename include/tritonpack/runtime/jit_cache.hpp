@@ -2,13 +2,18 @@
 //
 // Key: image checksum (XXH64 of the IR bytes) + device arch + driver version, so a driver upgrade
 // or another GPU never reuses a stale binary. One file per key, named after the key:
-//   <dir>/v3-<checksum hex>-<arch>-<driver>.bin
+//   <dir>/v4-<checksum hex>-<arch>-<driver>.bin
 //   = "TPJIT003" | u64 XXH64(file name) | u64 source size | u64 payload size
-//     | u64 XXH64(source bytes, then payload) | source bytes (the IR) | payload (the cubin)
+//     | u64 XXH64(source bytes, then payload) | source bytes | payload (the compiled code)
 // XXH64 is not collision-resistant: another IR with the same XXH64 (and so the same file name)
-// can be made in milliseconds. The entry therefore holds the exact IR it was compiled from, and
-// a read compares it byte for byte with the IR being loaded: a collision, or an entry forged
-// under another image's name, is a miss (compiled again), never another program's code.
+// can be made in milliseconds. The entry therefore holds the exact source it was compiled from,
+// and a read compares it byte for byte with the source being loaded: a collision, or an entry
+// forged under another image's name, is a miss (compiled again), never another program's code.
+// The source is what the caller says determines the IR: the IR itself, or (CUDA since v4 of the
+// name) the IR's decode identity in its container, container::decode_identity — the stored bytes
+// of its frame and its place in it, of which the decoded IR is a function — so that a warm load
+// compares bytes it already has instead of decoding the IR. (v3 entries held the PTX: read by
+// this version they would always miss, so the name changed with the meaning.)
 // The file name in the header ties the content to its key: a file copied or renamed under another
 // key's name is refused rather than loaded as another kernel.
 // Writes go to a unique temporary file in the same directory and are renamed into place: rename
@@ -136,7 +141,7 @@ inline std::string file_name(std::uint64_t checksum, const std::string& arch,
   for (char& c : a)
     if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
       c = '_';
-  return std::string("v3-") + hex + "-" + a + "-" + std::to_string(driver_version) + ".bin";
+  return std::string("v4-") + hex + "-" + a + "-" + std::to_string(driver_version) + ".bin";
 }
 
 // mkdir -p with 0700 (the cache holds per-user compiled code). True when the directory exists;
