@@ -121,7 +121,7 @@ for ranks in "$@"; do
         [ "$cubins" = 0 ] || problems+=("$cubins cubins loaded with TRITONPACK_FORCE_IR=1")
         [ "$compiles" -ge "$images_per_rank" ] 2>/dev/null || problems+=("$compiles compiles: each of the $images_per_rank images must be compiled at least once")
         [ $((compiles + hits)) -eq "$want" ] 2>/dev/null || problems+=("$compiles compiles + $hits cache hits, expected $want images")
-        entries=$(find "$cache" -maxdepth 1 -name 'v3-*.bin' 2>/dev/null | wc -l)
+        entries=$(find "$cache" -maxdepth 1 -name 'v4-*.bin' 2>/dev/null | wc -l)
         [ "$entries" -eq "$images_per_rank" ] || problems+=("$entries cache entries in $cache, expected $images_per_rank")
         temps=$(find "$cache" -maxdepth 1 -name '*.tmp.*' 2>/dev/null | wc -l)
         [ "$temps" -eq 0 ] || problems+=("$temps temporary files left in $cache")

@@ -312,8 +312,9 @@ inline std::unique_ptr<function> load_function(const driver& d, const context_st
   if (f->jit || !f->plan.abi.gpu_verified || env::flag(env::verify_abi)) check_abi(d, *f, k);
   guard.f = nullptr;
   if (log::enabled())
-    log::line(p.log_prefix(state.props()) + "; " + how + "; decode " + decode_time + ", load " +
-              load_time + ", total " + log::ms_since(p.started));
+    log::line(p.log_prefix(state.props()) + "; " + how + "; " +
+              (decode_time.empty() ? std::string("nothing decoded") : "decode " + decode_time) +
+              ", load " + load_time + ", total " + log::ms_since(p.started));
   return f;
 }
 
