@@ -22,8 +22,9 @@ struct image_load_counts {
   std::uint64_t jit_compiled =
       0;  // IR images this process compiled (PTX JIT, AMD IR via comgr), cached or not
   std::uint64_t jit_cache_hits = 0;  // JIT results read from the disk cache instead of compiling
-  // Images decoded from a container, for any use (a load, `inspect`, decode_image): not a load,
-  // so not in total(). A load from the JIT cache decodes none (cuda/loading.hpp).
+  // Images decoded from a container one by one (container::decode_view, decode_image: a load,
+  // `extract`; not `inspect`'s whole-frame check): not a load, so not in total(). A load from the
+  // JIT cache decodes none (cuda/loading.hpp).
   std::uint64_t decoded = 0;
 
   std::uint64_t total() const { return binaries + jit_compiled + jit_cache_hits; }
