@@ -26,6 +26,17 @@ def selected_tests(build, selection):
         return []
 
 
+def parse_add_test(line):
+    """(test name, the rest of the line) of an add_test() line of a CTestTestfile.cmake, else
+    (None, None). CMake writes the name as a bracket argument ([=[name]=], CMake 3.x), quoted
+    ("name", CMake 4) or bare."""
+    m = re.match(r'add_test\((?:\[(=*)\[(.*?)\]\1\]|"((?:[^"\\]|\\.)*)"|(\S+))\s+(.*)\)\s*$', line)
+    if not m:
+        return None, None
+    name = next(g for g in (m.group(2), m.group(3), m.group(4)) if g is not None)
+    return name, m.group(5)
+
+
 def declared_commands(build):
     """Test name -> the text of its add_test() line in the CTestTestfile.cmake files under `build`.
     ctest's JSON leaves a test's command out while its program is not built yet (a fresh build
@@ -36,9 +47,9 @@ def declared_commands(build):
             continue
         with open(os.path.join(folder, "CTestTestfile.cmake"), encoding="utf-8", errors="replace") as f:
             for line in f:
-                m = re.match(r"add_test\((?:\[(=*)\[(.*?)\]\1\]|(\S+))\s+(.*)\)\s*$", line)
-                if m:
-                    commands[m.group(2) if m.group(2) is not None else m.group(3)] = m.group(4)
+                name, command = parse_add_test(line)
+                if name is not None:
+                    commands[name] = command
     return commands
 
 

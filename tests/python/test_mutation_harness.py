@@ -71,6 +71,25 @@ def test_a_filter_that_selects_no_test_is_noticed():
     assert not h.selected_nothing("[doctest] test cases: 1 | 1 passed | 0 failed | 149 skipped\n")
 
 
+def ctest_targets_module():
+    spec = importlib.util.spec_from_file_location("ctest_targets", REPO / "scripts" / "ctest_targets.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_ctest_targets_reads_every_cmake_s_add_test_line():
+    """A fresh build tree's commands come from CTestTestfile.cmake, whose add_test() names the test
+    as CMake 3 does ([=[gpu]=]), as CMake 4 does ("gpu": the H200's cmake 4.4, where gpu-check's
+    quick build found 3 of 15 programs) or bare; the command follows, paths and all."""
+    ct = ctest_targets_module()
+    assert ct.parse_add_test('add_test([=[gpu]=] "/b/tests/gpu/t" "--x")') == ("gpu", '"/b/tests/gpu/t" "--x"')
+    assert ct.parse_add_test('add_test("gpu_force_ir" "/b/tests/gpu/t")') == ("gpu_force_ir", '"/b/tests/gpu/t"')
+    assert ct.parse_add_test('add_test("a \\"q\\" b" "/b/t")')[0] == 'a \\"q\\" b'
+    assert ct.parse_add_test("add_test(plain /b/t)") == ("plain", "/b/t")
+    assert ct.parse_add_test('set_tests_properties("gpu" PROPERTIES LABELS "gpu")') == (None, None)
+
+
 def test_ctest_targets_are_what_the_selected_tests_run(tmp_path):
     """scripts/ctest_targets.py (the `ctest:REGEX` suites' build, and gpu-check.sh's quick build):
     the programs a label's tests run, whether named as the command, as an argument or in the
