@@ -12,11 +12,16 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
-def harness():
-    spec = importlib.util.spec_from_file_location("mutation_test", REPO / "scripts" / "mutation_test.py")
+def script(name):
+    """scripts/NAME.py, imported as a module."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / (name + ".py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def harness():
+    return script("mutation_test")
 
 
 def test_every_kind_of_failure_is_named():
@@ -71,18 +76,11 @@ def test_a_filter_that_selects_no_test_is_noticed():
     assert not h.selected_nothing("[doctest] test cases: 1 | 1 passed | 0 failed | 149 skipped\n")
 
 
-def ctest_targets_module():
-    spec = importlib.util.spec_from_file_location("ctest_targets", REPO / "scripts" / "ctest_targets.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_ctest_targets_reads_every_cmake_s_add_test_line():
     """A fresh build tree's commands come from CTestTestfile.cmake, whose add_test() names the test
     as CMake 3 does ([=[gpu]=]), as CMake 4 does ("gpu": the H200's cmake 4.4, where gpu-check's
     quick build found 3 of 15 programs) or bare; the command follows, paths and all."""
-    ct = ctest_targets_module()
+    ct = script("ctest_targets")
     assert ct.parse_add_test('add_test([=[gpu]=] "/b/tests/gpu/t" "--x")') == ("gpu", '"/b/tests/gpu/t" "--x"')
     assert ct.parse_add_test('add_test("gpu_force_ir" "/b/tests/gpu/t")') == ("gpu_force_ir", '"/b/tests/gpu/t"')
     assert ct.parse_add_test('add_test("a \\"q\\" b" "/b/t")')[0] == 'a \\"q\\" b'
