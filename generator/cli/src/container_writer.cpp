@@ -301,18 +301,20 @@ std::uint64_t target_newness(const image_info& im) {
     major = major * 10 + static_cast<std::uint64_t>(p[i] - '0');
   }
   if (minor < 0 || stepping < 0) return 0;
-  return (major << 8) + static_cast<std::uint64_t>(minor << 4) + static_cast<std::uint64_t>(stepping);
+  return (major << 8) + static_cast<std::uint64_t>(minor << 4) +
+         static_cast<std::uint64_t>(stepping);
 }
 
-// write_options::newest_first's image order (every grouping but per_target): a kernel's images (for the kernel that first
-// refers to them) by backend, binaries before IR (a PTX is held as lines of a cubin before it),
-// then by variant, and within a variant the newest target first. Why: a load decodes its frame
-// only up to the image it needs, so the image first in its frame costs least — the first variant
-// (the one a call takes when its pointers are aligned) on the newest GPU the kernels were built for,
-// which is where a container built today mostly runs; older targets decode what lies before them,
-// as the newest did when the images kept the manifest's order (oldest first). The frames' stored
-// size moves by under 1 % with the order (bench/size). Images no kernel refers to stay at the end,
-// in their order. Returns old indices in new order.
+// write_options::newest_first's image order (every grouping but per_target): a kernel's images
+// (for the kernel that first refers to them) by backend, binaries before IR (a PTX is held as
+// lines of a cubin before it), then by variant, and within a variant the newest target first.
+// Why: a load decodes its frame only up to the image it needs, so the image first in its frame
+// costs least — the first variant (the one a call takes when its pointers are aligned) on the
+// newest GPU the kernels were built for, which is where a container built today mostly runs;
+// older targets decode what lies before them, as the newest did when the images kept the
+// manifest's order (oldest first). The frames' stored size moves by under 1 % with the order
+// (bench/size). Images no kernel refers to stay at the end, in their order. Returns old indices
+// in new order.
 std::vector<std::uint32_t> load_order(const container_info& info) {
   const std::size_t n = info.images.size();
   const std::vector<std::uint64_t> kernel = first_referrer(info, /*per_variant=*/false);

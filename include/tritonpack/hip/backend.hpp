@@ -168,11 +168,11 @@ inline std::unique_ptr<loaded_function> context::load(const container& c,
   } else {
     decoded = p.decode(decode_time);
   }
-  const std::uint8_t* const code = f->jit ? compiled.data() : decoded.data();
+  const std::uint8_t* const module_bytes = f->jit ? compiled.data() : decoded.data();
   // Modules bind to the thread's current device at load (hip-abi.md §2.5).
   scoped_device on_device(d_, dev_);
   const auto t2 = std::chrono::steady_clock::now();
-  hipError_t r = d_.fn.hipModuleLoadData(&f->module, code);
+  hipError_t r = d_.fn.hipModuleLoadData(&f->module, module_bytes);
   if (r != hipSuccess) {
     errc code = r == hipErrorOutOfMemory ? errc::out_of_memory : errc::driver_error;
     if (r == hipErrorNoBinaryForGpu || r == hipErrorInvalidImage || r == hipErrorInvalidKernelFile)
