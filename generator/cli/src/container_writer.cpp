@@ -248,6 +248,17 @@ std::vector<std::uint64_t> first_referrer(const container_info& info, bool per_v
   return owner;
 }
 
+// The indices 0..n-1 sorted by `key(i)`, ties kept in index order: an image order (old indices
+// in new order).
+template <class Key>
+std::vector<std::uint32_t> stable_order(std::size_t n, Key&& key) {
+  std::vector<std::uint32_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
+  return order;
+}
+
 // frame_grouping::per_target's image order: each variant's images (for the variant that first
 // refers to them) by backend, then by target in the order the variant names them, each binary
 // before the IR of its target. An sm_90a cubin and the sm_90a PTX built from the same
@@ -266,15 +277,10 @@ std::vector<std::uint32_t> per_target_order(const container_info& info) {
           target[im] = rank.emplace(info.images[im].arch, rank.size()).first->second;
       ++variant;
     }
-  std::vector<std::uint32_t> order(n);
-  for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);
-  auto key = [&](std::uint32_t i) {
+  return stable_order(n, [&](std::uint32_t i) {
     return std::make_tuple(owner[i], static_cast<int>(info.images[i].backend), target[i],
                            is_binary(info.images[i].kind) ? 0 : 1);
-  };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
-  return order;
+  });
 }
 
 // How new an image's target is, for load_order (larger: newer). NVIDIA: the compute capability,
@@ -316,19 +322,13 @@ std::uint64_t target_newness(const image_info& im) {
 // (bench/size). Images no kernel refers to stay at the end, in their order. Returns old indices
 // in new order.
 std::vector<std::uint32_t> load_order(const container_info& info) {
-  const std::size_t n = info.images.size();
   const std::vector<std::uint64_t> kernel = first_referrer(info, /*per_variant=*/false);
   const std::vector<std::uint64_t> variant = first_referrer(info, /*per_variant=*/true);
-  std::vector<std::uint32_t> order(n);
-  for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);
-  auto key = [&](std::uint32_t i) {
+  return stable_order(info.images.size(), [&](std::uint32_t i) {
     const image_info& im = info.images[i];
     return std::make_tuple(kernel[i], static_cast<int>(im.backend), is_binary(im.kind) ? 0 : 1,
                            variant[i], ~target_newness(im));
-  };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
-  return order;
+  });
 }
 
 // The container of `info`, its images laid into frames in index order (write_container).
