@@ -76,7 +76,16 @@ inline std::string image_fit(const container& c, const vendor_devices& v, std::s
   for (std::size_t dev = 0; dev < v.archs.size(); ++dev) {
     t.arch = v.archs[dev];
     for (std::size_t k = 0; k < c.kernel_count(); ++k) {
-      const kernel_info& ki = c.kernel(k);
+      // A kernel whose records are damaged cannot run anywhere: its own first launch says so
+      // (container::kernel), not the choice of a vendor for the others.
+      const kernel_info* built = nullptr;
+      try {
+        built = &c.kernel(k);
+      } catch (const error& e) {
+        if (e.code() != errc::bad_container) throw;
+        continue;
+      }
+      const kernel_info& ki = *built;
       for (const variant_info& var : ki.variants)
         if (fits_without_amd_ir(select_image(c.partial_info(), var, t, /*explain=*/false),
                                 v.kind)) {

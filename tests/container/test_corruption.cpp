@@ -33,6 +33,7 @@ using byte_io::store_u64;
 
 namespace {
 
+using tp_test::build_error;
 using tp_test::fix_checksum;
 using tp_test::parse_error;
 using tp_test::section_offset;
@@ -98,6 +99,7 @@ std::vector<field> constrained_fields(const std::vector<std::uint8_t>& b) {
                         {"kernels[0].grid.z", k + kernel_rec::grid + 16, 4, 0xFFFFFF00u},
                         {"kernels[0].grid", k + kernel_rec::grid + 12, 4, 0},  // one axis empty
                         {"kernels[0].first_arg", k + kernel_rec::first_arg, 4, 1},
+                        {"kernels[1].first_arg", k1 + kernel_rec::first_arg, 4, 0},  // kernel 0's args again
                         {"kernels[0].arg_count", k + kernel_rec::arg_count, 4, 0xFFFFFFF0u},
                         {"kernels[0].first_variant", k + kernel_rec::first_variant, 4, 1},
                         {"kernels[0].variant_count", k + kernel_rec::variant_count, 4, 0xFFFFFFF0u},
@@ -224,17 +226,81 @@ TEST_CASE("the sample container has every table non-empty (so every record kind 
   }
 }
 
-TEST_CASE("every constrained field, damaged, is refused with a message naming it") {
+// The fields whose rules are checked when their kernel is built, not at parse: what a record says
+// (enums, limits, strings, reserved bytes). Every other field of constrained_fields is part of the
+// structure — where an image lies and how it is held, how runs of records tile their tables and
+// the fields their lengths follow from, the kernels' names — and is refused by parse itself.
+const std::set<std::string> checked_when_built = {
+    "kernels[0].source", "kernels[0].grid.x", "kernels[0].grid.y", "kernels[0].grid.z",
+    "kernels[0].grid", "args[0].name", "args[0].type", "args[0].flags", "args[4].flags",
+    "args[0].reserved", "variants[0].num_warps", "variants[0].num_ctas", "variants[0].reserved",
+    "specs[0].kind", "specs[0]", "specs[0].reserved", "specs[0].value", "constexprs[0].name",
+    "constexprs[0].value", "image_refs[0]", "images[0].backend", "images[0].kind",
+    "images[0].launch_flags", "images[0].ptx_version", "images[2].ptx_version", "images[0].arch",
+    "images[0].entry", "images[0].triton_version", "images[0].num_warps", "images[0].warp_size",
+    "images[0].num_ctas", "images[0].global_scratch_align", "images[0].profile_scratch_align",
+    "image_tools[0].version", "image_tools[2].version", "tensordescs[0].fp4_padded",
+    "tensordescs[0].reserved", "tunings[1].flags", "tune_args[0].arg", "tune_args[0].bucket",
+    "tune_args[0].reserved", "tune_args[0].bytes", "tune_args[1].arg", "tune_args[1].bytes",
+    "tune_entries[0].device", "tune_entries[0].config"};
+
+TEST_CASE("every constrained field, damaged, is refused with a message naming it: structure at parse, contents when built") {
   const auto good = sample_blob();
   REQUIRE(parse_error(good).empty());
+  REQUIRE(build_error(good).empty());
+  std::set<std::string> seen;
   for (const field& f : constrained_fields(good)) {
     CAPTURE(f.name);
     CAPTURE(f.bad);
     auto b = good;
     put(b, f.offset, f.width, f.bad);
     if (f.name != "header.magic" && f.name != "header.version" && f.name != "header.total_size") fix_checksum(b);
-    const std::string msg = parse_error(b);
-    CHECK_MESSAGE(msg.find(f.name) != std::string::npos, "message: " << msg);
+    if (checked_when_built.count(f.name)) {
+      seen.insert(f.name);
+      const std::string msg = build_error(b);
+      CHECK_MESSAGE(msg.find(f.name) != std::string::npos, "message: " << msg);
+    } else {
+      const std::string msg = parse_error(b);
+      CHECK_MESSAGE(msg.find(f.name) != std::string::npos, "message: " << msg);
+    }
+  }
+  CHECK(seen == checked_when_built);  // every name above is a field of the list
+}
+
+TEST_CASE("a damaged record is refused when its kernel is first used; the other kernels still build and load") {
+  // Kernel 1 (matmul) with a damaged arg type and, separately, a damaged image of its own: the
+  // tables checksum made to match, as a hostile container would. Kernel 0 (vector_add) is intact.
+  const auto good = sample_blob();
+  const container intact = container::parse(good.data(), good.size());
+  const kernel_info& mm = intact.kernel(1);
+  REQUIRE(mm.name == "matmul");
+  const std::uint32_t mm_arg = load_u32(good.data() + rec(good, F::sec_kernels, 1) + F::kernel_rec::first_arg);
+  const std::uint32_t mm_image = mm.variants[0].images[0];
+  for (const auto& [name, offset] : std::vector<std::pair<std::string, std::uint64_t>>{
+           {"args[" + std::to_string(mm_arg) + "].type", rec(good, F::sec_args, mm_arg) + F::arg_rec::type + 4},
+           {"images[" + std::to_string(mm_image) + "].warp_size", rec(good, F::sec_images, mm_image) + F::image_rec::warp_size}}) {
+    CAPTURE(name);
+    auto b = good;
+    put(b, offset, 4, name.find("warp_size") != std::string::npos ? 48 : 0);
+    fix_checksum(b);
+    const container c = container::parse(b.data(), b.size());  // the structure is intact
+    const kernel_info& va = c.kernel(0);
+    CHECK(va.name == "vector_add");
+    for (std::uint32_t i : va.variants[0].images) CHECK(c.decode_image(i) == intact.decode_image(i));
+    for (int attempt = 0; attempt < 2; ++attempt) {  // refused on every use, not only the first
+      try {
+        (void)c.kernel(1);
+        FAIL("kernel 1 was built from a damaged record");
+      } catch (const error& e) {
+        CHECK(e.code() == errc::bad_container);
+        CHECK_MESSAGE(std::string(e.what()).find("kernel matmul of container \"sample\": " + name + ": ") != std::string::npos,
+                      e.what());
+        CHECK_MESSAGE(std::string(e.what()).find("pack the kernels again") != std::string::npos, e.what());
+      }
+    }
+    CHECK_THROWS_AS((void)c.info(), error);
+    CHECK(c.kernel(0).name == "vector_add");  // a failed build leaves the built kernels as they were
+    CHECK(c.find_kernel("matmul") == 1);      // names are read in place, checked at parse
   }
 }
 

@@ -129,6 +129,24 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("a kernel whose records break the format's rules is refused at its own first use, naming the field; the others launch") {
+  // Parse checks the tables' structure; each record's contents are checked when its kernel is first
+  // built (container/validation.hpp, records.hpp), so opening a library does not read every
+  // kernel's records, and one crafted kernel does not take the others down.
+  const std::vector<std::uint8_t> bad = tptest::with_first_arg_type_emptied(fixtures(false), "row_softmax");
+  CHECK(first_launch(bad).empty());  // vector_add's records are intact: it launches
+  tptest::setup("sm_90");
+  library lib(bad.data(), bad.size());
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto e = tptest::expect_error([&] { (void)lib.get("row_softmax"); });
+    CHECK(e.code() == errc::bad_container);
+    CHECK(contains(e.what(), "kernel row_softmax of container \"fixtures\": args["));
+    CHECK(contains(e.what(), "].type: is empty"));
+  }
+  CHECK(lib.get("vector_add").loaded_image(0).arch == "sm_90a");
+  CHECK(tptest::expect_error([&] { (void)lib.info(); }).code() == errc::bad_container);
+}
+
 TEST_CASE(
     "each thread's zstd context is reused: across decodes, after a failed one, on many threads at "
     "once") {

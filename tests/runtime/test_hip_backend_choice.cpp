@@ -82,6 +82,19 @@ TEST_CASE("TRITONPACK_BACKEND unset: the vendor whose device some image of an op
     CHECK(lib.get_backend_for_launch().kind() == backend_kind::hip);
     CHECK(tptest::expect_error([&] { lib.preload(); }).code() == errc::no_image);
   }
+  SUBCASE("a kernel whose records are refused does not decide: the next kernel's images do") {
+    // vector_add (kernel 0, whose images fit both vendors) has a record the reader refuses when
+    // it builds the kernel: the choice passes over it instead of failing, and only vector_add's
+    // own use says what is wrong.
+    const std::vector<std::uint8_t> bad = tptest::with_first_arg_type_emptied(bytes, "vector_add");
+    tptest::setup("sm_90");
+    hip_setup s("gfx942:sramecc+:xnack-", 70125424, "", nullptr);
+    library lib(bad.data(), bad.size());
+    CHECK(lib.get_backend_for_launch().kind() == backend_kind::cuda);
+    auto e = tptest::expect_error([&] { (void)lib.get("vector_add"); });
+    CHECK(e.code() == errc::bad_container);
+    CHECK(contains(e.what(), "kernel vector_add of container"));
+  }
   SUBCASE("no library open yet: drivers and devices alone decide, NVIDIA first") {
     tptest::setup("sm_70");
     hip_setup s("gfx942:sramecc+:xnack-", 70125424, "", nullptr);

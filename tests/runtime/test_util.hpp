@@ -129,6 +129,31 @@ inline const std::vector<std::uint8_t>& fixture_container() {
   return bytes;
 }
 
+// `bytes` with the type of kernel `kernel`'s first argument made empty and the tables checksum
+// recomputed to match: a container whose structure parses and whose one kernel breaks a rule on a
+// record's contents (what a crafted container, or a writer's bug, can hold). The reader refuses it
+// when that kernel is first built: "kernel NAME of container ...: args[N].type: is empty".
+inline std::vector<std::uint8_t> with_first_arg_type_emptied(std::vector<std::uint8_t> bytes,
+                                                            const std::string& kernel) {
+  namespace F = tritonpack::format;
+  using tritonpack::byte_io::load_u32;
+  using tritonpack::byte_io::load_u64;
+  const tritonpack::container c = tritonpack::container::parse(bytes.data(), bytes.size());
+  const long k = c.find_kernel(kernel);
+  if (k < 0) throw std::runtime_error("no kernel " + kernel);
+  auto section = [&](std::uint32_t s) {
+    return load_u64(bytes.data() + F::header::sections + s * F::header::section_entry_size);
+  };
+  const std::uint64_t krec = section(F::sec_kernels) + static_cast<std::uint64_t>(k) * F::record_size[F::sec_kernels];
+  const std::uint32_t arg = load_u32(bytes.data() + krec + F::kernel_rec::first_arg);
+  const std::uint64_t arec = section(F::sec_args) + std::uint64_t{arg} * F::record_size[F::sec_args];
+  tritonpack::byte_io::store_u32(bytes.data() + arec + F::arg_rec::type + 4, 0);  // its length
+  tritonpack::byte_io::store_u64(bytes.data() + F::header::tables_checksum, 0);
+  tritonpack::byte_io::store_u64(bytes.data() + F::header::tables_checksum,
+                                 tritonpack::xxh64(bytes.data(), static_cast<std::size_t>(section(F::sec_data))));
+  return bytes;
+}
+
 inline std::string ptx_version_string(unsigned isa) { return std::to_string(isa / 10) + "." + std::to_string(isa % 10); }
 
 // A PTX module with one entry; `params` are PTX parameter declarations without names

@@ -65,8 +65,9 @@ void scan(const std::vector<std::uint8_t>& bytes, search_result& r) {
     try {
       // The tables checksum makes a stray copy of the magic fail here. The frames are not
       // decoded: a container whose image bytes are damaged is still found, and reported as
-      // damaged by whoever decodes them (inspect, extract).
-      (void)container::parse(p, static_cast<std::size_t>(total));
+      // damaged by whoever decodes them (inspect, extract). Every record is read, as the run time
+      // reads each kernel's on its first use, so one that breaks a rule is refused here.
+      (void)container::parse(p, static_cast<std::size_t>(total)).info();
       r.containers.push_back({off, std::vector<std::uint8_t>(p, p + total)});
       p += total;  // a valid container: skip past it
     } catch (const error& e) {

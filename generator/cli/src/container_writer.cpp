@@ -613,6 +613,7 @@ std::vector<std::uint8_t> write_in_order(const container_info& info,
   std::string not_decoding;
   try {
     const container c = container::parse(out.data(), out.size());
+    (void)c.info();  // every record, as the run time checks it when its kernel is first used
     const std::vector<image_damage> damage = c.find_damage();
     if (!damage.empty()) not_decoding = c.describe_image(damage[0].image) + " " + damage[0].reason;
   } catch (const error& e) {

@@ -3,10 +3,11 @@
 // built kernel by kernel on demand; one image decoded on demand, and any damage to its bytes
 // reported as damage, naming the image and its kernel.
 //
-// The model (strings, vectors) is built on demand, per kernel: parse validates every record but
-// keeps only integers, and kernel(i) builds kernel i and its images the first time it is asked
-// for (info() builds everything). A first launch thus costs the same in a library of 3 kernels
-// and in one of 300.
+// The model (strings, vectors) is built on demand, per kernel: parse checks the tables' structure
+// and keeps only integers (container/validation.hpp), and kernel(i) builds kernel i and its images
+// the first time it is asked for, checking each of their records as it reads it (info() builds,
+// and so checks, everything). A first launch thus reads and checks the records of its own kernel
+// only, in a library of 3 kernels as in one of 3,000.
 //
 // Damage: the tables checksum covers everything but the frames' bytes, which parse never reads.
 // Those are checked where they are used: decode_image checks its frame's zstd header, decodes,
@@ -101,14 +102,18 @@ class container {
     return true;
   }
 
-  // The whole model: every kernel and image, built on the first call (thread-safe).
+  // The whole model: every kernel and image, built (and each record checked) on the first call
+  // (thread-safe). A record that breaks a rule of docs/format.md throws error(bad_container)
+  // naming its field, as kernel() does.
   const container_info& info() const {
     if (!lazy_->all_built.load(std::memory_order_acquire)) build_all();
     return info_;
   }
   // Kernel `i` (< kernel_count()) and the images its variants use, built on first use
-  // (thread-safe). A first launch builds only its own kernel: the cost of parsing does not grow
-  // with the number of kernels in the library.
+  // (thread-safe). A first launch builds only its own kernel: neither parsing nor this grows with
+  // the number of kernels in the library. A record of the kernel or of its images that breaks a
+  // rule (a hostile container whose tables checksum was made to match) throws
+  // error(bad_container) naming the field, on every call, and leaves the other kernels usable.
   const kernel_info& kernel(std::size_t i) const {
     if (i >= info_.kernels.size())
       codec::fail(errc::bad_argument, "", "kernel index %zu out of range (%zu kernels)", i,
@@ -260,6 +265,10 @@ class container {
 
   void build_kernel(std::size_t i) const;
   void build_all() const;
+  // A record refused while building `what` ("kernel matmul", "image 6"): the reader's words, with
+  // the container's name and what to do. Its tables checksum matched, so the container was written
+  // so (crafted, or by a writer that broke docs/format.md's rules): no later use can succeed.
+  [[noreturn]] void refused_record(const error& e, const std::string& what) const;
   void build_image(detail::record_reader& r, std::size_t i) const;  // under lazy_->mutex
 
   // A zstd frame's own header must agree with the frame table (one frame, exactly stored_size
@@ -472,9 +481,14 @@ inline void container::build_kernel(std::size_t i) const {
   if (lazy_->kernel_built[i].load(std::memory_order_relaxed)) return;  // another thread built it
   detail::record_reader r = records();
   kernel_info& k = info_.kernels[i];
-  r.build_kernel(i, k);
-  for (const variant_info& v : k.variants)
-    for (std::uint32_t im : v.images) build_image(r, im);
+  try {
+    r.build_kernel(i, k);
+    for (const variant_info& v : k.variants)
+      for (std::uint32_t im : v.images) build_image(r, im);
+  } catch (const error& e) {
+    if (e.code() != errc::bad_container) throw;
+    refused_record(e, "kernel " + std::string(r.kernel_name(i)));
+  }
   lazy_->kernel_built[i].store(true, std::memory_order_release);
 }
 
@@ -483,9 +497,26 @@ inline void container::build_all() const {
   std::lock_guard<std::mutex> lock(lazy_->mutex);
   if (lazy_->all_built.load(std::memory_order_relaxed)) return;
   detail::record_reader r = records();
-  for (std::size_t im = 0; im < info_.images.size(); ++im)
-    build_image(r, im);  // images no variant refers to
+  for (std::size_t im = 0; im < info_.images.size(); ++im) {
+    try {
+      build_image(r, im);  // images no variant refers to
+    } catch (const error& e) {
+      if (e.code() != errc::bad_container) throw;
+      refused_record(e, "image " + std::to_string(im));
+    }
+  }
   lazy_->all_built.store(true, std::memory_order_release);
+}
+
+inline void container::refused_record(const error& e, const std::string& what) const {
+  std::string_view m = e.message();
+  const std::string_view lead = "container: ";  // record_reader::fail's
+  if (m.substr(0, lead.size()) == lead) m.remove_prefix(lead.size());
+  throw error(errc::bad_container,
+              what + " of container \"" + info_.name + "\": " + std::string(m) +
+                  "; the container breaks the format's rules (its tables checksum matches, so it "
+                  "was written so): pack the kernels again with this tritonpack, and run "
+                  "`tritonpack inspect` on it to check every record");
 }
 
 TRITONPACK_END_NAMESPACE

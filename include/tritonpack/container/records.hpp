@@ -1,23 +1,22 @@
 // tritonpack/container/records.hpp — reads and checks the records of a container's tables
 // (docs/format.md "Records"): kernels with their args, variants, specs, constexprs and image refs;
 // images with their tensor descriptors and dims. container/validation.hpp checks the header, the
-// sections and the frames around them; container/reader.hpp is the public face.
+// sections, the tables' structure and the frames around them at parse time; container/reader.hpp
+// is the public face.
 //
-// One set of record readers serves two purposes:
-//  * validate (parse time): every record is read and checked into a scratch object that is reused
-//    from record to record (strings are checked in place, vectors keep their capacity, so there is
-//    no allocation per record) and thrown away — only the header fields and the images' locations
-//    are kept;
-//  * build (first use of a kernel, or info()): the records of one kernel, or one image, are read
-//    again into the model; they were all checked at parse time, so nothing can fail here.
-// Every offset/length pair goes through byte_io::range_within, so no arithmetic can wrap.
+// The readers build the model of one kernel, or one image, the first time it is asked for (or
+// every one, for info()), and check each record as they read it: every enum, limit, string and
+// reserved byte, with a message naming the field. The structure they rely on — each run of child
+// records inside its table, the runs tiling their tables in order, the fields those runs' lengths
+// follow from, the kernels' names, where each image lies — was checked at parse time
+// (validation.hpp, with run_range and run_end below). Every offset/length pair goes through
+// byte_io::range_within, so no arithmetic can wrap.
 #pragma once
 
 #include <cstdarg>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <set>
 #include <string>
 #include <string_view>
 
@@ -51,22 +50,17 @@ struct image_location {
 
 class record_reader {
  public:
-  // Build mode: the sections of an already validated container.
+  // The sections of a container whose structure parse has checked.
   record_reader(const std::uint8_t* data, std::size_t size,
                 const section_range (&sections)[format::section_count])
-      : d_(data), n_(size), build_(true) {
+      : d_(data), n_(size) {
     for (std::uint32_t s = 0; s < format::section_count; ++s) sec_[s] = sections[s];
   }
 
-  // Build mode: the model's entries for kernel `i` and image `i`.
-  void build_kernel(std::uint64_t i, kernel_info& k) {
-    std::uint64_t next[8] = {};
-    read_kernel(i, k, next, nullptr);
-  }
-  void build_image(std::uint64_t i, image_info& im) {
-    std::uint64_t next_td = 0;
-    read_image(i, im, next_td, nullptr);
-  }
+  // The model's entries for kernel `i` and image `i`, each record checked as it is
+  // read: a record that breaks a rule throws error(errc::bad_container) naming the field.
+  void build_kernel(std::uint64_t i, kernel_info& k) { read_kernel(i, k); }
+  void build_image(std::uint64_t i, image_info& im) { read_image(i, im); }
   std::string_view kernel_name(std::uint64_t i) const {
     return view(rec(format::sec_kernels, i) + format::kernel_rec::name, {"kernels", i, "name"});
   }
@@ -111,12 +105,11 @@ class record_reader {
     const char* c = nullptr;
   };
 
-  // Validate mode: the subclass (container/validation.hpp) fills the sections from the header.
+  // For the parse-time check (container/validation.hpp), which fills the sections from the header.
   record_reader(const std::uint8_t* data, std::size_t size) : d_(data), n_(size) {}
 
   const std::uint8_t* d_;
   std::size_t n_;
-  bool build_ = false;  // building from validated records: the tiling checks are skipped
   section_range sec_[format::section_count];
   std::uint64_t next_dim_ = 0;
 
@@ -152,12 +145,12 @@ class record_reader {
            len, static_cast<u64>(s.size));
     return std::string_view(reinterpret_cast<const char*>(d_ + s.offset + off), len);
   }
-  // A string field: checked always, copied into `to` only when building (validation reads it in
-  // place). Out of line: one copy of this code instead of one per string field.
+  // A string field, checked and copied into `to`. Out of line: one copy of this code instead of
+  // one per string field.
   TRITONPACK_NOINLINE std::string_view str(std::string& to, const std::uint8_t* at,
                                            const field_ref& f) const {
     const std::string_view v = view(at, f);
-    if (build_) to.assign(v);
+    to.assign(v);
     return v;
   }
 
@@ -172,7 +165,7 @@ class record_reader {
   // ended (`next`): runs tile the child table in order, so none overlap and none are orphaned.
   void run_range(std::uint32_t first, std::uint32_t count, std::uint64_t& next, std::uint32_t child,
                  const field_ref& f_first, const field_ref& f_count) const {
-    if (!build_ && first != next)
+    if (first != next)
       fail(f_first, "is %u, expected %llu (runs of %s must follow each other in order)", first,
            static_cast<u64>(next), format::section_name(child));
     if (!byte_io::range_within(first, count, sec_[child].count))
@@ -188,7 +181,9 @@ class record_reader {
            static_cast<u64>(next));
   }
 
-  void read_image(std::uint64_t i, image_info& im, std::uint64_t& next_td, image_location* loc) {
+  // Image `i`'s record into `im`. Where it lies and how it is held (frame, offset, coding, base
+  // image) and its runs of tensor descriptors and dims were checked at parse time.
+  void read_image(std::uint64_t i, image_info& im) {
     using namespace format;
     const std::uint8_t* r = rec(sec_images, i);
     auto F = [i](const char* field) { return field_ref{"images", i, field}; };
@@ -209,12 +204,6 @@ class record_reader {
       fail(F("launch_flags"), "PDL is set on a hip image (HIP has no PDL)");
     im.launch.launch_cooperative_grid = (lf & image_rec::flag_cooperative) != 0;
     im.launch.launch_pdl = (lf & image_rec::flag_pdl) != 0;
-    const unsigned coding = r[image_rec::coding];
-    if (coding != coding_raw && coding != coding_ptx_lines)
-      fail(F("coding"), "is %u, must be 0 (as is) or 1 (PTX lines of its cubin's text)", coding);
-    if (coding == coding_ptx_lines && im.kind != image_kind::ptx)
-      fail(F("coding"), "is 1 (PTX lines) on a %s image; only a PTX is stored so",
-           image_kind_name(im.kind));
     im.ptx_version = u32(r + image_rec::ptx_version);
     if (im.kind == image_kind::ptx && (im.ptx_version < 10 || im.ptx_version > 999))
       fail(F("ptx_version"), "is %u, a PTX image needs its ISA as major*10+minor (8.7 -> 87)",
@@ -228,25 +217,6 @@ class record_reader {
     str(im.launch.triton_version, r + image_rec::triton_version, F("triton_version"));
     im.raw_size = u64v(r + image_rec::raw_size);
     im.checksum = u64v(r + image_rec::checksum);
-    const std::uint32_t frame = u32(r + image_rec::frame);
-    if (frame >= sec_[sec_frames].count)
-      fail(F("frame"), "is %u, the container has %llu frames", frame,
-           static_cast<u64>(sec_[sec_frames].count));
-    const std::uint32_t base_image = u32(r + image_rec::base_image),
-                        frame_size = u32(r + image_rec::frame_size);
-    if (coding == coding_raw && base_image != 0)
-      fail(F("base_image"), "is %u on an image stored as is (coding 0), must be 0", base_image);
-    if (coding == coding_raw && frame_size != 0)
-      fail(F("frame_size"), "is %u on an image stored as is (coding 0), must be 0", frame_size);
-    if (loc) {
-      loc->frame = frame;
-      loc->offset = u64v(r + image_rec::frame_offset);
-      loc->raw_size = im.raw_size;
-      loc->checksum = im.checksum;
-      loc->coding = static_cast<std::uint8_t>(coding);
-      loc->base_image = base_image;
-      loc->frame_size = coding == coding_raw ? im.raw_size : frame_size;
-    }
     launch_info& L = im.launch;
     L.num_warps = u32(r + image_rec::num_warps);
     if (L.num_warps == 0 || L.num_warps > 64)
@@ -268,8 +238,6 @@ class record_reader {
       fail(F("profile_scratch_align"), "is %u, must be a power of two", L.profile_scratch_align);
     const std::uint32_t td_first = u32(r + image_rec::first_tensordesc),
                         td_count = u32(r + image_rec::tensordesc_count);
-    run_range(td_first, td_count, next_td, sec_tensordescs, F("first_tensordesc"),
-              F("tensordesc_count"));
     // v3: what produced the image's code; v1 and v2 containers have no image_tools (not recorded).
     im.tool_version.clear();
     if (i < sec_[sec_image_tools].count) {
@@ -286,10 +254,9 @@ class record_reader {
     for (std::uint32_t t = 0; t < td_count; ++t) read_tensordesc(td_first + t, L.tensordesc[t]);
   }
 
-  // `next`: where the runs of args, variants, specs, constexprs, image refs, and (v2) tune_args,
-  // tune_entries and tune_values must continue.
-  void read_kernel(std::uint64_t i, kernel_info& k, std::uint64_t (&next)[8],
-                   std::set<std::string_view>* names) {
+  // Kernel `i`'s record, its args and its variants (and their specs, constexprs and image refs),
+  // and its tuning, into `k`.
+  void read_kernel(std::uint64_t i, kernel_info& k) {
     using namespace format;
     const std::uint64_t nimages = sec_[sec_images].count;
     const std::uint8_t* r = rec(sec_kernels, i);
@@ -297,11 +264,7 @@ class record_reader {
       return field_ref{"kernels", i, field, sub};
     };
     const std::string_view name = view(r + kernel_rec::name, F("name"));
-    if (name.empty()) fail(F("name"), "is empty");
-    if (names && !names->insert(name).second)
-      fail(F("name"), "\"%.*s\" is also the name of an earlier kernel",
-           static_cast<int>(name.size()), name.data());
-    if (build_) k.name.assign(name);
+    k.name.assign(name);  // non-empty and unique: checked at parse time
     str(k.source, r + kernel_rec::source, F("source"));
     static const char* const axis[3] = {"x", "y", "z"};
     int empty_axes = 0;
@@ -310,8 +273,9 @@ class record_reader {
     }
     if (empty_axes != 0 && empty_axes != 3)
       fail(F("grid"), "has %d of 3 expressions; give all three or none", 3 - empty_axes);
+    // The runs of args and variants (and theirs): checked at parse time (validation.hpp), with
+    // a variant at least per kernel and a spec per arg.
     const std::uint32_t a0 = u32(r + kernel_rec::first_arg), an = u32(r + kernel_rec::arg_count);
-    run_range(a0, an, next[0], sec_args, F("first_arg"), F("arg_count"));
     k.args.resize(an);
     for (std::uint32_t a = 0; a < an; ++a) {
       const std::uint8_t* ar = rec(sec_args, a0 + a);
@@ -332,28 +296,22 @@ class record_reader {
     }
     const std::uint32_t v0 = u32(r + kernel_rec::first_variant),
                         vn = u32(r + kernel_rec::variant_count);
-    run_range(v0, vn, next[1], sec_variants, F("first_variant"), F("variant_count"));
-    if (vn == 0) fail(F("variant_count"), "is 0; a kernel needs at least one variant");
     k.variants.resize(vn);
-    for (std::uint32_t v = 0; v < vn; ++v)
-      read_variant(v0 + v, an, k.variants[v], nimages, next[2], next[3], next[4]);
-    if (i < sec_[sec_tunings].count) read_tuning(i, k, a0, an, v0, vn, next + 5);
+    for (std::uint32_t v = 0; v < vn; ++v) read_variant(v0 + v, k.variants[v], nimages);
+    if (i < sec_[sec_tunings].count) read_tuning(i, k, a0, an, v0, vn);
   }
 
-  // v2: kernel i's tuning record, its tune_args and its table rows. `next`: where the runs of
-  // tune_args, tune_entries and tune_values must continue. Defined in container/tuning_records.hpp.
+  // v2: kernel i's tuning record, its tune_args and its table rows. Defined in
+  // container/tuning_records.hpp.
   void read_tuning(std::uint64_t i, kernel_info& k, std::uint32_t a0, std::uint32_t an,
-                   std::uint32_t v0, std::uint32_t vn, std::uint64_t* next);
+                   std::uint32_t v0, std::uint32_t vn);
 
-  void read_variant(std::uint64_t vi, std::uint32_t nargs, variant_info& var, std::uint64_t nimages,
-                    std::uint64_t& next_spec, std::uint64_t& next_cx, std::uint64_t& next_ref) {
+  void read_variant(std::uint64_t vi, variant_info& var, std::uint64_t nimages) {
     using namespace format;
     const std::uint8_t* vr = rec(sec_variants, vi);
     auto V = [vi](const char* field) { return field_ref{"variants", vi, field}; };
     const std::uint32_t s0 = u32(vr + variant_rec::first_spec),
                         sn = u32(vr + variant_rec::spec_count);
-    run_range(s0, sn, next_spec, sec_specs, V("first_spec"), V("spec_count"));
-    if (sn != nargs) fail(V("spec_count"), "is %u, the kernel has %u args", sn, nargs);
     var.specs.resize(sn);
     for (std::uint32_t s = 0; s < sn; ++s) {
       const std::uint8_t* sr = rec(sec_specs, s0 + s);
@@ -379,7 +337,6 @@ class record_reader {
       fail(V("num_ctas"), "is %u, must be 1..16", cfg.num_ctas);
     const std::uint32_t c0 = u32(vr + variant_rec::first_constexpr),
                         cn = u32(vr + variant_rec::constexpr_count);
-    run_range(c0, cn, next_cx, sec_constexprs, V("first_constexpr"), V("constexpr_count"));
     cfg.constexprs.resize(cn);
     for (std::uint32_t x = 0; x < cn; ++x) {
       const std::uint8_t* cr = rec(sec_constexprs, c0 + x);
@@ -391,7 +348,6 @@ class record_reader {
     }
     const std::uint32_t r0 = u32(vr + variant_rec::first_image_ref),
                         rn = u32(vr + variant_rec::image_ref_count);
-    run_range(r0, rn, next_ref, sec_image_refs, V("first_image_ref"), V("image_ref_count"));
     zero(vr + variant_rec::reserved, 4, V("reserved"));
     var.images.resize(rn);
     for (std::uint32_t x = 0; x < rn; ++x) {
@@ -414,11 +370,9 @@ class record_reader {
     if (fp4 > 1) fail(T("fp4_padded"), "is %u, must be 0 or 1", fp4);
     t.fp4_padded = fp4 == 1;
     zero(r + tensordesc_rec::reserved, 3, T("reserved"));
+    // The run of dims: checked at parse time (1..5 of them, inside the dims table).
     const std::uint32_t d0 = u32(r + tensordesc_rec::first_dim),
                         dn = u32(r + tensordesc_rec::dim_count);
-    run_range(d0, dn, next_dim_, sec_dims, T("first_dim"), T("dim_count"));
-    if (dn == 0 || dn > 5)
-      fail(T("dim_count"), "is %u, a tensor descriptor has 1..5 dimensions", dn);
     t.block_size.resize(dn);
     for (std::uint32_t d = 0; d < dn; ++d) t.block_size[d] = u32(rec(sec_dims, d0 + d));
   }

@@ -9,20 +9,16 @@
 TRITONPACK_BEGIN_NAMESPACE
 namespace detail {
 
-// v2: kernel i's tuning record, its tune_args and its table rows. `next`: where the runs of
-// tune_args, tune_entries and tune_values must continue.
+// v2: kernel i's tuning record, its tune_args and its table rows. Their runs, the roles and the
+// config count (which the rows' lengths follow from) were checked at parse time
+// (container/validation.hpp).
 inline void record_reader::read_tuning(std::uint64_t i, kernel_info& k, std::uint32_t a0,
-                                       std::uint32_t an, std::uint32_t v0, std::uint32_t vn,
-                                       std::uint64_t* next) {
+                                       std::uint32_t an, std::uint32_t v0, std::uint32_t vn) {
   using namespace format;
   const std::uint8_t* r = rec(sec_tunings, i);
   auto T = [i](const char* field) { return field_ref{"tunings", i, field}; };
   kernel_tuning& t = k.tuning;
-  t.config_count = u32(r + tuning_rec::config_count);
-  if (t.config_count == 0 || vn % t.config_count != 0)
-    fail(T("config_count"),
-         "is %u, must divide the kernel's %u variants (specialisations x configs)", t.config_count,
-         vn);
+  t.config_count = u32(r + tuning_rec::config_count);  // divides vn (parse)
   // Config c of the group starting at variant g is variant g + c: every variant of a group has
   // the group's specialisation (read in place, so validation needs no copies).
   for (std::uint32_t v = 0; v < vn; ++v) {
@@ -46,7 +42,6 @@ inline void record_reader::read_tuning(std::uint64_t i, kernel_info& k, std::uin
     fail(T("flags"), "is %u, only bit 0 (tune on first use) is defined", flags);
   t.on_first_use = (flags & tuning_rec::flag_on_first_use) != 0;
   const std::uint32_t ta0 = u32(r + tuning_rec::first_arg), tan = u32(r + tuning_rec::arg_count);
-  run_range(ta0, tan, next[0], sec_tune_args, T("first_arg"), T("arg_count"));
   t.args.resize(tan);
   std::uint32_t keys = 0;
   for (std::uint32_t x = 0; x < tan; ++x) {
@@ -58,9 +53,7 @@ inline void record_reader::read_tuning(std::uint64_t i, kernel_info& k, std::uin
     if (ta.arg >= an) fail(A("arg"), "is %u, the kernel has %u args", ta.arg, an);
     const std::string_view type =
         view(rec(sec_args, a0 + ta.arg) + arg_rec::type, {"args", a0 + ta.arg, "type"});
-    const unsigned role = ar[tune_arg_rec::role], bucket = ar[tune_arg_rec::bucket];
-    if (role < 1 || role > 3)
-      fail(A("role"), "is %u, must be 1 (key), 2 (reset_to_zero) or 3 (restore)", role);
+    const unsigned role = ar[tune_arg_rec::role], bucket = ar[tune_arg_rec::bucket];  // role: 1..3
     ta.role = static_cast<tune_role>(role);
     const bool key = ta.role == tune_role::key;
     const bool is_int =
@@ -82,7 +75,6 @@ inline void record_reader::read_tuning(std::uint64_t i, kernel_info& k, std::uin
     keys += key;
   }
   const std::uint32_t e0 = u32(r + tuning_rec::first_entry), en = u32(r + tuning_rec::entry_count);
-  run_range(e0, en, next[1], sec_tune_entries, T("first_entry"), T("entry_count"));
   t.table.resize(en);
   for (std::uint32_t x = 0; x < en; ++x) {
     const std::uint64_t xi = std::uint64_t{e0} + x;
@@ -94,8 +86,6 @@ inline void record_reader::read_tuning(std::uint64_t i, kernel_info& k, std::uin
     e.config = u32(er + tune_entry_rec::config);
     if (e.config >= t.config_count)
       fail(E("config"), "is %u, the kernel has %u configs", e.config, t.config_count);
-    run_range(u32(er + tune_entry_rec::first_value), keys + t.config_count, next[2],
-              sec_tune_values, E("first_value"), E("first_value"));
     const std::uint8_t* vals = rec(sec_tune_values, u32(er + tune_entry_rec::first_value));
     e.bucket.resize(keys);
     e.times_ns.resize(t.config_count);

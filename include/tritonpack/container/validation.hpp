@@ -1,24 +1,28 @@
-// tritonpack/container/validation.hpp — the parse-time check of a whole container
-// (docs/format.md): the header, the sections and their padding, the tables checksum, every record
-// (through container/records.hpp), the frames and how images tile them. What it keeps is a
-// container_layout: integers only, which container/reader.hpp builds the model from on demand and
-// decodes images with.
+// tritonpack/container/validation.hpp — the parse-time check of a container (docs/format.md): the
+// header, the sections and their padding, the tables checksum, the structure of the tables (where
+// each image lies, how the runs of child records tile their tables, the kernels' names), the
+// frames and how images tile them. What it keeps is a container_layout: integers only, which
+// container/reader.hpp builds the model from on demand and decodes images with.
 //
-// Why validate everything at parse time: the run time trusts the layout afterwards (indices,
-// sizes, strings) without re-checking on the launch path, and a damaged or hostile container is
-// refused in one place with a message that names the offending field ("images[3].frame_offset:
-// ..."). The one thing left for later is each zstd frame's own header (content size, length,
-// dictionary) and its payload, checked when that frame is decoded: parse touches the tables,
-// never the data section, which keeps a program's first launch from paging in the whole container.
+// Why this much at parse time and no more: the run time trusts the layout afterwards (indices,
+// sizes, image places) without re-checking on the launch path, and damage to the bytes is refused
+// in one place, by the tables checksum, before anything is read. What each record says is checked
+// when its kernel is first built (container/records.hpp, build mode; info() builds every kernel,
+// as `tritonpack inspect` does), with the same messages naming the offending field
+// ("args[3].type: ..."), so a first launch reads the records of its own kernel only. The zstd
+// frames' own headers (content size, length, dictionary) and payloads are checked when a frame is
+// decoded: parse touches the tables, never the data section, which keeps a program's first launch
+// from paging in the whole container.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <memory>
-#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tritonpack/container/checksum.hpp"
@@ -74,7 +78,7 @@ class container_validator : record_reader {
     L.data = d_;
     L.size = n_;
     read_header(L);
-    validate_tables(L);
+    check_structure(L);
     read_frames(L);
     for (std::uint32_t s = 0; s < format::section_count; ++s) L.sections[s] = sec_[s];
     return L;
@@ -176,35 +180,36 @@ class container_validator : record_reader {
       L.triton_commit.assign(view(d_ + H::triton_commit, {"header", no_index, "triton_commit"}));
   }
 
-  // Every image and kernel record, checked into scratch objects; what decoding needs of each
-  // image is kept in L.images.
-  void validate_tables(container_layout& L) {
+  // The tables as far as the run time relies on them before it builds a kernel: where each image
+  // lies and how it is held (what decoding reads), and how the runs of child records tile their
+  // tables (each parent's run starts where the previous one ended, and all stay inside their
+  // table), with the kernels' names, which name lookups read in place. A few integers per record:
+  // what each record says (names, types, enums, limits, reserved bytes) is checked when its kernel
+  // is first built (records.hpp, build mode; info() builds them all), so parsing costs about the
+  // same for a library of 3 kernels and one of 3,000. Every check that a record passes at build time
+  // and every one made here together are the whole of docs/format.md's rules.
+  void check_structure(container_layout& L) {
     using namespace format;
     const std::uint64_t nimages = sec_[sec_images].count;
     if (L.format_version >= 3 && sec_[sec_image_tools].count != nimages)
       fail({"sections", no_index, "image_tools"}, "holds %llu records, one per image needs %llu",
            static_cast<u64>(sec_[sec_image_tools].count), static_cast<u64>(nimages));
     L.images.resize(static_cast<std::size_t>(nimages));
-    image_info im;
     std::uint64_t next_td = 0;
-    for (std::uint64_t i = 0; i < nimages; ++i) {
-      read_image(i, im, next_td, &L.images[static_cast<std::size_t>(i)]);
-      if (L.format_version < 4 && L.images[static_cast<std::size_t>(i)].coding != coding_raw)
-        fail({"images", i, "coding"}, "is %u; a v%u container holds every image as is (0)",
-             static_cast<unsigned>(L.images[static_cast<std::size_t>(i)].coding), L.format_version);
-    }
+    for (std::uint64_t i = 0; i < nimages; ++i)
+      locate_image(i, L.format_version, L.images[static_cast<std::size_t>(i)], next_td);
     run_end(next_td, sec_tensordescs, "images");
     run_end(next_dim_, sec_dims, "tensordescs");
 
     const std::uint64_t nkernels = sec_[sec_kernels].count;
-    kernel_info k;
-    std::uint64_t next[8] =
-        {};  // args, variants, specs, constexprs, image refs, tune_args, tune_entries, tune_values
-    std::set<std::string_view> names;
     if (L.format_version >= 2 && sec_[sec_tunings].count != nkernels)
       fail({"sections", no_index, "tunings"}, "holds %llu records, one per kernel needs %llu",
            static_cast<u64>(sec_[sec_tunings].count), static_cast<u64>(nkernels));
-    for (std::uint64_t i = 0; i < nkernels; ++i) read_kernel(i, k, next, &names);
+    // args, variants, specs, constexprs, image refs, tune_args, tune_entries, tune_values
+    std::uint64_t next[8] = {};
+    std::vector<std::pair<std::string_view, std::uint64_t>> names;
+    names.reserve(static_cast<std::size_t>(nkernels));
+    for (std::uint64_t i = 0; i < nkernels; ++i) names.emplace_back(kernel_runs(i, next), i);
     run_end(next[0], sec_args, "kernels");
     run_end(next[1], sec_variants, "kernels");
     run_end(next[2], sec_specs, "variants");
@@ -213,6 +218,124 @@ class container_validator : record_reader {
     run_end(next[5], sec_tune_args, "tunings");
     run_end(next[6], sec_tune_entries, "tunings");
     run_end(next[7], sec_tune_values, "tune_entries");
+    // One kernel per name (find_kernel returns the first): sorted, equal names are neighbours; the
+    // error names the first kernel, in index order, whose name an earlier one has.
+    std::sort(names.begin(), names.end());
+    std::uint64_t dup = no_index;
+    for (std::size_t j = 1; j < names.size(); ++j)
+      if (names[j].first == names[j - 1].first && names[j].second < dup) dup = names[j].second;
+    if (dup != no_index) {
+      const std::string_view name = kernel_name(dup);
+      fail({"kernels", dup, "name"}, "\"%.*s\" is also the name of an earlier kernel",
+           static_cast<int>(name.size()), name.data());
+    }
+  }
+
+  // Image `i`'s place in its frame and its coding, into `loc`; its tensor descriptors' runs.
+  void locate_image(std::uint64_t i, std::uint32_t version, image_location& loc,
+                    std::uint64_t& next_td) {
+    using namespace format;
+    const std::uint8_t* r = rec(sec_images, i);
+    auto F = [i](const char* field) { return field_ref{"images", i, field}; };
+    const unsigned coding = r[image_rec::coding];
+    if (coding != coding_raw && coding != coding_ptx_lines)
+      fail(F("coding"), "is %u, must be 0 (as is) or 1 (PTX lines of its cubin's text)", coding);
+    if (version < 4 && coding != coding_raw)
+      fail(F("coding"), "is %u; a v%u container holds every image as is (0)", coding, version);
+    const unsigned kind = r[image_rec::kind];
+    if (coding == coding_ptx_lines && kind != static_cast<unsigned>(image_kind::ptx))
+      fail(F("coding"), "is 1 (PTX lines) on an image of kind %u; only a PTX (2) is stored so",
+           kind);
+    const std::uint32_t frame = u32(r + image_rec::frame);
+    if (frame >= sec_[sec_frames].count)
+      fail(F("frame"), "is %u, the container has %llu frames", frame,
+           static_cast<u64>(sec_[sec_frames].count));
+    const std::uint32_t base_image = u32(r + image_rec::base_image),
+                        frame_size = u32(r + image_rec::frame_size);
+    if (coding == coding_raw && base_image != 0)
+      fail(F("base_image"), "is %u on an image stored as is (coding 0), must be 0", base_image);
+    if (coding == coding_raw && frame_size != 0)
+      fail(F("frame_size"), "is %u on an image stored as is (coding 0), must be 0", frame_size);
+    loc.frame = frame;
+    loc.offset = u64v(r + image_rec::frame_offset);
+    loc.raw_size = u64v(r + image_rec::raw_size);
+    loc.checksum = u64v(r + image_rec::checksum);
+    loc.coding = static_cast<std::uint8_t>(coding);
+    loc.base_image = base_image;
+    loc.frame_size = coding == coding_raw ? loc.raw_size : frame_size;
+    const std::uint32_t td0 = u32(r + image_rec::first_tensordesc),
+                        tdn = u32(r + image_rec::tensordesc_count);
+    run_range(td0, tdn, next_td, sec_tensordescs, F("first_tensordesc"), F("tensordesc_count"));
+    for (std::uint32_t t = td0; t < td0 + tdn; ++t) {
+      const std::uint8_t* tr = rec(sec_tensordescs, t);
+      const std::uint32_t dn = u32(tr + tensordesc_rec::dim_count);
+      run_range(u32(tr + tensordesc_rec::first_dim), dn, next_dim_, sec_dims,
+                {"tensordescs", t, "first_dim"}, {"tensordescs", t, "dim_count"});
+      if (dn == 0 || dn > 5)
+        fail({"tensordescs", t, "dim_count"}, "is %u, a tensor descriptor has 1..5 dimensions", dn);
+    }
+  }
+
+  // Kernel `i`'s runs of args and variants, its variants' runs of specs, constexprs and image
+  // refs, and its tuning's runs (`next`: where each must continue), with the fields their lengths
+  // follow from (a variant per kernel at least, a spec per arg, the tuning's roles and config
+  // count); returns its name, checked non-empty.
+  std::string_view kernel_runs(std::uint64_t i, std::uint64_t (&next)[8]) {
+    using namespace format;
+    const std::uint8_t* r = rec(sec_kernels, i);
+    auto F = [i](const char* field) { return field_ref{"kernels", i, field}; };
+    const std::string_view name = view(r + kernel_rec::name, F("name"));
+    if (name.empty()) fail(F("name"), "is empty");
+    const std::uint32_t an = u32(r + kernel_rec::arg_count);
+    run_range(u32(r + kernel_rec::first_arg), an, next[0], sec_args, F("first_arg"),
+              F("arg_count"));
+    const std::uint32_t v0 = u32(r + kernel_rec::first_variant),
+                        vn = u32(r + kernel_rec::variant_count);
+    run_range(v0, vn, next[1], sec_variants, F("first_variant"), F("variant_count"));
+    if (vn == 0) fail(F("variant_count"), "is 0; a kernel needs at least one variant");
+    for (std::uint32_t v = v0; v < v0 + vn; ++v) {
+      const std::uint8_t* vr = rec(sec_variants, v);
+      auto V = [v](const char* field) { return field_ref{"variants", v, field}; };
+      const std::uint32_t sn = u32(vr + variant_rec::spec_count);
+      run_range(u32(vr + variant_rec::first_spec), sn, next[2], sec_specs, V("first_spec"),
+                V("spec_count"));
+      if (sn != an) fail(V("spec_count"), "is %u, the kernel has %u args", sn, an);
+      run_range(u32(vr + variant_rec::first_constexpr), u32(vr + variant_rec::constexpr_count),
+                next[3], sec_constexprs, V("first_constexpr"), V("constexpr_count"));
+      run_range(u32(vr + variant_rec::first_image_ref), u32(vr + variant_rec::image_ref_count),
+                next[4], sec_image_refs, V("first_image_ref"), V("image_ref_count"));
+    }
+    if (i >= sec_[sec_tunings].count) return name;
+    const std::uint8_t* tr = rec(sec_tunings, i);
+    auto T = [i](const char* field) { return field_ref{"tunings", i, field}; };
+    const std::uint32_t ta0 = u32(tr + tuning_rec::first_arg),
+                        tan = u32(tr + tuning_rec::arg_count);
+    run_range(ta0, tan, next[5], sec_tune_args, T("first_arg"), T("arg_count"));
+    // Each row holds a bucket per key argument and a time per config (read_tuning), so the roles
+    // and the config count are part of the structure.
+    std::uint64_t keys = 0;
+    for (std::uint32_t a = ta0; a < ta0 + tan; ++a) {
+      const unsigned role = rec(sec_tune_args, a)[tune_arg_rec::role];
+      if (role < 1 || role > 3)
+        fail({"tune_args", a, "role"}, "is %u, must be 1 (key), 2 (reset_to_zero) or 3 (restore)",
+             role);
+      keys += role == static_cast<unsigned>(tune_role::key);
+    }
+    const std::uint32_t configs = u32(tr + tuning_rec::config_count);
+    if (configs == 0 || vn % configs != 0)
+      fail(T("config_count"),
+           "is %u, must divide the kernel's %u variants (specialisations x configs)", configs, vn);
+    const std::uint32_t e0 = u32(tr + tuning_rec::first_entry),
+                        en = u32(tr + tuning_rec::entry_count);
+    run_range(e0, en, next[6], sec_tune_entries, T("first_entry"), T("entry_count"));
+    for (std::uint32_t e = e0; e < e0 + en; ++e) {
+      const std::uint8_t* er = rec(sec_tune_entries, e);
+      const field_ref f{"tune_entries", e, "first_value"};
+      if (keys + configs > 0xFFFFFFFFull) fail(f, "%s", "runs past 2^32-1 values");
+      run_range(u32(er + tune_entry_rec::first_value), static_cast<std::uint32_t>(keys + configs),
+                next[7], sec_tune_values, f, f);
+    }
+    return name;
   }
 
   void read_frames(container_layout& L) {

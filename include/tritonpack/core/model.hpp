@@ -28,7 +28,7 @@ enum class image_kind : std::uint8_t {
 };
 
 inline const char* backend_name(backend_kind b) noexcept {
-  return b == backend_kind::cuda ? "cuda" : "hip";
+  return b == backend_kind::cuda ? "cuda" : b == backend_kind::hip ? "hip" : "unknown";
 }
 
 inline const char* image_kind_name(image_kind k) noexcept {
