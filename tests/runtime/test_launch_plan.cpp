@@ -19,12 +19,27 @@ TEST_CASE("parse_arg_type") {
   CHECK(p.size == 8);
   CHECK(p.elem == "fp16");
   CHECK(p.elem_size == 2);
-  CHECK(parse_arg_type("i1").cls == arg_class::boolean);
-  CHECK(parse_arg_type("u1").size == 1);
-  CHECK(parse_arg_type("i64").size == 8);
-  CHECK(parse_arg_type("u16").cls == arg_class::uint);
-  CHECK(parse_arg_type("bf16").size == 2);
-  CHECK(parse_arg_type("fp64").cls == arg_class::fp64);
+  // Every scalar type Triton passes by value: its class, and the bytes the kernel parameter takes.
+  const struct {
+    const char* type;
+    arg_class cls;
+    std::uint32_t size;
+  } scalars[] = {{"i1", arg_class::boolean, 1}, {"u1", arg_class::boolean, 1}, {"i8", arg_class::sint, 1},
+                 {"i16", arg_class::sint, 2},   {"i32", arg_class::sint, 4},   {"i64", arg_class::sint, 8},
+                 {"u8", arg_class::uint, 1},    {"u16", arg_class::uint, 2},   {"u32", arg_class::uint, 4},
+                 {"u64", arg_class::uint, 8},   {"fp16", arg_class::fp16, 2},  {"bf16", arg_class::bf16, 2},
+                 {"fp32", arg_class::fp32, 4},  {"fp64", arg_class::fp64, 8}};
+  for (const auto& s : scalars) {
+    CAPTURE(s.type);
+    const arg_type a = parse_arg_type(s.type);
+    CHECK(a.cls == s.cls);
+    CHECK(a.size == s.size);
+    CHECK(parse_arg_type(std::string("*") + s.type).elem_size == s.size);  // as a pointee
+  }
+  CHECK(parse_arg_type("*fp8e4nv").elem_size == 1);
+  CHECK(parse_arg_type("*void").elem_size == 0);  // unknown pointee: no element size
+  CHECK_THROWS_AS(parse_arg_type("i32 "), error);
+  CHECK_THROWS_AS(parse_arg_type(""), error);
   auto d = parse_arg_type("tensordesc<fp16[64, 32]>");
   CHECK(d.cls == arg_class::tensordesc);
   CHECK(d.rank == 2);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 #include "tritonpack/core/error.hpp"
 #include "tritonpack/core/model.hpp"
@@ -40,12 +41,33 @@ struct arg_type {
 };
 
 namespace detail {
-inline std::uint32_t triton_scalar_size(const std::string& t) {
-  if (t == "i1" || t == "u1" || t == "i8" || t == "u8" || t.rfind("fp8", 0) == 0) return 1;
-  if (t == "i16" || t == "u16" || t == "fp16" || t == "bf16") return 2;
-  if (t == "i32" || t == "u32" || t == "fp32") return 4;
-  if (t == "i64" || t == "u64" || t == "fp64") return 8;
-  return 0;
+// Triton's scalar type names, and how the run time passes a value of each. A table, compared as
+// string_views: a kernel's first load parses every argument's type (the parameter plan), so this
+// is on that path.
+struct scalar_type {
+  std::string_view name;
+  arg_class cls;
+  std::uint32_t size;
+};
+inline constexpr scalar_type scalar_types[] = {
+    {"i1", arg_class::boolean, 1}, {"u1", arg_class::boolean, 1}, {"i8", arg_class::sint, 1},
+    {"i16", arg_class::sint, 2},   {"i32", arg_class::sint, 4},   {"i64", arg_class::sint, 8},
+    {"u8", arg_class::uint, 1},    {"u16", arg_class::uint, 2},   {"u32", arg_class::uint, 4},
+    {"u64", arg_class::uint, 8},   {"fp16", arg_class::fp16, 2},  {"bf16", arg_class::bf16, 2},
+    {"fp32", arg_class::fp32, 4},  {"fp64", arg_class::fp64, 8}};
+
+inline const scalar_type* find_scalar_type(std::string_view t) noexcept {
+  for (const scalar_type& s : scalar_types)
+    if (s.name == t) return &s;
+  return nullptr;
+}
+
+// Bytes of one element of Triton scalar type `t` (a pointer's pointee, a descriptor's element);
+// 0 when unknown.
+inline std::uint32_t triton_scalar_size(std::string_view t) noexcept {
+  if (t.substr(0, 3) == "fp8") return 1;
+  const scalar_type* s = find_scalar_type(t);
+  return s ? s->size : 0;
 }
 }  // namespace detail
 
@@ -74,30 +96,11 @@ inline arg_type parse_arg_type(const std::string& t) {
       throw error(errc::bad_container, "tensor descriptor type '" + t + "' has rank > 5");
     return a;
   }
-  if (t == "i1" || t == "u1") {
-    a.cls = arg_class::boolean;
-    a.size = 1;
-  } else if (t == "i8" || t == "i16" || t == "i32" || t == "i64") {
-    a.cls = arg_class::sint;
-    a.size = detail::triton_scalar_size(t);
-  } else if (t == "u8" || t == "u16" || t == "u32" || t == "u64") {
-    a.cls = arg_class::uint;
-    a.size = detail::triton_scalar_size(t);
-  } else if (t == "fp16") {
-    a.cls = arg_class::fp16;
-    a.size = 2;
-  } else if (t == "bf16") {
-    a.cls = arg_class::bf16;
-    a.size = 2;
-  } else if (t == "fp32") {
-    a.cls = arg_class::fp32;
-    a.size = 4;
-  } else if (t == "fp64") {
-    a.cls = arg_class::fp64;
-    a.size = 8;
-  } else {
+  const detail::scalar_type* s = detail::find_scalar_type(t);
+  if (!s)
     throw error(errc::bad_container, "argument type '" + t + "' is not one the run time can pass");
-  }
+  a.cls = s->cls;
+  a.size = s->size;
   return a;
 }
 
