@@ -7,7 +7,7 @@
 // Why this much at parse time and no more: the run time trusts the layout afterwards (indices,
 // sizes, image places) without re-checking on the launch path, and damage to the bytes is refused
 // in one place, by the tables checksum, before anything is read. What each record says is checked
-// when its kernel is first built (container/records.hpp, build mode; info() builds every kernel,
+// when its kernel is first built (container/records.hpp; info() builds every kernel,
 // as `tritonpack inspect` does), with the same messages naming the offending field
 // ("args[3].type: ..."), so a first launch reads the records of its own kernel only. The zstd
 // frames' own headers (content size, length, dictionary) and payloads are checked when a frame is
@@ -15,9 +15,9 @@
 // from paging in the whole container.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -185,7 +185,7 @@ class container_validator : record_reader {
   // tables (each parent's run starts where the previous one ended, and all stay inside their
   // table), with the kernels' names, which name lookups read in place. A few integers per record:
   // what each record says (names, types, enums, limits, reserved bytes) is checked when its kernel
-  // is first built (records.hpp, build mode; info() builds them all), so parsing costs about the
+  // is first built (records.hpp; info() builds them all), so parsing costs about the
   // same for a library of 3 kernels and one of 3,000. Every check that a record passes at build time
   // and every one made here together are the whole of docs/format.md's rules.
   void check_structure(container_layout& L) {
