@@ -110,7 +110,7 @@ class container {
     return info_;
   }
   // Kernel `i` (< kernel_count()) and the images its variants use, built on first use
-  // (thread-safe). A first launch builds only its own kernel: neither parsing nor this grows with
+  // (thread-safe). A first launch builds only its own kernel: what this costs does not grow with
   // the number of kernels in the library. A record of the kernel or of its images that breaks a
   // rule (a hostile container whose tables checksum was made to match) throws
   // error(bad_container) naming the field, on every call, and leaves the other kernels usable.

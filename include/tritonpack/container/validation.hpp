@@ -185,9 +185,9 @@ class container_validator : record_reader {
   // tables (each parent's run starts where the previous one ended, and all stay inside their
   // table), with the kernels' names, which name lookups read in place. A few integers per record:
   // what each record says (names, types, enums, limits, reserved bytes) is checked when its kernel
-  // is first built (records.hpp; info() builds them all), so parsing costs about the
-  // same for a library of 3 kernels and one of 3,000. Every check that a record passes at build time
-  // and every one made here together are the whole of docs/format.md's rules.
+  // is first built (records.hpp; info() builds them all), so parsing reads no record's strings
+  // and builds nothing per record. Every check that a record passes at build time and every one
+  // made here together are the whole of docs/format.md's rules.
   void check_structure(container_layout& L) {
     using namespace format;
     const std::uint64_t nimages = sec_[sec_images].count;
