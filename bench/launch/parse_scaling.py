@@ -18,13 +18,7 @@ import subprocess
 import sys
 import tempfile
 
-
-def quartiles(values):
-    v = sorted(values)
-    if len(v) < 4:
-        return statistics.median(v), v[0], v[-1]
-    q = statistics.quantiles(v, n=4)
-    return q[1], q[0], q[2]
+from cpu_ab import quartiles  # this folder's: (q1, q3) of a sample, its ends below 4 values
 
 
 def run_time(program, path):
@@ -70,8 +64,9 @@ def main():
         first = got["after"][0]
 
         def cell(label, key):
-            m, lo, hi = quartiles([g[key] for g in got[label]])
-            return f"{m:.1f} [{lo:.1f}, {hi:.1f}]"
+            values = [g[key] for g in got[label]]
+            lo, hi = quartiles(values)
+            return f"{statistics.median(values):.1f} [{lo:.1f}, {hi:.1f}]"
 
         def med(label, key):
             return statistics.median(g[key] for g in got[label])

@@ -37,6 +37,7 @@
 #include "tritonpack/container/checksum.hpp"
 #include "tritonpack/container/codec.hpp"
 #include "tritonpack/container/format.hpp"
+#include "tritonpack/container/image_view.hpp"
 #include "tritonpack/container/ptx_lines.hpp"
 #include "tritonpack/container/records.hpp"
 #include "tritonpack/container/validation.hpp"
@@ -52,33 +53,6 @@ struct image_damage {
   std::uint32_t image = 0;
   std::string reason;   // "does not decode (frames[1]: zstd: Data corruption detected)"
   bool checked = true;  // false: not decoded (its frame is above find_damage's limit), so unknown
-};
-
-// One image's bytes as a load hands them to the driver, checked like decode_image's but not
-// copied out: a view of the frame prefix decoded for it (held here), of the container's own bytes
-// (a stored frame), or of the buffer a coded image was put back into. A first load thus skips an
-// allocation and a copy of the image, and their page faults. The container's bytes must outlive
-// it, as they must outlive the container.
-class image_view {
- public:
-  const std::uint8_t* data() const noexcept { return data_; }
-  std::size_t size() const noexcept { return size_; }
-  // The bytes in a vector of their own (moved out when they were put back into one), with room
-  // for the NUL a PTX gets before the driver JIT-compiles it.
-  std::vector<std::uint8_t> take() {
-    if (!restored_.empty() && data_ == restored_.data()) return std::move(restored_);
-    std::vector<std::uint8_t> out;
-    out.reserve(size_ + 1);
-    out.assign(data_, data_ + size_);
-    return out;
-  }
-
- private:
-  friend class container;
-  std::unique_ptr<std::uint8_t[]> frame_;  // the decoded frame prefix, when the frame is coded
-  std::vector<std::uint8_t> restored_;     // the image put back together, or realigned
-  const std::uint8_t* data_ = nullptr;
-  std::size_t size_ = 0;
 };
 
 class container {

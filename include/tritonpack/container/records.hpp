@@ -111,7 +111,6 @@ class record_reader {
   const std::uint8_t* d_;
   std::size_t n_;
   section_range sec_[format::section_count];
-  std::uint64_t next_dim_ = 0;
 
   [[noreturn]] TRITONPACK_COLD TRITONPACK_PRINTF(2, 3) static void fail(const field_ref& f,
                                                                         const char* fmt, ...) {

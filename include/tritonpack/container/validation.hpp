@@ -195,11 +195,11 @@ class container_validator : record_reader {
       fail({"sections", no_index, "image_tools"}, "holds %llu records, one per image needs %llu",
            static_cast<u64>(sec_[sec_image_tools].count), static_cast<u64>(nimages));
     L.images.resize(static_cast<std::size_t>(nimages));
-    std::uint64_t next_td = 0;
+    std::uint64_t next_td = 0, next_dim = 0;  // where the runs of tensordescs and dims continue
     for (std::uint64_t i = 0; i < nimages; ++i)
-      locate_image(i, L.format_version, L.images[static_cast<std::size_t>(i)], next_td);
+      locate_image(i, L.format_version, L.images[static_cast<std::size_t>(i)], next_td, next_dim);
     run_end(next_td, sec_tensordescs, "images");
-    run_end(next_dim_, sec_dims, "tensordescs");
+    run_end(next_dim, sec_dims, "tensordescs");
 
     const std::uint64_t nkernels = sec_[sec_kernels].count;
     if (L.format_version >= 2 && sec_[sec_tunings].count != nkernels)
@@ -233,7 +233,7 @@ class container_validator : record_reader {
 
   // Image `i`'s place in its frame and its coding, into `loc`; its tensor descriptors' runs.
   void locate_image(std::uint64_t i, std::uint32_t version, image_location& loc,
-                    std::uint64_t& next_td) {
+                    std::uint64_t& next_td, std::uint64_t& next_dim) {
     using namespace format;
     const std::uint8_t* r = rec(sec_images, i);
     auto F = [i](const char* field) { return field_ref{"images", i, field}; };
@@ -269,7 +269,7 @@ class container_validator : record_reader {
     for (std::uint32_t t = td0; t < td0 + tdn; ++t) {
       const std::uint8_t* tr = rec(sec_tensordescs, t);
       const std::uint32_t dn = u32(tr + tensordesc_rec::dim_count);
-      run_range(u32(tr + tensordesc_rec::first_dim), dn, next_dim_, sec_dims,
+      run_range(u32(tr + tensordesc_rec::first_dim), dn, next_dim, sec_dims,
                 {"tensordescs", t, "first_dim"}, {"tensordescs", t, "dim_count"});
       if (dn == 0 || dn > 5)
         fail({"tensordescs", t, "dim_count"}, "is %u, a tensor descriptor has 1..5 dimensions", dn);
