@@ -18,12 +18,21 @@
 //   first_launch raw-second   the same with raw driver calls, after a raw load of vector_add
 //   first_launch backend-start  the backend's start (driver, cuInit, context, decoder warm-up)
 //   first_launch decoder-warm-up  codec::warm_up alone, first thing in a fresh process
+//   first_launch export-images DIR  writes variant 0's CUDA images of vector_add and softmax, as
+//                             this program's container holds them, into DIR (no GPU needed), with
+//                             images.tsv naming each: what fatbin_compare.py bundles with fatbinary
+//   first_launch fatbin FILE  NVIDIA's answer to the same problem: cuModuleLoadData of a fat binary
+//                             of those images (read into memory untimed, as if embedded; the
+//                             driver picks the image and decompresses it) + get, launch, sync
+//   first_launch fatbin-second FILE_VA FILE_SOFTMAX  softmax's fat binary after vector_add's
 // Prints one JSON object: {"mode": ..., "us": ...}.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <sys/resource.h>
 
@@ -61,6 +70,46 @@ raw_cubin cubin_of(std::uint32_t k) {
   return {c.decode_image(*choice.image), launch.entry, launch.shared};
 }
 
+// A file's bytes, 8-aligned as the driver wants an image (untimed by the callers).
+std::vector<std::uint64_t> read_aligned(const char* path) {
+  std::FILE* f = std::fopen(path, "rb");
+  if (!f) throw std::runtime_error(std::string("cannot open ") + path);
+  std::vector<std::uint8_t> bytes;
+  std::uint8_t buf[65536];
+  for (std::size_t got; (got = std::fread(buf, 1, sizeof buf, f)) > 0;) bytes.insert(bytes.end(), buf, buf + got);
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed || bytes.empty()) throw std::runtime_error(std::string("cannot read ") + path);
+  std::vector<std::uint64_t> out((bytes.size() + 7) / 8 + 1, 0);
+  std::memcpy(out.data(), bytes.data(), bytes.size());
+  return out;
+}
+
+// export-images: variant 0's CUDA images of kernels 0 (vector_add) and 1 (softmax), decoded from
+// this program's own container, so that a fat binary holds exactly the bytes the library loads.
+int export_images(const std::string& dir) {
+  const auto c = tritonpack::container::parse(reinterpret_cast<const std::uint8_t*>(gpu_kernels::detail::container_data),
+                                              gpu_kernels::detail::container_size);
+  const auto& info = c.info();
+  std::string table;
+  for (std::uint32_t k = 0; k < 2; ++k) {
+    for (const std::uint32_t i : info.kernels[k].variants[0].images) {
+      const auto& im = info.images[i];
+      if (im.backend != tritonpack::backend_kind::cuda) continue;
+      const std::string name = info.kernels[k].name + "_" + im.arch + "." + tritonpack::image_kind_name(im.kind);
+      const auto bytes = c.decode_image(i);
+      std::FILE* f = std::fopen((dir + "/" + name).c_str(), "wb");
+      if (!f || std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size() || std::fclose(f) != 0)
+        throw std::runtime_error("cannot write " + dir + "/" + name);
+      table += info.kernels[k].name + "\t" + im.arch + "\t" + tritonpack::image_kind_name(im.kind) + "\t" + name + "\n";
+    }
+  }
+  std::FILE* f = std::fopen((dir + "/images.tsv").c_str(), "w");
+  if (!f || std::fputs(table.c_str(), f) < 0 || std::fclose(f) != 0) throw std::runtime_error("cannot write images.tsv");
+  std::printf("{\"mode\": \"export-images\", \"us\": 0}\n");
+  return 0;
+}
+
 }  // namespace first_launch_bench
 
 int main(int argc, char** argv) {
@@ -78,6 +127,10 @@ int main(int argc, char** argv) {
       const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
       std::printf("{\"mode\": \"%s\", \"us\": %.1f}\n", mode.c_str(), us);
       return 0;
+    }
+    if (mode == "export-images") {
+      if (argc < 3) throw std::runtime_error("export-images needs a directory");
+      return first_launch_bench::export_images(argv[2]);
     }
     // Untimed: driver, primary context, buffers.
     tritonpack::get_backend().current_context();
@@ -132,6 +185,34 @@ int main(int argc, char** argv) {
       void* scratch = nullptr;
       void* params[] = {&po, &px, &stride, &stride, &cols, &scratch, &scratch};
       tpgpu::check(fn.cuLaunchKernel(f, 4, 1, 1, 128, 1, 1, cubin.shared, nullptr, params, nullptr), "cuLaunchKernel");
+      tpgpu::check(fn.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+      us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    } else if (mode == "fatbin" || mode == "fatbin-second") {
+      // The same launch as raw / raw-second, from a fat binary of variant 0's images: the driver
+      // finds the image for this device in it and decompresses it if it was compressed.
+      const bool second = mode == "fatbin-second";
+      if (argc < (second ? 4 : 3)) throw std::runtime_error(mode + " needs " + (second ? "two fat binaries" : "a fat binary"));
+      const auto image = first_launch_bench::read_aligned(argv[second ? 3 : 2]);
+      const auto cubin = first_launch_bench::cubin_of(second ? 1 : 0);  // the entry and shared memory
+      if (second) {
+        const auto first = first_launch_bench::read_aligned(argv[2]);
+        tritonpack::cuda::CUmodule m0 = nullptr;
+        tpgpu::check(fn.cuModuleLoadData(&m0, first.data()), "cuModuleLoadData");
+      }
+      const auto t0 = std::chrono::steady_clock::now();
+      tritonpack::cuda::CUmodule m = nullptr;
+      tritonpack::cuda::CUfunction f = nullptr;
+      tpgpu::check(fn.cuModuleLoadData(&m, image.data()), "cuModuleLoadData");
+      tpgpu::check(fn.cuModuleGetFunction(&f, m, cubin.entry.c_str()), "cuModuleGetFunction");
+      std::int32_t nn = n, stride = 1024, cols = 1024;
+      float alpha = 2.0f;
+      void* scratch = nullptr;
+      void* add_params[] = {&px, &py, &po, &nn, &alpha, &scratch, &scratch};
+      void* softmax_params[] = {&po, &px, &stride, &stride, &cols, &scratch, &scratch};
+      if (second)
+        tpgpu::check(fn.cuLaunchKernel(f, 4, 1, 1, 128, 1, 1, cubin.shared, nullptr, softmax_params, nullptr), "cuLaunchKernel");
+      else
+        tpgpu::check(fn.cuLaunchKernel(f, n / 1024, 1, 1, 128, 1, 1, cubin.shared, nullptr, add_params, nullptr), "cuLaunchKernel");
       tpgpu::check(fn.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
       us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
     } else if (mode == "cpu-steps") {
@@ -274,7 +355,8 @@ int main(int argc, char** argv) {
       return 0;
     } else {
       std::fprintf(stderr,
-                   "usage: first_launch tritonpack|raw|library-steps|steps|steps-warm-zstd|cpu-steps|second|raw-second|backend-start|decoder-warm-up\n");
+                   "usage: first_launch tritonpack|raw|library-steps|steps|steps-warm-zstd|cpu-steps|second|raw-second|backend-start|decoder-warm-up|\n"
+                   "       export-images DIR|fatbin FILE|fatbin-second FILE FILE\n");
       return 2;
     }
     std::printf("{\"mode\": \"%s\", \"us\": %.1f}\n", mode.c_str(), us);
