@@ -55,11 +55,13 @@ bool lacks_forced_image(const char* kernel) {
 // True (with a message saying so) when the IR path is forced and every PTX of `kernel` has an ISA
 // newer than this driver can JIT-compile: cluster_scale targets sm_90 only, and its PTX from Triton
 // 3.9 (ISA 9.4) needs a newer driver than CUDA 13.0's. The run time refuses such a load with that
-// reason (tests/runtime test the message); here there is then nothing to launch.
+// reason (tests/runtime/test_selection.cpp, "PTX ISA against the driver"); here there is then
+// nothing to launch. An unknown driver version filters nothing, as selection does.
 bool lacks_jittable_ptx(const char* kernel) {
   if (!force_ir()) return false;
   auto& lib = gpu_kernels::library();
   const std::uint32_t max_isa = tritonpack::max_ptx_isa_for_driver(lib.current_device().driver_version);
+  if (max_isa == 0) return false;
   std::uint32_t lowest = 0;
   for (const auto& v : lib.get(kernel).info().variants)
     for (std::uint32_t i : v.images) {
