@@ -40,7 +40,7 @@ FATBIN_MODES = [
     ("size", ["--compress-mode=size"]),
 ]
 KERNELS = ["vector_add", "softmax"]
-# (row label, program, mode of the first kernel, mode of the further kernel)
+# (row label, first_launch program): each timed in its `tritonpack` and `second` modes
 TRITONPACK_ROWS = [
     ("tritonpack (default container)", "tritonpack_first_launch"),
     ("tritonpack, binaries stored", "tritonpack_first_launch_stored"),

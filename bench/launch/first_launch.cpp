@@ -141,6 +141,27 @@ int main(int argc, char** argv) {
     float* po = out.get();
     const auto& fn = tpgpu::drv().fn;
     double us = 0;
+    // The raw and fat binary rows: the driver loads `image` (a cubin, or a fat binary it picks the
+    // image from) and launches vector_add, or softmax when `softmax`, with the entry and dynamic
+    // shared memory of `meta`; µs from the load to the end of the synchronisation.
+    auto timed_driver_load = [&](const void* image, const first_launch_bench::raw_cubin& meta, bool softmax) {
+      const auto t0 = std::chrono::steady_clock::now();
+      tritonpack::cuda::CUmodule m = nullptr;
+      tritonpack::cuda::CUfunction f = nullptr;
+      tpgpu::check(fn.cuModuleLoadData(&m, image), "cuModuleLoadData");
+      tpgpu::check(fn.cuModuleGetFunction(&f, m, meta.entry.c_str()), "cuModuleGetFunction");
+      std::int32_t nn = n, stride = 1024, cols = 1024;
+      float alpha = 2.0f;
+      void* scratch = nullptr;
+      void* add_params[] = {&px, &py, &po, &nn, &alpha, &scratch, &scratch};
+      void* softmax_params[] = {&po, &px, &stride, &stride, &cols, &scratch, &scratch};
+      if (softmax)
+        tpgpu::check(fn.cuLaunchKernel(f, 4, 1, 1, 128, 1, 1, meta.shared, nullptr, softmax_params, nullptr), "cuLaunchKernel");
+      else
+        tpgpu::check(fn.cuLaunchKernel(f, n / 1024, 1, 1, 128, 1, 1, meta.shared, nullptr, add_params, nullptr), "cuLaunchKernel");
+      tpgpu::check(fn.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+      return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    };
     if (mode == "tritonpack") {
       const auto t0 = std::chrono::steady_clock::now();
       gpu_kernels::vector_add(px, py, po, n, 2.0f);
@@ -150,18 +171,7 @@ int main(int argc, char** argv) {
       // The uncompressed cubin in memory, untimed: decoded with a separate container object so
       // the library under test is not touched.
       const auto cubin = first_launch_bench::cubin_of(0);
-      const auto t0 = std::chrono::steady_clock::now();
-      tritonpack::cuda::CUmodule m = nullptr;
-      tritonpack::cuda::CUfunction f = nullptr;
-      tpgpu::check(fn.cuModuleLoadData(&m, cubin.bytes.data()), "cuModuleLoadData");
-      tpgpu::check(fn.cuModuleGetFunction(&f, m, cubin.entry.c_str()), "cuModuleGetFunction");
-      std::int32_t nn = n;
-      float alpha = 2.0f;
-      void* scratch = nullptr;
-      void* params[] = {&px, &py, &po, &nn, &alpha, &scratch, &scratch};
-      tpgpu::check(fn.cuLaunchKernel(f, n / 1024, 1, 1, 128, 1, 1, cubin.shared, nullptr, params, nullptr), "cuLaunchKernel");
-      tpgpu::check(fn.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
-      us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      us = timed_driver_load(cubin.bytes.data(), cubin, false);
     } else if (mode == "second") {
       // What each further kernel of a program pays: vector_add first (untimed), then softmax's
       // first launch (its own model, selection, decode, load).
@@ -176,17 +186,7 @@ int main(int argc, char** argv) {
       const auto cubin = first_launch_bench::cubin_of(1);
       tritonpack::cuda::CUmodule m0 = nullptr;
       tpgpu::check(fn.cuModuleLoadData(&m0, first.bytes.data()), "cuModuleLoadData");
-      const auto t0 = std::chrono::steady_clock::now();
-      tritonpack::cuda::CUmodule m = nullptr;
-      tritonpack::cuda::CUfunction f = nullptr;
-      tpgpu::check(fn.cuModuleLoadData(&m, cubin.bytes.data()), "cuModuleLoadData");
-      tpgpu::check(fn.cuModuleGetFunction(&f, m, cubin.entry.c_str()), "cuModuleGetFunction");
-      std::int32_t stride = 1024, cols = 1024;
-      void* scratch = nullptr;
-      void* params[] = {&po, &px, &stride, &stride, &cols, &scratch, &scratch};
-      tpgpu::check(fn.cuLaunchKernel(f, 4, 1, 1, 128, 1, 1, cubin.shared, nullptr, params, nullptr), "cuLaunchKernel");
-      tpgpu::check(fn.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
-      us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      us = timed_driver_load(cubin.bytes.data(), cubin, true);
     } else if (mode == "fatbin" || mode == "fatbin-second") {
       // The same launch as raw / raw-second, from a fat binary of variant 0's images: the driver
       // finds the image for this device in it and decompresses it if it was compressed.
@@ -199,22 +199,7 @@ int main(int argc, char** argv) {
         tritonpack::cuda::CUmodule m0 = nullptr;
         tpgpu::check(fn.cuModuleLoadData(&m0, first.data()), "cuModuleLoadData");
       }
-      const auto t0 = std::chrono::steady_clock::now();
-      tritonpack::cuda::CUmodule m = nullptr;
-      tritonpack::cuda::CUfunction f = nullptr;
-      tpgpu::check(fn.cuModuleLoadData(&m, image.data()), "cuModuleLoadData");
-      tpgpu::check(fn.cuModuleGetFunction(&f, m, cubin.entry.c_str()), "cuModuleGetFunction");
-      std::int32_t nn = n, stride = 1024, cols = 1024;
-      float alpha = 2.0f;
-      void* scratch = nullptr;
-      void* add_params[] = {&px, &py, &po, &nn, &alpha, &scratch, &scratch};
-      void* softmax_params[] = {&po, &px, &stride, &stride, &cols, &scratch, &scratch};
-      if (second)
-        tpgpu::check(fn.cuLaunchKernel(f, 4, 1, 1, 128, 1, 1, cubin.shared, nullptr, softmax_params, nullptr), "cuLaunchKernel");
-      else
-        tpgpu::check(fn.cuLaunchKernel(f, n / 1024, 1, 1, 128, 1, 1, cubin.shared, nullptr, add_params, nullptr), "cuLaunchKernel");
-      tpgpu::check(fn.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
-      us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      us = timed_driver_load(image.data(), cubin, second);
     } else if (mode == "cpu-steps") {
       // The run time's own first-load work (context::load's plan_load and load_function's
       // decode), replayed with the same functions and each step timed, with the minor page

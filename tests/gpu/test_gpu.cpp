@@ -71,9 +71,8 @@ bool lacks_jittable_ptx(const char* kernel) {
       if (lowest == 0 || im.ptx_version < lowest) lowest = im.ptx_version;
     }
   if (lowest == 0) return false;  // no PTX at all: the test runs, and fails saying so
-  MESSAGE((std::string(kernel) + ": not run with the IR path forced: its PTX needs ISA " + std::to_string(lowest / 10) +
-           "." + std::to_string(lowest % 10) + ", and this driver JIT-compiles up to ISA " + std::to_string(max_isa / 10) +
-           "." + std::to_string(max_isa % 10)));
+  MESSAGE((std::string(kernel) + ": not run with the IR path forced: its PTX needs ISA " + tritonpack::ptx_isa_string(lowest) +
+           ", and this driver JIT-compiles up to ISA " + tritonpack::ptx_isa_string(max_isa)));
   return true;
 }
 
